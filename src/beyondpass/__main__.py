@@ -1,0 +1,3 @@
+from beyondpass.cli.app import main
+
+main()

@@ -1,0 +1,1 @@
+"""From stored verdicts to numbers: pass@k, aggregates, confidence intervals."""

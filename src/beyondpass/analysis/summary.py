@@ -1,0 +1,90 @@
+"""Aggregate a run's rows into one summary per (benchmark, model, condition).
+
+Every figure is computed over tasks (each task weighs the same, whatever its sample count),
+with a seeded percentile-bootstrap confidence interval over tasks for pass@1, so a reader
+can see how much of a difference is noise.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from beyondpass.analysis.passk import mean_pass_at_k
+from beyondpass.store.run_store import Row
+
+KS = (1, 5, 10, 100)
+BOOTSTRAP_RESAMPLES = 2000
+
+
+@dataclass
+class GroupSummary:
+    benchmark: str
+    model: str
+    condition: str
+    n_tasks: int
+    n_samples: int
+    n_evaluated: int
+    pass_at: dict[int, float]
+    pass1_ci: tuple[float, float]
+    status_counts: dict[str, int]
+    model_versions: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} / {self.condition}"
+
+
+def bootstrap_ci(
+    values: list[float], *, seed: int = 0, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean."""
+    if not values:
+        return (float("nan"), float("nan"))
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(data), size=(resamples, len(data)))
+    means = data[idx].mean(axis=1)
+    alpha = (1 - level) / 2
+    return (float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha)))
+
+
+def summarize(rows: Iterable[Row], *, seed: int = 0) -> list[GroupSummary]:
+    """One summary per (benchmark, model, condition), over evaluated samples only."""
+    groups: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
+    for row in rows:
+        s = row.sample
+        groups[(s.benchmark, s.model, s.condition)].append(row)
+    out = []
+    for (benchmark, model, condition), members in sorted(groups.items()):
+        per_task: dict[str, list[bool]] = defaultdict(list)
+        statuses: Counter[str] = Counter()
+        versions = sorted({m.sample.generation.get("model_version", "") for m in members} - {""})
+        for m in members:
+            if m.result is None:
+                statuses["not evaluated"] += 1
+                continue
+            per_task[m.sample.task_id].append(m.result.passed)
+            statuses[m.result.status] += 1
+        counts = [(len(v), sum(v)) for v in per_task.values()]
+        min_n = min((n for n, _ in counts), default=0)
+        pass_at = {k: mean_pass_at_k(counts, k) for k in KS if counts and k <= min_n}
+        per_task_rate = [c / n for n, c in counts]
+        out.append(
+            GroupSummary(
+                benchmark=benchmark,
+                model=model,
+                condition=condition,
+                n_tasks=len(per_task),
+                n_samples=len(members),
+                n_evaluated=sum(len(v) for v in per_task.values()),
+                pass_at=pass_at,
+                pass1_ci=bootstrap_ci(per_task_rate, seed=seed),
+                status_counts=dict(statuses.most_common()),
+                model_versions=versions,
+            )
+        )
+    return out

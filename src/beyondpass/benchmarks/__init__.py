@@ -1,0 +1,102 @@
+"""Benchmarks as data: a registry of loaders, each returning a :class:`Benchmark`.
+
+``load_benchmark("humaneval")`` looks the name up here; ``file:PATH.jsonl`` loads tasks in
+beyondpass's own format. Known-broken upstream tasks are attached from
+``task_notes.toml`` — they stay in the benchmark (never silently dropped) and are marked;
+tasks whose reference is slow get a per-task timeout from the same file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+
+from beyondpass.benchmarks.task import Benchmark, KnownBroken, Task, TestCase
+from beyondpass.errors import ConfigError
+
+Loader = Callable[[str | os.PathLike[str] | None], Benchmark]
+
+
+def _humaneval(d: str | os.PathLike[str] | None) -> Benchmark:
+    from beyondpass.benchmarks.humaneval import load_humaneval
+
+    return load_humaneval(d)
+
+
+def _humaneval_et(d: str | os.PathLike[str] | None) -> Benchmark:
+    from beyondpass.benchmarks.humaneval import load_humaneval_et
+
+    return load_humaneval_et(d)
+
+
+def _mbpp(d: str | os.PathLike[str] | None) -> Benchmark:
+    from beyondpass.benchmarks.mbpp import load_mbpp
+
+    return load_mbpp(d)
+
+
+def _mbpp_et(d: str | os.PathLike[str] | None) -> Benchmark:
+    from beyondpass.benchmarks.mbpp import load_mbpp_et
+
+    return load_mbpp_et(d)
+
+
+def _demo(_: str | os.PathLike[str] | None) -> Benchmark:
+    from beyondpass.benchmarks.native import load_tasks_file
+
+    path = Path(str(resources.files("beyondpass.demo") / "data" / "tasks.jsonl"))
+    return load_tasks_file(path, "demo", "Built-in demo tasks (written by beyondpass)")
+
+
+#: name -> (loader, one-line description)
+REGISTRY: dict[str, tuple[Loader, str]] = {
+    "humaneval": (_humaneval, "HumanEval, 164 Python function-completion tasks"),
+    "humaneval-et": (_humaneval_et, "HumanEval with ~100 extended tests per task"),
+    "mbpp": (_mbpp, "MBPP sanitized, 427 Python tasks from prose"),
+    "mbpp-et": (_mbpp_et, "MBPP-ET: 397 sanitized MBPP tasks with ~100 extended tests"),
+    "demo": (_demo, "8 small tasks shipped with beyondpass for the demo (no data needed)"),
+}
+
+
+def task_notes() -> dict[str, list[dict[str, object]]]:
+    """The documented notes on upstream tasks: ``broken`` and ``slow`` entries."""
+    text = (resources.files("beyondpass.benchmarks") / "task_notes.toml").read_text()
+    return tomllib.loads(text)
+
+
+def _apply_notes(bench: Benchmark, name: str) -> None:
+    notes = task_notes()
+    for entry in notes.get("broken", []):
+        if entry["benchmark"] == name:
+            tid = str(entry["task_id"])
+            bench.known_broken[tid] = KnownBroken(tid, str(entry["reason"]))
+    for entry in notes.get("slow", []):
+        if entry["benchmark"] == name and entry["task_id"] in bench.tasks:
+            task = bench.tasks[str(entry["task_id"])]
+            meta = {**task.metadata, "timeout_s": float(entry["timeout_s"])}  # type: ignore[arg-type]
+            bench.tasks[task.task_id] = replace(task, metadata=meta)
+
+
+def load_benchmark(name: str, data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    if name.startswith("file:"):
+        from beyondpass.benchmarks.native import load_tasks_file
+
+        path = Path(name[5:]).expanduser()
+        return load_tasks_file(path, path.stem)
+    try:
+        loader, _ = REGISTRY[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown benchmark {name!r} — choose one of {', '.join(REGISTRY)} "
+            "(or file:PATH.jsonl for your own tasks)"
+        ) from None
+    bench = loader(data_dir)
+    _apply_notes(bench, name)
+    return bench
+
+
+__all__ = ["REGISTRY", "Benchmark", "KnownBroken", "Task", "TestCase", "load_benchmark"]

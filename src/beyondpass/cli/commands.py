@@ -1,0 +1,422 @@
+"""Subcommands: benchmarks, evaluate, run, report, demo."""
+
+from __future__ import annotations
+
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+
+from beyondpass.cli.app import EXIT_INCOMPLETE, cli, default_out, emit_json
+from beyondpass.cli.progress import RichProgress, stderr
+
+DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache, then download)."
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.2f}%"
+
+
+# -- benchmarks ----------------------------------------------------------------------------
+@cli.group()
+def benchmarks() -> None:
+    """List and inspect benchmarks."""
+
+
+@benchmarks.command("list")
+@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def benchmarks_list(data_dir: str | None, as_json: bool) -> None:
+    """List the built-in benchmarks and whether their data is available."""
+    from beyondpass.benchmarks import REGISTRY, load_benchmark
+    from beyondpass.errors import BeyondpassError
+
+    rows = []
+    for name, (_, description) in REGISTRY.items():
+        entry: dict[str, Any] = {"name": name, "description": description}
+        try:
+            bench = load_benchmark(name, data_dir)
+            entry.update(
+                n_tasks=len(bench),
+                version=bench.version,
+                source=bench.source,
+                coverage=bench.coverage,
+                known_broken=len(bench.known_broken),
+            )
+        except BeyondpassError as exc:
+            entry["unavailable"] = str(exc)
+        rows.append(entry)
+    if as_json:
+        emit_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table("name", "tasks", "known broken", "description")
+    for r in rows:
+        tasks = str(r["n_tasks"]) if "n_tasks" in r else "[red]data not found[/red]"
+        table.add_row(r["name"], tasks, str(r.get("known_broken", "")), r["description"])
+    from rich.console import Console
+
+    Console().print(table)
+
+
+@benchmarks.command("show")
+@click.argument("name")
+@click.argument("task_id", required=False)
+@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def benchmarks_show(name: str, task_id: str | None, data_dir: str | None, as_json: bool) -> None:
+    """Show a benchmark, or one of its tasks."""
+    from beyondpass.benchmarks import load_benchmark
+    from beyondpass.errors import DataError
+
+    bench = load_benchmark(name, data_dir)
+    if task_id is None:
+        info = {
+            **bench.provenance(),
+            "description": bench.description,
+            "known_broken": {k: v.reason for k, v in bench.known_broken.items()},
+            "slow_tasks": {
+                t.task_id: t.metadata["timeout_s"]
+                for t in bench.tasks.values()
+                if "timeout_s" in t.metadata
+            },
+            "task_ids": list(bench.tasks),
+        }
+        if as_json:
+            emit_json(info)
+            return
+        click.echo(f"{bench.name}: {bench.description}")
+        click.echo(f"  tasks: {len(bench)}   version: {bench.version}")
+        click.echo(f"  source: {bench.source}")
+        if bench.coverage:
+            click.echo(f"  coverage: {bench.coverage}")
+        for tid, reason in info["known_broken"].items():
+            click.echo(f"  known broken {tid}: {reason}")
+        for tid, timeout in info["slow_tasks"].items():
+            click.echo(f"  slow {tid}: timeout {timeout:g} s")
+        ids = list(bench.tasks)
+        click.echo(f"  ids: {', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''} {ids[-1]}")
+        return
+    tid = bench.resolve_id(task_id)
+    if tid is None:
+        raise DataError(
+            f"benchmark {name} has no task {task_id!r} (ids look like {next(iter(bench.tasks))!r})"
+        )
+    task = bench.tasks[tid]
+    data = {
+        "benchmark": task.benchmark,
+        "task_id": task.task_id,
+        "language": task.language,
+        "entry_point": task.entry_point,
+        "prompt_style": task.prompt_style,
+        "prompt": task.prompt,
+        "reference_solution": task.reference_solution,
+        "test_setup": task.test_setup,
+        "n_tests": len(task.tests),
+        "tests": [t.code for t in task.tests],
+        "known_broken": bench.known_broken[tid].reason if tid in bench.known_broken else None,
+        "metadata": dict(task.metadata),
+    }
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(
+        f"{task.task_id} ({task.benchmark}, {task.language}, entry point {task.entry_point})"
+    )
+    if data["known_broken"]:
+        click.echo(f"KNOWN BROKEN: {data['known_broken']}")
+    click.echo("--- prompt ---")
+    click.echo(task.prompt.rstrip())
+    click.echo("--- reference solution ---")
+    click.echo(task.reference_solution.rstrip())
+    click.echo(f"--- tests ({len(task.tests)}) ---")
+    for t in task.tests[:5]:
+        click.echo(t.code.strip())
+    if len(task.tests) > 5:
+        click.echo(f"... and {len(task.tests) - 5} more")
+
+
+# -- evaluate ------------------------------------------------------------------------------
+@cli.command()
+@click.option(
+    "--benchmark", "benchmark", required=True, help="Benchmark name (see `benchmarks list`)."
+)
+@click.option(
+    "--samples",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Answers JSONL: completion / solution / response per line.",
+)
+@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Output directory (default: ./beyondpass-eval/<samples>-<benchmark>).",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Wall-clock limit per sample in seconds.",
+)
+@click.option("--workers", type=int, default=None, help="Parallel samples (default: cores).")
+@click.option(
+    "--skip-unknown-tasks",
+    is_flag=True,
+    help="Mark lines whose task is not in the benchmark 'skipped' instead of failing.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
+def evaluate(
+    benchmark: str,
+    samples: str,
+    data_dir: str | None,
+    out: str | None,
+    timeout: float,
+    workers: int | None,
+    skip_unknown_tasks: bool,
+    as_json: bool,
+) -> None:
+    """Score a JSONL file of model answers against a benchmark's tests."""
+    from beyondpass.execution import ExecutionLimits
+    from beyondpass.study.evaluate_samples import evaluate_samples
+
+    out_dir = (
+        Path(out) if out else default_out("beyondpass-eval", f"{Path(samples).stem}-{benchmark}")
+    )
+    with RichProgress(enabled=True) as progress:
+        outcome = evaluate_samples(
+            benchmark,
+            samples,
+            out_dir,
+            data_dir=data_dir,
+            limits=ExecutionLimits(timeout_s=timeout),
+            workers=workers,
+            skip_unknown_tasks=skip_unknown_tasks,
+            progress=progress,
+        )
+    s = outcome.summary
+    if as_json:
+        emit_json(s)
+        return
+    click.echo(
+        f"{s['benchmark']}: {s['n_samples']} samples on {s['n_tasks']} of "
+        f"{s['n_benchmark_tasks']} tasks"
+    )
+    if s["n_skipped"]:
+        click.echo(f"  skipped {s['n_skipped']} lines whose task is not in {s['benchmark']}")
+    for key in [k for k in s if k.startswith("pass@")]:
+        click.echo(f"  {key}: {_pct(s[key])}")
+    click.echo("  statuses: " + ", ".join(f"{k} {v}" for k, v in s["status_counts"].items()))
+    if s["known_broken_in_samples"]:
+        click.echo(
+            f"  known-broken tasks in these samples: {', '.join(s['known_broken_in_samples'])}"
+        )
+    click.echo(f"results: {s['results_path']}")
+
+
+# -- run -----------------------------------------------------------------------------------
+@cli.command()
+@click.argument("study", type=click.Path(dir_okay=False))
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    help="Model spec to run instead of the study's models (repeatable).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Run directory (default: ./runs/<study name>). Re-running resumes it.",
+)
+@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    help="Response cache directory (default: $BEYONDPASS_CACHE_DIR or ~/.cache/beyondpass).",
+)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option("--workers", type=int, default=None, help="Parallel samples when executing.")
+@click.option(
+    "--report/--no-report",
+    default=True,
+    show_default=True,
+    help="Render the Markdown and HTML report when done.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
+def run(
+    study: str,
+    models: tuple[str, ...],
+    out: str | None,
+    data_dir: str | None,
+    cache_dir: str | None,
+    no_cache: bool,
+    workers: int | None,
+    report: bool,
+    as_json: bool,
+) -> None:
+    """Run a study (benchmarks x models x prompt conditions) into a run directory."""
+    from beyondpass.study.config import load_study
+
+    config = load_study(study, list(models) or None)
+    run_dir = Path(out) if out else default_out("runs", config.name)
+    code = _run_study(
+        config,
+        run_dir,
+        data_dir=data_dir,
+        cache_dir=cache_dir,
+        no_cache=no_cache,
+        workers=workers,
+        report=report,
+        as_json=as_json,
+    )
+    sys.exit(code)
+
+
+def _run_study(
+    config: Any,
+    run_dir: Path,
+    *,
+    data_dir: str | None,
+    cache_dir: str | None,
+    no_cache: bool,
+    workers: int | None,
+    report: bool,
+    as_json: bool,
+) -> int:
+    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
+    from beyondpass.study.runner import StudyRunner
+
+    cache = None
+    if not no_cache:
+        cache = ResponseCache(
+            Path(cache_dir) / CACHE_FILENAME if cache_dir else default_cache_path()
+        )
+    try:
+        with RichProgress() as progress:
+            outcome = StudyRunner(
+                config, run_dir, data_dir=data_dir, cache=cache, progress=progress, workers=workers
+            ).run()
+    finally:
+        if cache is not None:
+            cache.close()
+    paths = None
+    if report and outcome.summaries:
+        from beyondpass.report import render_report
+
+        paths = render_report(run_dir, seed=config.seed)
+    payload = {
+        "run_dir": str(run_dir),
+        "complete": outcome.complete,
+        "samples_expected": outcome.expected,
+        "samples_scored": outcome.scored,
+        "failures": outcome.failures,
+        "groups": [
+            {
+                "benchmark": g.benchmark,
+                "model": g.model,
+                "condition": g.condition,
+                "n_tasks": g.n_tasks,
+                "n_samples": g.n_samples,
+                "n_evaluated": g.n_evaluated,
+                **{f"pass@{k}": v for k, v in g.pass_at.items()},
+                "pass@1_ci95": list(g.pass1_ci),
+                "status_counts": g.status_counts,
+            }
+            for g in outcome.summaries
+        ],
+        "report_markdown": str(paths.markdown) if paths else None,
+        "report_html": str(paths.html) if paths else None,
+    }
+    if as_json:
+        emit_json(payload)
+    else:
+        _print_groups(outcome.summaries)
+        for failure in outcome.failures:
+            click.echo(f"error: {failure}", err=True)
+        click.echo(f"run: {run_dir}  ({outcome.scored}/{outcome.expected} samples scored)")
+        if paths:
+            click.echo(f"report: {paths.html}")
+            click.echo(f"        {paths.markdown}")
+    if outcome.failures:
+        click.echo(
+            "the run is incomplete — fix the cause and run the same command to resume", err=True
+        )
+    return 0 if outcome.complete else EXIT_INCOMPLETE
+
+
+def _print_groups(summaries: list[Any]) -> None:
+    from rich.table import Table
+
+    table = Table("benchmark", "model", "condition", "tasks", "pass@1", "95% CI", "statuses")
+    for g in summaries:
+        lo, hi = g.pass1_ci
+        table.add_row(
+            g.benchmark,
+            g.model,
+            g.condition,
+            str(g.n_tasks),
+            _pct(g.pass_at.get(1)),
+            f"{_pct(lo)}-{_pct(hi)}",
+            ", ".join(f"{k} {v}" for k, v in g.status_counts.items()),
+        )
+    from rich.console import Console
+
+    Console().print(table)
+
+
+# -- report --------------------------------------------------------------------------------
+@cli.command()
+@click.argument("run_dir", metavar="RUN", type=click.Path(file_okay=False))
+@click.option("--out", type=click.Path(file_okay=False), help="Where to write (default: RUN).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report paths as JSON.")
+def report(run_dir: str, out: str | None, as_json: bool) -> None:
+    """Render a run's Markdown and self-contained HTML report."""
+    from beyondpass.errors import DataError
+    from beyondpass.report import render_report
+
+    if not Path(run_dir).is_dir():
+        raise DataError(f"run directory {run_dir} does not exist")
+    paths = render_report(Path(run_dir), Path(out) if out else None)
+    if as_json:
+        emit_json({"markdown": str(paths.markdown), "html": str(paths.html)})
+    else:
+        click.echo(f"report: {paths.html}")
+        click.echo(f"        {paths.markdown}")
+
+
+# -- demo ----------------------------------------------------------------------------------
+@cli.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="beyondpass-demo",
+    show_default=True,
+    help="Directory for the demo run and its report.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
+def demo(out: str, as_json: bool) -> None:
+    """Run the built-in demo study offline (replayed answers; no API key) and report it."""
+    from beyondpass.study.config import load_study
+
+    study_file = Path(str(resources.files("beyondpass.demo") / "data" / "study.toml"))
+    config = load_study(study_file)
+    if not as_json:
+        stderr.print(
+            "beyondpass demo: replaying answers written for the demo (not real model "
+            "output) on 8 built-in tasks"
+        )
+    code = _run_study(
+        config,
+        Path(out) / "run",
+        data_dir=None,
+        cache_dir=None,
+        no_cache=True,
+        workers=None,
+        report=True,
+        as_json=as_json,
+    )
+    sys.exit(code)

@@ -1,0 +1,52 @@
+"""The evaluator seam.
+
+An evaluator takes a batch of candidates (a task plus the code extracted from one answer)
+and returns one :class:`Evaluation` each. Batches, not single samples, because the costly
+evaluators amortise set-up over many samples (a process pool, one in-process pylint run,
+one JVM). Exactly one evaluator per run decides the verdict (``status``); the others only
+add metrics, so NFR metrics, API-misuse checks and diff scores compose freely.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from beyondpass.benchmarks.task import Task
+from beyondpass.extraction.result import Extraction
+
+
+@dataclass(frozen=True)
+class Candidate:
+    task: Task
+    extraction: Extraction
+
+
+@dataclass
+class Evaluation:
+    """What one evaluator concluded about one candidate."""
+
+    status: str | None = None  # set only by the verdict-deciding evaluator
+    passed: bool | None = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+OnEvaluation = Callable[[int, Evaluation], None]
+
+
+class Evaluator(ABC):
+    name: str = ""
+    decides_verdict: bool = False
+
+    @abstractmethod
+    def evaluate(
+        self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
+    ) -> list[Evaluation]:
+        """Evaluate a batch; ``on_result(i, evaluation)`` fires as each one finishes."""
+
+    def metadata(self) -> dict[str, Any]:
+        """Tool names, versions and configuration, recorded with the run."""
+        return {"evaluator": self.name}

@@ -1,0 +1,101 @@
+"""Functional correctness: run the assembled program against the task's tests.
+
+Answers without code or with unparsable code never reach the executor; their verdict comes
+from extraction (``no_code`` / ``syntax_error``), so failure analysis can tell "the model
+wrote instructions" apart from "the code was wrong".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.execution.base import (
+    ExecutionLimits,
+    ExecutionRequest,
+    ExecutionResult,
+    Executor,
+    Status,
+)
+
+
+class FunctionalEvaluator(Evaluator):
+    name = "functional"
+    decides_verdict = True
+
+    def __init__(
+        self, executor: Executor, limits: ExecutionLimits | None = None, timing_repeats: int = 0
+    ) -> None:
+        self.executor = executor
+        self.limits = limits or ExecutionLimits()
+        self.timing_repeats = timing_repeats
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "evaluator": self.name,
+            "limits": vars(self.limits),
+            "timing_repeats": self.timing_repeats,
+            **self.executor.metadata(),
+        }
+
+    def evaluate(
+        self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
+    ) -> list[Evaluation]:
+        out: list[Evaluation | None] = [None] * len(candidates)
+        runnable: list[int] = []
+        for i, cand in enumerate(candidates):
+            status = cand.extraction.status
+            if status == "ok":
+                runnable.append(i)
+                continue
+            message = cand.extraction.error or "the answer contains no code"
+            out[i] = Evaluation(status=status, passed=False, details={"message": message})
+            if on_result:
+                on_result(i, out[i])  # type: ignore[arg-type]
+        requests = [self._request(candidates[i]) for i in runnable]
+
+        def done(j: int, result: ExecutionResult) -> None:
+            i = runnable[j]
+            out[i] = _evaluation(result)
+            if on_result:
+                on_result(i, out[i])  # type: ignore[arg-type]
+
+        self.executor.run_many(requests, on_result=done)
+        return out  # type: ignore[return-value]
+
+    def _request(self, cand: Candidate) -> ExecutionRequest:
+        limits = self.limits
+        task_timeout = float(cand.task.metadata.get("timeout_s", 0))
+        if task_timeout > limits.timeout_s:  # documented slow task (benchmarks/task_notes.toml)
+            limits = replace(limits, timeout_s=task_timeout)
+        return ExecutionRequest(
+            program=cand.extraction.program,
+            tests=cand.task.tests,
+            language=cand.task.language,
+            test_setup=cand.task.test_setup,
+            limits=limits,
+            timing_repeats=self.timing_repeats,
+        )
+
+
+def _evaluation(result: ExecutionResult) -> Evaluation:
+    n_passed = sum(t.status is Status.PASSED for t in result.tests)
+    metrics: dict[str, Any] = {"tests_passed": n_passed, "tests_run": len(result.tests)}
+    if result.passed and any(t.times_ns for t in result.tests):
+        # mean over repeats of each test, summed over tests: the time of "all tests"
+        total_ns = sum(sum(t.times_ns) / len(t.times_ns) for t in result.tests if t.times_ns)
+        metrics["exec_time_ms"] = total_ns / 1e6
+    return Evaluation(
+        status=str(result.status),
+        passed=result.passed,
+        metrics=metrics,
+        details={
+            "message": result.message,
+            "tests": [t.as_dict() for t in result.tests],
+            "stdout": result.stdout,
+            "stderr": result.stderr,
+            "wall_s": round(result.wall_s, 4),
+        },
+    )

@@ -1,0 +1,128 @@
+"""The executor seam: what to run, under which limits, and what came back.
+
+Evaluators never start processes themselves; they hand an :class:`ExecutionRequest` to an
+:class:`Executor`. That keeps isolation and speed (process pools, sandboxes, Ray) a property
+of the executor, swappable without touching any metric.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from beyondpass.benchmarks.task import TestCase
+
+
+class Status(StrEnum):
+    """Verdict of one sample. Only ``passed`` counts towards pass@k."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # a test's assertion failed: wrong result
+    ERROR = "error"  # the code raised (or exited) instead of returning
+    TIMEOUT = "timeout"  # wall-clock or CPU limit
+    NO_CODE = "no_code"  # the answer holds no code (e.g. instructions instead)
+    SYNTAX_ERROR = "syntax_error"  # code found but does not compile
+    MEMORY = "memory"  # memory limit hit
+    OUTPUT_LIMIT = "output_limit"  # wrote more output than allowed
+    KILLED = "killed"  # died from a signal (segfault, abort, ...)
+
+
+@dataclass(frozen=True)
+class ExecutionLimits:
+    """Per-sample resource limits."""
+
+    timeout_s: float = 10.0
+    memory_mb: int = 2048
+    output_bytes: int = 1 << 20
+    file_size_mb: int = 16
+
+
+@dataclass(frozen=True)
+class ExecutionRequest:
+    """One program and the tests to run against it.
+
+    ``timing_repeats`` > 0 re-runs each passing test that many times and reports the
+    durations, for the performance NFR.
+    """
+
+    program: str
+    tests: Sequence[TestCase]
+    language: str = "python"
+    test_setup: str = ""
+    limits: ExecutionLimits = field(default_factory=ExecutionLimits)
+    timing_repeats: int = 0
+
+
+@dataclass
+class TestResult:
+    __test__ = False
+
+    name: str
+    status: Status
+    error_type: str = ""
+    message: str = ""
+    times_ns: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "status": str(self.status)}
+        if self.error_type:
+            out["error_type"] = self.error_type
+        if self.message:
+            out["message"] = self.message
+        if self.times_ns:
+            out["times_ns"] = self.times_ns
+        return out
+
+
+@dataclass
+class ExecutionResult:
+    status: Status
+    tests: list[TestResult] = field(default_factory=list)
+    message: str = ""  # why the sample did not pass, in one line
+    stdout: str = ""  # tail of what the program printed
+    stderr: str = ""
+    wall_s: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+
+class Executor(ABC):
+    """Runs requests; implementations decide how (and how safely)."""
+
+    name: str = ""
+
+    @abstractmethod
+    def run(self, request: ExecutionRequest) -> ExecutionResult:
+        """Run one request to completion; never raises for anything the program does."""
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+    def run_many(
+        self,
+        requests: Sequence[ExecutionRequest],
+        on_result: Callable[[int, ExecutionResult], None] | None = None,
+    ) -> list[ExecutionResult]:
+        """Run many requests concurrently; results come back in request order."""
+        results: list[ExecutionResult | None] = [None] * len(requests)
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            futures = {pool.submit(self.run, req): i for i, req in enumerate(requests)}
+            from concurrent.futures import as_completed
+
+            for fut in as_completed(futures):
+                i = futures[fut]
+                results[i] = fut.result()
+                if on_result is not None:
+                    on_result(i, results[i])  # type: ignore[arg-type]
+        return results  # type: ignore[return-value]
+
+    def metadata(self) -> dict[str, Any]:
+        """Recorded with every run: which executor, which isolation level."""
+        return {"executor": self.name}

@@ -1,0 +1,153 @@
+"""Prompt plans as data.
+
+A :class:`Condition` is one way of asking: a workflow of one or more steps, each a
+:class:`PromptTemplate`. Single-step conditions cover Function-Only, NFR-Integrated and the
+neutral methodology prompt; two-step conditions (NFR-Enhanced: generate, then refine the
+extracted code) feed each step the code extracted from the previous one via ``{code}``.
+
+Templates use ``{name}`` placeholders for a fixed set of names only (``prompt``, ``code``,
+``language``, ``entry_point``, ``task_id``); any other brace is literal text, so templates
+can hold code examples with dict literals safely.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from beyondpass.benchmarks.task import Task
+from beyondpass.errors import ConfigError
+from beyondpass.models.base import Message
+
+PLACEHOLDERS = ("prompt", "code", "language", "entry_point", "task_id")
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+
+LANGUAGE_NAMES = {"python": "Python", "java": "Java", "cpp": "C++"}
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    user: str
+    system: str | None = None
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One prompt condition. ``workflow`` names the shape; ``steps`` hold the templates."""
+
+    id: str
+    steps: tuple[PromptTemplate, ...]
+    workflow: str = "single"
+    description: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.steps:
+            raise ConfigError(f"prompt condition {self.id!r} has no steps")
+        for n, step in enumerate(self.steps[1:], 2):
+            if "{code}" not in step.user:
+                raise ConfigError(
+                    f"prompt condition {self.id!r}: step {n} must use {{code}} (the code "
+                    "extracted from the previous step)"
+                )
+
+
+@dataclass(frozen=True)
+class PromptPlan:
+    name: str
+    conditions: tuple[Condition, ...]
+
+    def __post_init__(self) -> None:
+        ids = [c.id for c in self.conditions]
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        if dupes:
+            raise ConfigError(f"prompt plan {self.name!r} repeats condition id(s) {dupes}")
+
+
+def render(template: PromptTemplate, task: Task, code: str = "") -> tuple[Message, ...]:
+    """The chat messages for one step of one task."""
+    values = {
+        "prompt": task.prompt,
+        "code": code,
+        "language": LANGUAGE_NAMES.get(task.language, task.language),
+        "entry_point": task.entry_point or "",
+        "task_id": task.task_id,
+    }
+
+    def fill(text: str) -> str:
+        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+
+    messages = []
+    if template.system:
+        messages.append(Message("system", fill(template.system)))
+    messages.append(Message("user", fill(template.user)))
+    return tuple(messages)
+
+
+#: Function-Only, worded as in RobuNFR's Figure 4 (seed 000, section 3.5).
+FUNCTION_ONLY = Condition(
+    id="function-only",
+    steps=(
+        PromptTemplate(
+            user="Complete the following code.\n## Input:\n{prompt}\n## Response:\n",
+        ),
+    ),
+    description="RobuNFR Function-Only: the functional requirement alone",
+)
+
+#: The neutral prefix of the comparison methodology (seed 002): favours no model.
+NEUTRAL = Condition(
+    id="neutral",
+    steps=(PromptTemplate(user="Generate a {language} code to solve the problem!\n{prompt}"),),
+    description="Neutral methodology prompt over the benchmark task text",
+)
+
+BUILTIN_PLANS: dict[str, PromptPlan] = {
+    "function-only": PromptPlan("function-only", (FUNCTION_ONLY,)),
+    "neutral": PromptPlan("neutral", (NEUTRAL,)),
+}
+
+
+def builtin_plan(name: str) -> PromptPlan:
+    try:
+        return BUILTIN_PLANS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown prompt plan {name!r} — built-in plans: {', '.join(BUILTIN_PLANS)}"
+        ) from None
+
+
+def plan_from_config(name: str, raw_conditions: Sequence[Mapping[str, Any]]) -> PromptPlan:
+    """Build a plan from the ``[[prompts.conditions]]`` tables of a study file."""
+    conditions = []
+    for n, raw in enumerate(raw_conditions, 1):
+        where = f"prompts.conditions[{n}]"
+        if "id" not in raw:
+            raise ConfigError(f"{where}: missing 'id'")
+        steps_raw = raw.get("steps")
+        if steps_raw is None and "user" in raw:
+            steps_raw = [{"user": raw["user"], "system": raw.get("system")}]
+        if not steps_raw:
+            raise ConfigError(
+                f"{where} ({raw['id']}): give 'user' (and optional 'system') or 'steps'"
+            )
+        steps = []
+        for step in steps_raw:
+            if not isinstance(step, Mapping) or not isinstance(step.get("user"), str):
+                raise ConfigError(f"{where} ({raw['id']}): every step needs a 'user' string")
+            steps.append(PromptTemplate(user=step["user"], system=step.get("system")))
+        workflow = raw.get("workflow", "single" if len(steps) == 1 else "refine")
+        conditions.append(
+            Condition(
+                id=str(raw["id"]),
+                steps=tuple(steps),
+                workflow=workflow,
+                description=str(raw.get("description", "")),
+                metadata={
+                    k: v for k, v in raw.items() if k not in ("id", "steps", "user", "system")
+                },
+            )
+        )
+    return PromptPlan(name, tuple(conditions))

@@ -1,0 +1,328 @@
+"""Run a study: for every benchmark x model x condition x task x sample, ask, extract, store,
+then score.
+
+Resumability comes from the store, not from memory: before asking, the runner skips every
+sample already stored; before scoring, every sample already scored. Answers also go through
+the response cache, so even a sample lost in flight is not paid for twice.
+
+A model failure (endpoint down, key rejected) stops that model's remaining work after the
+batch in flight, keeps everything stored, and is reported; other models still run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from beyondpass.analysis.summary import GroupSummary, summarize
+from beyondpass.benchmarks import Benchmark, load_benchmark
+from beyondpass.benchmarks.task import Task
+from beyondpass.errors import ConfigError, ModelError
+from beyondpass.evaluators.base import Evaluator
+from beyondpass.evaluators.functional import FunctionalEvaluator
+from beyondpass.execution import create_executor
+from beyondpass.models.base import Generation, GenerationRequest
+from beyondpass.models.cache import ResponseCache
+from beyondpass.models.client import ModelClient
+from beyondpass.models.factory import create_provider
+from beyondpass.prompts.plan import Condition, render
+from beyondpass.store.run_store import RunStore, sample_key
+from beyondpass.study.config import StudyConfig
+from beyondpass.study.progress import NullProgress, Progress
+from beyondpass.study.provenance import environment, now_iso
+from beyondpass.study.scoring import evaluator_metadata, make_sample, score_pending
+
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    summaries: list[GroupSummary]
+    failures: list[str] = field(default_factory=list)
+    expected: int = 0
+    scored: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return not self.failures and self.scored == self.expected
+
+
+@dataclass
+class _Pending:
+    """A sample on its way through a (possibly multi-step) workflow."""
+
+    key: str
+    task: Task
+    condition: Condition
+    index: int
+    transcript: list[dict[str, Any]] = field(default_factory=list)
+    code: str = ""  # code extracted from the previous step
+    last: Generation | None = None
+
+
+def select_tasks(bench: Benchmark, tasks: Sequence[str] | None, limit: int | None) -> list[Task]:
+    chosen = list(bench.tasks.values())
+    if tasks is not None:
+        resolved = []
+        for raw in tasks:
+            tid = bench.resolve_id(raw)
+            if tid is None:
+                example = next(iter(bench.tasks), "?")
+                raise ConfigError(
+                    f"benchmark {bench.name} has no task {raw!r} (ids look like {example})"
+                )
+            resolved.append(bench.tasks[tid])
+        chosen = resolved
+    return chosen[:limit] if limit else chosen
+
+
+class StudyRunner:
+    def __init__(
+        self,
+        config: StudyConfig,
+        run_dir: str | Path,
+        *,
+        data_dir: str | None = None,
+        cache: ResponseCache | None = None,
+        progress: Progress | None = None,
+        workers: int | None = None,
+    ) -> None:
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.data_dir = data_dir
+        self.cache = cache
+        self.progress = progress or NullProgress()
+        self.workers = workers
+
+    def run(self) -> RunOutcome:
+        cfg = self.config
+        benchmarks = [
+            (choice, load_benchmark(choice.name, self.data_dir)) for choice in cfg.benchmarks
+        ]
+        selected = {b.name: select_tasks(b, c.tasks, c.limit) for c, b in benchmarks}
+        tasks = {(t.benchmark, t.task_id): t for ts in selected.values() for t in ts}
+        executor = create_executor(cfg.executor, workers=self.workers)
+        evaluators: list[Evaluator] = [FunctionalEvaluator(executor, cfg.limits)]
+
+        with RunStore(self.run_dir) as store:
+            self._check_design(store)
+            self._write_meta(store, [b for _, b in benchmarks], evaluators)
+            outcome = RunOutcome(self.run_dir, [])
+            all_keys: list[str] = []
+            for model in cfg.models:
+                keys_by_bench = {
+                    name: self._keys(name, model.label, ts) for name, ts in selected.items()
+                }
+                all_keys += [k for keys in keys_by_bench.values() for k, *_ in keys]
+                try:
+                    provider = create_provider(model.spec, **model.options)
+                except ModelError as exc:
+                    outcome.failures.append(f"model {model.label}: {exc}")
+                    continue
+                client = ModelClient(
+                    provider,
+                    self.cache,
+                    max_concurrency=model.max_concurrency,
+                    rng_seed=cfg.seed,
+                )
+                try:
+                    for name, keys in keys_by_bench.items():
+                        error = self._generate(store, client, model.label, name, keys)
+                        if error:
+                            outcome.failures.append(f"model {model.label}: {error}")
+                            break
+                finally:
+                    provider.close()
+                    self._record_client(store, model.label, provider.identity(), client)
+            store.set_meta("updated_at", now_iso())
+            score_pending(store, tasks, evaluators, all_keys, self.progress, "evaluate")
+            outcome.expected = len(all_keys)
+            scored = store.result_keys()
+            outcome.scored = sum(k in scored for k in all_keys)
+            store.set_meta("status", "complete" if outcome.complete else "incomplete")
+            store.set_meta("updated_at", now_iso())
+            outcome.summaries = summarize(store.rows(), seed=cfg.seed)
+        return outcome
+
+    # -- design and provenance --------------------------------------------------------------
+    def _check_design(self, store: RunStore) -> None:
+        existing = store.get_meta("study")
+        digest = self.config.config_hash()
+        if existing and existing.get("config_hash") != digest:
+            raise ConfigError(
+                f"{self.run_dir} holds a run of a different study design "
+                f"({existing.get('name')}, design {existing.get('config_hash')}); "
+                "use --out to choose a new run directory"
+            )
+
+    def _write_meta(
+        self, store: RunStore, benchmarks: list[Benchmark], evaluators: list[Evaluator]
+    ) -> None:
+        cfg = self.config
+        store.set_meta("kind", "study")
+        store.set_meta(
+            "study",
+            {
+                "name": cfg.name,
+                "description": cfg.description,
+                "seed": cfg.seed,
+                "config_hash": cfg.config_hash(),
+                "study_file": cfg.source,
+                "config": cfg.raw,
+            },
+        )
+        store.set_meta(
+            "benchmarks",
+            {
+                b.name: {
+                    **b.provenance(),
+                    "known_broken": {k: v.reason for k, v in b.known_broken.items()},
+                }
+                for b in benchmarks
+            },
+        )
+        models = store.get_meta("models", {})
+        for m in cfg.models:
+            models.setdefault(m.label, {}).update({"spec": m.spec, "options": m.options})
+        store.set_meta("models", models)
+        store.set_meta(
+            "conditions",
+            {
+                c.id: {
+                    "workflow": c.workflow,
+                    "description": c.description,
+                    "steps": [asdict(s) for s in c.steps],
+                    "metadata": dict(c.metadata),
+                }
+                for c in cfg.plan.conditions
+            },
+        )
+        store.set_meta("sampling", {"n": cfg.n, **cfg.sampling.as_dict()})
+        store.set_meta("environment", environment())
+        store.set_meta("evaluators", evaluator_metadata(evaluators))
+        store.set_meta("executor", evaluators[0].metadata())
+        if store.get_meta("created_at") is None:
+            store.set_meta("created_at", now_iso())
+        store.set_meta("status", "incomplete")
+
+    def _record_client(
+        self, store: RunStore, label: str, identity: dict[str, Any], client: ModelClient
+    ) -> None:
+        models = store.get_meta("models", {})
+        entry = models.setdefault(label, {})
+        entry["identity"] = identity
+        totals = entry.get("client_stats", {})
+        for k, v in client.stats.as_dict().items():
+            totals[k] = totals.get(k, 0) + v
+        entry["client_stats"] = totals
+        store.set_meta("models", models)
+
+    # -- asking -----------------------------------------------------------------------------
+    def _keys(
+        self, bench: str, model: str, tasks: list[Task]
+    ) -> list[tuple[str, Task, Condition, int]]:
+        return [
+            (sample_key(bench, t.task_id, model, c.id, i), t, c, i)
+            for t in tasks
+            for c in self.config.plan.conditions
+            for i in range(self.config.n)
+        ]
+
+    def _generate(
+        self,
+        store: RunStore,
+        client: ModelClient,
+        model: str,
+        bench: str,
+        keys: list[tuple[str, Task, Condition, int]],
+    ) -> str | None:
+        """Ask for every sample not yet stored; returns the first model error, if any."""
+        stored = store.sample_keys()
+        pending = [_Pending(k, t, c, i) for k, t, c, i in keys if k not in stored]
+        if not pending:
+            return None
+        label = f"ask {model} / {bench}"
+        self.progress.start(label, len(pending))
+        chunk = max(1, client.max_concurrency * 4)
+        for start in range(0, len(pending), chunk):
+            error = self._generate_chunk(store, client, model, pending[start : start + chunk])
+            if error:
+                return error
+        return None
+
+    def _generate_chunk(
+        self, store: RunStore, client: ModelClient, model: str, items: list[_Pending]
+    ) -> str | None:
+        active, step = items, 0
+        while active:
+            active, error = self._run_step(store, client, model, active, step)
+            if error:
+                return error
+            for item in active:  # the next step refines the code this step produced
+                answer = item.transcript[-1]["answer"]
+                interim = make_sample("", item.task, model, "", 0, answer)
+                item.code = interim.program or answer
+            step += 1
+        return None
+
+    def _run_step(
+        self, store: RunStore, client: ModelClient, model: str, active: list[_Pending], step: int
+    ) -> tuple[list[_Pending], str | None]:
+        """Ask one workflow step for every item; store items whose workflow is complete.
+
+        Returns the items that go on to the next step, and the first model error, if any.
+        """
+        requests = [
+            GenerationRequest(
+                messages=render(item.condition.steps[step], item.task, item.code),
+                params=self.config.sampling,
+                sample_index=item.index,
+                task_id=item.task.task_id,
+                condition=item.condition.id,
+                step=step,
+            )
+            for item in active
+        ]
+        going_on: list[_Pending] = []
+        errors: list[str] = []
+
+        def on_result(i: int, result: Generation | ModelError) -> None:
+            item = active[i]
+            if isinstance(result, ModelError):
+                errors.append(str(result))
+                return
+            item.transcript.append(
+                {
+                    "step": step,
+                    "messages": [asdict(m) for m in requests[i].messages],
+                    "answer": result.text,
+                }
+            )
+            item.last = result
+            if step + 1 < len(item.condition.steps):
+                going_on.append(item)
+            else:
+                self._store_sample(store, model, item, result)
+
+        client.generate_many(requests, on_result=on_result)
+        return going_on, (errors[0] if errors else None)
+
+    def _store_sample(self, store: RunStore, model: str, item: _Pending, gen: Generation) -> None:
+        sample = make_sample(
+            item.key,
+            item.task,
+            model,
+            item.condition.id,
+            item.index,
+            gen.text,
+            transcript=item.transcript,
+            generation={
+                "model_version": gen.model_version,
+                "finish_reason": gen.finish_reason,
+                "usage": gen.usage,
+                "cached": gen.cached,
+            },
+        )
+        store.put_sample(sample)
+        self.progress.advance(f"ask {model} / {item.task.benchmark}")

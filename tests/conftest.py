@@ -1,0 +1,6 @@
+"""Make test helper modules (fake_endpoints) importable from the tests."""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))

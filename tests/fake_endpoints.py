@@ -1,0 +1,257 @@
+"""A scripted HTTP server speaking the OpenAI and Anthropic chat wire formats.
+
+Tests drive the real SDKs against it, so what is checked is what actually goes over the
+wire: the request bodies the SDKs send and how our providers react to real status codes,
+headers and timeouts. The server answers from a script of replies, in order; when the
+script runs out it echoes the last user message.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+OPENAI_PATH = "/v1/chat/completions"
+ANTHROPIC_PATH = "/v1/messages"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted behaviour: a status, headers, an answer text or error, and a delay."""
+
+    status: int = 200
+    text: str | None = None  # None with status 200: echo the last user message
+    error: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+    delay: float = 0.0
+    model: str | None = None  # the model string to report (default: the requested one)
+    finish_reason: str = "stop"
+
+
+def ok(text: str | None = None, *, model: str | None = None, delay: float = 0.0) -> Reply:
+    """A successful answer (``text=None`` echoes the prompt)."""
+    return Reply(text=text, model=model, delay=delay)
+
+
+def rate_limited(retry_after: str | None = "3", message: str = "Rate limit reached") -> Reply:
+    """HTTP 429, optionally with a Retry-After header (seconds or an HTTP-date)."""
+    headers = (("Retry-After", retry_after),) if retry_after is not None else ()
+    return Reply(status=429, error=message, headers=headers)
+
+
+def server_error(status: int = 500, message: str = "The server had an error") -> Reply:
+    """A 5xx answer."""
+    return Reply(status=status, error=message)
+
+
+def bad_request(message: str = "Invalid value for 'temperature'", status: int = 400) -> Reply:
+    """A 4xx rejection with an error body."""
+    return Reply(status=status, error=message)
+
+
+def slow(seconds: float, text: str | None = None) -> Reply:
+    """A successful answer sent only after ``seconds`` (longer than the client's timeout)."""
+    return Reply(text=text, delay=seconds)
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)  # names lower-cased
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class FakeEndpoint:
+    """Context manager running the scripted server on 127.0.0.1 in a daemon thread.
+
+    ``hold_until`` makes every request wait (up to ``hold_timeout`` s) until that many
+    requests have been in flight at once, so concurrency limits can be checked without
+    relying on timing.
+    """
+
+    def __init__(
+        self,
+        *replies: Reply,
+        hold_until: int = 0,
+        hold_timeout: float = 5.0,
+    ) -> None:
+        self._script: list[Reply] = list(replies)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._held = threading.Event()
+        self.hold_until = hold_until
+        self.hold_timeout = hold_timeout
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- script ----------------------------------------------------------------------------
+    def push(self, *replies: Reply) -> None:
+        with self._lock:
+            self._script.extend(replies)
+
+    def _next_reply(self) -> Reply:
+        with self._lock:
+            return self._script.pop(0) if self._script else Reply()
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    # -- addresses -------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.url
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def __enter__(self) -> FakeEndpoint:
+        endpoint = self
+
+        class Handler(_Handler):
+            owner = endpoint
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()  # wake handlers sleeping in slow replies
+        assert self._server is not None
+        self._server.shutdown()
+        self._server.server_close()
+
+    # -- handling --------------------------------------------------------------------------
+    def _enter_request(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.hold_until and self.in_flight >= self.hold_until:
+                self._held.set()
+        if self.hold_until:
+            self._held.wait(self.hold_timeout)
+
+    def _leave_request(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: FakeEndpoint
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        owner = self.owner
+        raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        body = json.loads(raw or b"{}")
+        path = self.path.split("?", 1)[0]
+        with owner._lock:
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            owner.requests.append(RecordedRequest(path, body, headers))
+        owner._enter_request()
+        try:
+            reply = owner._next_reply()
+            if reply.delay and owner._stop.wait(reply.delay):
+                return
+            if path == OPENAI_PATH:
+                payload = _openai_payload(reply, body)
+            elif path == ANTHROPIC_PATH:
+                payload = _anthropic_payload(reply, body)
+            else:
+                reply = Reply(status=404, error=f"no route {path}")
+                payload = _openai_payload(reply, body)
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in reply.headers:
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout): nothing to answer
+        finally:
+            owner._leave_request()
+
+
+def _last_user_text(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "".join(b.get("text", "") for b in content if isinstance(b, dict))
+    return ""
+
+
+def _openai_payload(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    if reply.status != 200:
+        kind = "rate_limit_exceeded" if reply.status == 429 else "invalid_request_error"
+        return {"error": {"message": reply.error, "type": kind, "param": None, "code": None}}
+    text = reply.text if reply.text is not None else "echo: " + _last_user_text(body["messages"])
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": reply.model or body.get("model", ""),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": reply.finish_reason,
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+    }
+
+
+def _anthropic_payload(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    if reply.status != 200:
+        kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(reply.status)
+        kind = kind or ("api_error" if reply.status >= 500 else "invalid_request_error")
+        return {"type": "error", "error": {"type": kind, "message": reply.error}}
+    text = reply.text if reply.text is not None else "echo: " + _last_user_text(body["messages"])
+    stop = "end_turn" if reply.finish_reason == "stop" else reply.finish_reason
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": reply.model or body.get("model", ""),
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 11, "output_tokens": 7},
+    }
