@@ -4,3 +4,78 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+
+
+# -- shared environment and fixtures for the CLI and data tests ----------------------------
+import atexit  # noqa: E402
+import os  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+from collections.abc import Callable, Mapping, Sequence  # noqa: E402
+
+import pytest  # noqa: E402
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+# Tests never download anything and never touch the user's cache: every process started
+# from here (including CLI subprocesses, which inherit os.environ) sees these settings.
+os.environ["BEYONDPASS_OFFLINE"] = "1"
+_SESSION_CACHE = tempfile.mkdtemp(prefix="beyondpass-test-cache-")
+os.environ["BEYONDPASS_CACHE_DIR"] = _SESSION_CACHE
+atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)
+
+
+def _data_path() -> pathlib.Path:
+    env = os.environ.get("BEYONDPASS_DATA")
+    return pathlib.Path(env) if env else REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> pathlib.Path:
+    """The benchmark data directory ($BEYONDPASS_DATA, else ../shared/data).
+
+    Missing data fails the test on CI (CI=true) and skips it elsewhere.
+    """
+    path = _data_path()
+    if not (path / "humaneval" / "HumanEval.jsonl.gz").is_file():
+        message = f"benchmark data not found under {path} (set BEYONDPASS_DATA)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+CliRunner = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture(scope="session")
+def run_cli() -> CliRunner:
+    """Run ``python -m beyondpass ARGS`` as a real subprocess and capture its output.
+
+    ``env`` adds or overrides variables; ``unset`` removes them (e.g. BEYONDPASS_DATA).
+    """
+
+    def run(
+        args: Sequence[str | os.PathLike[str]],
+        *,
+        cwd: str | os.PathLike[str],
+        env: Mapping[str, str] | None = None,
+        unset: Sequence[str] = (),
+        timeout: float = 300,
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = {**os.environ, **(env or {})}
+        for name in unset:
+            full_env.pop(name, None)
+        return subprocess.run(
+            [sys.executable, "-m", "beyondpass", *map(str, args)],
+            cwd=cwd,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=timeout,
+        )
+
+    return run

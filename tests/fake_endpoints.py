@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -85,8 +86,10 @@ class FakeEndpoint:
         *replies: Reply,
         hold_until: int = 0,
         hold_timeout: float = 5.0,
+        responder: Callable[[str], str] | None = None,
     ) -> None:
         self._script: list[Reply] = list(replies)
+        self.responder = responder  # answers from the last user message once the script is out
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._held = threading.Event()
@@ -103,9 +106,13 @@ class FakeEndpoint:
         with self._lock:
             self._script.extend(replies)
 
-    def _next_reply(self) -> Reply:
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
         with self._lock:
-            return self._script.pop(0) if self._script else Reply()
+            if self._script:
+                return self._script.pop(0)
+        if self.responder is not None:
+            return Reply(text=self.responder(_last_user_text(body.get("messages", []))))
+        return Reply()
 
     @property
     def request_count(self) -> int:
@@ -180,7 +187,7 @@ class _Handler(BaseHTTPRequestHandler):
             owner.requests.append(RecordedRequest(path, body, headers))
         owner._enter_request()
         try:
-            reply = owner._next_reply()
+            reply = owner._next_reply(body)
             if reply.delay and owner._stop.wait(reply.delay):
                 return
             if path == OPENAI_PATH:

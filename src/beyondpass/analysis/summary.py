@@ -62,7 +62,14 @@ def summarize(rows: Iterable[Row], *, seed: int = 0) -> list[GroupSummary]:
     for (benchmark, model, condition), members in sorted(groups.items()):
         per_task: dict[str, list[bool]] = defaultdict(list)
         statuses: Counter[str] = Counter()
-        versions = sorted({m.sample.generation.get("model_version", "") for m in members} - {""})
+        versions = sorted(
+            {
+                str(m.sample.generation.get("model_version") or "")
+                for m in members
+                if isinstance(m.sample.generation, dict)
+            }
+            - {""}
+        )
         for m in members:
             if m.result is None:
                 statuses["not evaluated"] += 1

@@ -57,9 +57,7 @@ def benchmarks_list(data_dir: str | None, as_json: bool) -> None:
     for r in rows:
         tasks = str(r["n_tasks"]) if "n_tasks" in r else "[red]data not found[/red]"
         table.add_row(r["name"], tasks, str(r.get("known_broken", "")), r["description"])
-    from rich.console import Console
-
-    Console().print(table)
+    _console().print(table)
 
 
 @benchmarks.command("show")
@@ -363,9 +361,14 @@ def _print_groups(summaries: list[Any]) -> None:
             f"{_pct(lo)}-{_pct(hi)}",
             ", ".join(f"{k} {v}" for k, v in g.status_counts.items()),
         )
+    _console().print(table)
+
+
+def _console() -> Any:
+    """stdout console; wide when piped so tables are not squeezed into 80 columns."""
     from rich.console import Console
 
-    Console().print(table)
+    return Console(width=None if sys.stdout.isatty() else 200)
 
 
 # -- report --------------------------------------------------------------------------------

@@ -46,9 +46,12 @@ SAFE_ENV = {
 class SubprocessExecutor(Executor):
     name = "subprocess"
 
-    def __init__(self, workers: int | None = None, python: str | None = None) -> None:
+    def __init__(
+        self, workers: int | None = None, python: str | None = None, scratch_root: str | None = None
+    ) -> None:
         self._workers = workers or os.cpu_count() or 1
         self.python = python or sys.executable
+        self.scratch_root = scratch_root  # where per-sample directories go (default: TMPDIR)
 
     @property
     def workers(self) -> int:
@@ -67,7 +70,7 @@ class SubprocessExecutor(Executor):
             raise NotImplementedError(
                 f"the subprocess executor runs python, not {request.language}"
             )
-        with tempfile.TemporaryDirectory(prefix="bp-sample-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="bp-sample-", dir=self.scratch_root) as tmp:
             return self._run_in(Path(tmp), request)
 
     def _run_in(self, tmp: Path, request: ExecutionRequest) -> ExecutionResult:

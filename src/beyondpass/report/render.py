@@ -33,7 +33,7 @@ from beyondpass.report.plots import (
 )
 from beyondpass.store.run_store import Row, RunStore
 
-__all__ = ["ReportPaths", "render_report", "md_escape"]
+__all__ = ["ReportPaths", "build_report", "md_escape", "render_report"]
 
 # Always shown in the main table, even at zero, so tables of different runs line up.
 BASE_STATUSES = ("passed", "failed", "error", "timeout", "no_code", "syntax_error")
@@ -521,11 +521,14 @@ def _comparison(
             all_pass += 1
         elif rates == {0.0}:
             all_fail += 1
-    note = (
-        f"{len(disagree)} of {len(tasks)} tasks get different pass rates across groups "
-        f"(listed below as passed/evaluated); {all_pass} pass in every group, "
-        f"{all_fail} fail in every group."
-    )
+    agree = f"{all_pass} pass in every group, {all_fail} fail in every group."
+    if disagree:
+        note = (
+            f"{len(disagree)} of {len(tasks)} tasks get different pass rates across groups "
+            f"(listed below as passed/evaluated); {agree}"
+        )
+    else:
+        note = f"All {len(tasks)} tasks get the same pass rate in every group; {agree}"
     header = ["Task"] + [f"{m} / {c}" for m, c in group_keys]
     table = Table(header, table_rows, ["l"] + ["r"] * len(group_keys)) if table_rows else None
     return table, note, disagree
@@ -669,7 +672,7 @@ def _steps(transcript: Any, raw: str) -> list[Step]:
         is_last = i == len(transcript) - 1
         steps.append(
             Step(
-                title=_text(step.get("step")) or str(i + 1),
+                title=f"{i + 1}: {name}" if (name := _text(step.get("step"))) else str(i + 1),
                 continued=continued,
                 messages=[(role, _clip(content, CLIP_CHARS)) for role, content in shown],
                 answer=(
@@ -684,8 +687,8 @@ def _steps(transcript: Any, raw: str) -> list[Step]:
 
 
 def _select_details(sections: list[Section], rows_total: int) -> str:
-    """Keep the drill-down bounded: non-passing samples first, then a few passing ones per
-    group (all of them for small runs), within a count and a text budget."""
+    """Keep the drill-down bounded: non-passing samples plus a few passing ones per group (all
+    of them for small runs), within a count and a text budget."""
     everything = rows_total <= FULL_DETAILS_UP_TO
     failing = [d for sec in sections for d in sec.details if d.status != "passed"]
     passing: list[Detail] = []
@@ -698,7 +701,8 @@ def _select_details(sections: list[Section], rows_total: int) -> str:
                     passing.append(d)
     chosen: set[int] = set()
     spent = 0
-    for d in failing + passing:
+    # small runs: failures first; large runs: the few passing examples first, as they are cheap
+    for d in failing + passing if everything else passing + failing:
         if len(chosen) >= MAX_DETAILS or spent + d.cost > DETAIL_CHAR_BUDGET:
             continue
         chosen.add(id(d))

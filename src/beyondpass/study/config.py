@@ -14,8 +14,9 @@ reviewed and re-run. Example::
     [[models]]
     spec = "openai:gpt-4o-mini"   # provider:model[@base_url] or replay:PATH
     # label = "gpt-4o-mini"       # name in tables (default: derived from the spec)
-    # max_concurrency = 4
-    # request_timeout = 120
+    # max_concurrency = 4          # requests in flight at once
+    # max_attempts = 5             # tries per request (429/5xx/timeouts back off and retry)
+    # request_timeout = 120        # seconds per request
 
     [prompts]
     plan = "function-only"        # a built-in plan, or [[prompts.conditions]] tables
@@ -71,6 +72,7 @@ class ModelChoice:
     spec: str
     label: str
     max_concurrency: int = 4
+    max_attempts: int = 5
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -167,12 +169,14 @@ def study_from_dict(
         if "spec" not in m:
             raise ConfigError(f"{where}: models[{i}] needs a spec (e.g. openai:gpt-4o)")
         spec = _resolve_spec(str(m["spec"]), base)
-        options = {k: v for k, v in m.items() if k not in ("spec", "label", "max_concurrency")}
+        client_keys = ("spec", "label", "max_concurrency", "max_attempts")
+        options = {k: v for k, v in m.items() if k not in client_keys}
         models.append(
             ModelChoice(
                 spec=spec,
                 label=str(m.get("label") or default_label(spec)),
                 max_concurrency=int(m.get("max_concurrency", 4)),
+                max_attempts=int(m.get("max_attempts", 5)),
                 options=options,
             )
         )

