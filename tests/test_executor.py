@@ -130,8 +130,12 @@ def test_run_many_keeps_request_order(executor):
         on_result=lambda i, r: seen.append(i),
     )
     assert [r.status for r in results] == [
-        Status.PASSED, Status.FAILED, Status.PASSED, Status.ERROR, Status.PASSED,
-    ]  # fmt: skip
+        Status.PASSED,
+        Status.FAILED,
+        Status.PASSED,
+        Status.ERROR,
+        Status.PASSED,
+    ]
     assert sorted(seen) == [0, 1, 2, 3, 4]
 
 

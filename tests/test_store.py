@@ -12,12 +12,19 @@ from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sam
 
 def sample(key: str, task: str = "T/1") -> SampleRecord:
     return SampleRecord(
-        key=key, benchmark="b", task_id=task, model="m", condition="c", sample_index=0,
-        raw="answer <script>", code="code", program="program",
+        key=key,
+        benchmark="b",
+        task_id=task,
+        model="m",
+        condition="c",
+        sample_index=0,
+        raw="answer <script>",
+        code="code",
+        program="program",
         extraction={"status": "ok", "kind": "full", "error": "", "notes": []},
         transcript=[{"step": 0, "messages": [{"role": "user", "content": "q"}], "answer": "a"}],
         generation={"model_version": "v1"},
-    )  # fmt: skip
+    )
 
 
 def test_round_trip_and_reopen(tmp_path):
@@ -51,9 +58,15 @@ def test_uses_write_ahead_logging(tmp_path):
 def test_sample_keys_are_distinct_per_coordinate():
     keys = {
         sample_key(*coords)
-        for coords in [("b", "t", "m", "c", 0), ("b", "t", "m", "c", 1), ("b", "t", "m", "d", 0),
-                       ("b", "t", "n", "c", 0), ("b", "u", "m", "c", 0), ("a", "t", "m", "c", 0)]
-    }  # fmt: skip
+        for coords in [
+            ("b", "t", "m", "c", 0),
+            ("b", "t", "m", "c", 1),
+            ("b", "t", "m", "d", 0),
+            ("b", "t", "n", "c", 0),
+            ("b", "u", "m", "c", 0),
+            ("a", "t", "m", "c", 0),
+        ]
+    }
     assert len(keys) == 6
 
 

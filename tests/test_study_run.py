@@ -173,10 +173,23 @@ max_attempts = 1
     )
     env = {**os.environ, "BEYONDPASS_CACHE_DIR": str(tmp_path / "cache")}
     proc = subprocess.run(
-        [sys.executable, "-m", "beyondpass", "run", str(study), "--out", str(tmp_path / "run"),
-         "--no-report", "--json"],
-        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, cwd=tmp_path,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "beyondpass",
+            "run",
+            str(study),
+            "--out",
+            str(tmp_path / "run"),
+            "--no-report",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stderr
     payload = json.loads(proc.stdout)
     assert payload["complete"] is False
@@ -219,12 +232,25 @@ def test_kill_9_loses_at_most_in_flight_work_and_rerun_resumes(tmp_path):
         study = write_study(tmp_path / "study.toml", SLOW_STUDY.format(url=server.openai_base_url))
         run_dir = tmp_path / "run"
         env = {**os.environ, "BEYONDPASS_CACHE_DIR": str(tmp_path / "cache")}
-        cmd = [sys.executable, "-m", "beyondpass", "run", str(study), "--out", str(run_dir),
-               "--no-report", "--json"]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "beyondpass",
+            "run",
+            str(study),
+            "--out",
+            str(run_dir),
+            "--no-report",
+            "--json",
+        ]
         proc = subprocess.Popen(
-            cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, cwd=tmp_path,
-        )  # fmt: skip
+            cmd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=tmp_path,
+        )
         deadline = time.monotonic() + 60
         while _stored_samples(run_dir) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -234,8 +260,9 @@ def test_kill_9_loses_at_most_in_flight_work_and_rerun_resumes(tmp_path):
         assert 3 <= stored < 8
         asked_before = server.request_count
 
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, cwd=tmp_path)  # fmt: skip
+        done = subprocess.run(
+            cmd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=tmp_path
+        )
         assert done.returncode == 0, done.stderr
         payload = json.loads(done.stdout)
         assert payload["complete"] and payload["samples_scored"] == 8

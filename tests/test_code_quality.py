@@ -1,0 +1,18 @@
+"""The code base stays ruff-clean (lint rules in pyproject.toml)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_ruff_is_clean():
+    ruff = shutil.which("ruff")
+    assert ruff, "ruff is part of the test extra: pip install '.[test]'"
+    proc = subprocess.run(
+        [ruff, "check", "src", "tests", "benchmarks"], cwd=REPO, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
