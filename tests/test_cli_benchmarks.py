@@ -144,9 +144,7 @@ def test_show_mbpp_et_coverage(run_cli, data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_show_demo_needs_no_data(run_cli, tmp_path: Path) -> None:
-    info = cli_json(
-        run_cli, tmp_path, "benchmarks", "show", "demo", unset=["BEYONDPASS_DATA"]
-    )
+    info = cli_json(run_cli, tmp_path, "benchmarks", "show", "demo", unset=["BEYONDPASS_DATA"])
     assert info["task_ids"] == demo_task_ids()
     assert info["known_broken"] == {}
 

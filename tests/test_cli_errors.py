@@ -246,9 +246,7 @@ def test_study_with_unknown_model_option(run_cli, tmp_path: Path) -> None:
 def test_study_with_unknown_task(run_cli, tmp_path: Path) -> None:
     _write_answers(tmp_path)
     study = tmp_path / "tasks.toml"
-    study.write_text(
-        STUDY.format(name="t", tasks='["demo/add", "demo/nope"]'), encoding="utf-8"
-    )
+    study.write_text(STUDY.format(name="t", tasks='["demo/add", "demo/nope"]'), encoding="utf-8")
     proc = run_cli(["run", study, "--out", "RUN", "--no-report"], cwd=tmp_path)
     assert proc.returncode == 2
     line = one_error_line(proc)
@@ -278,3 +276,32 @@ def test_run_dir_holding_another_study(run_cli, tmp_path: Path) -> None:
         db.close()
     assert json.loads(study_meta)["name"] == "first"
     assert tasks == [("demo/add",)]
+
+
+def test_evaluate_into_a_study_run_dir_is_refused(run_cli, tmp_path: Path) -> None:
+    _write_answers(tmp_path)
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY.format(name="study", tasks='["demo/add"]'), encoding="utf-8")
+    proc = run_cli(["run", study, "--out", "RUN", "--no-report"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    db_path = tmp_path / "RUN" / "run.sqlite3"
+
+    def snapshot() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+        try:
+            meta = db.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
+            samples = db.execute("SELECT key, model FROM samples ORDER BY key").fetchall()
+        finally:
+            db.close()
+        return meta, samples
+
+    before = snapshot()
+    samples = tmp_path / "other.jsonl"
+    samples.write_text("".join(json.dumps(r) + "\n" for r in GOOD_ROWS), encoding="utf-8")
+    proc = run_cli(
+        ["evaluate", "--benchmark", "demo", "--samples", samples, "--out", "RUN"], cwd=tmp_path
+    )
+    assert proc.returncode == 2, "evaluate wrote its samples into a study's run directory"
+    line = one_error_line(proc)
+    assert "RUN" in line and "--out" in line
+    assert snapshot() == before

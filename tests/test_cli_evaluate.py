@@ -177,7 +177,7 @@ def test_demo_every_status_and_pass_at_k(run_cli, tmp_path: Path) -> None:
 
 
 def test_blank_lines_are_not_samples(run_cli, tmp_path: Path) -> None:
-    """`index` counts samples (0-based); `line` is the physical line in the input file."""
+    """Blank lines are no samples; `index` is the 0-based input line, `line` the 1-based one."""
     samples = tmp_path / "gaps.jsonl"
     samples.write_text(
         json.dumps({"task_id": "demo/add", "completion": DEMO_ADD})
@@ -192,7 +192,7 @@ def test_blank_lines_are_not_samples(run_cli, tmp_path: Path) -> None:
     results = results_of(summary, tmp_path)
     assert [(r["index"], r["line"], r["passed"]) for r in results] == [
         (0, 1, True),
-        (1, 3, False),
+        (2, 3, False),
     ]
     assert summary["n_samples"] == 2
 
@@ -219,6 +219,38 @@ def test_rerun_reuses_stored_results(run_cli, tmp_path: Path) -> None:
     assert second == first
     assert (tmp_path / "OUT" / "results.jsonl").read_bytes() == results_bytes
     assert results_table(tmp_path / "OUT") == table  # same rows, none re-scored
+
+
+SLOW_ONCE = (
+    "    import time\n"
+    "    if not getattr(add, 'slept', False):\n"
+    "        add.slept = True\n"
+    "        time.sleep(1.5)\n"
+    "    return a + b\n"
+)
+
+
+def test_rerun_with_other_timeout_does_not_keep_stale_verdicts(run_cli, tmp_path: Path) -> None:
+    """Verdicts scored under --timeout 1 must not be passed off as scored under --timeout 30:
+    the re-run either re-scores them or is refused, leaving the old results as they were."""
+    samples = write_jsonl(
+        tmp_path / "slow.jsonl", [{"task_id": "demo/add", "completion": SLOW_ONCE}]
+    )
+    args = ["evaluate", "--benchmark", "demo", "--samples", samples, "--out", "OUT", "--json"]
+    first = run_cli([*args, "--timeout", "1"], cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["status_counts"] == {"timeout": 1}
+    results_bytes = (tmp_path / "OUT" / "results.jsonl").read_bytes()
+
+    second = run_cli([*args, "--timeout", "30"], cwd=tmp_path)
+    if second.returncode == 0:
+        assert json.loads(second.stdout)["status_counts"] == {"passed": 1}, (
+            "the verdict scored with --timeout 1 was reused under --timeout 30"
+        )
+    else:
+        assert second.returncode == 2
+        assert second.stderr.startswith("error: ") and len(second.stderr.splitlines()) == 1
+        assert (tmp_path / "OUT" / "results.jsonl").read_bytes() == results_bytes
 
 
 def test_other_samples_into_same_out_are_refused(run_cli, tmp_path: Path) -> None:

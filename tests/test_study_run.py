@@ -190,13 +190,14 @@ max_attempts = 1
         stdin=subprocess.DEVNULL,
         cwd=tmp_path,
     )
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 3, proc.stderr
     payload = json.loads(proc.stdout)
     assert payload["complete"] is False
     assert len(payload["failures"]) == 1
     assert "cannot reach" in payload["failures"][0]
     assert f"127.0.0.1:{port}" in payload["failures"][0]
-    assert "run the same command to resume" in proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("error: model down: cannot reach") and "run the same command" in line
     groups = {g["model"]: g for g in payload["groups"]}
     assert set(groups) == {"recorded"} and groups["recorded"]["pass@1"] == 1.0
 

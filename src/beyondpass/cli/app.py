@@ -1,7 +1,7 @@
 """The ``beyondpass`` command line.
 
-Exit codes: 0 success; 1 the work finished incomplete (e.g. a model endpoint failed; what
-was done is stored); 2 bad input or configuration; 3 a model endpoint failed; 130 interrupted.
+Exit codes: 0 success; 1 the work finished incomplete; 2 bad input or configuration; 3 a
+model endpoint failed (what was done is stored; the same command resumes); 130 interrupted.
 Errors are one line on stderr: what, where, what to do.
 """
 
@@ -18,6 +18,7 @@ from beyondpass import __version__
 from beyondpass.errors import BeyondpassError
 
 EXIT_INCOMPLETE = 1
+EXIT_MODEL_FAILED = 3
 
 
 def emit_json(payload: Any) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from beyondpass.cli.app import EXIT_INCOMPLETE, cli, default_out, emit_json
+from beyondpass.cli.app import EXIT_INCOMPLETE, EXIT_MODEL_FAILED, cli, default_out, emit_json
 from beyondpass.cli.progress import RichProgress, stderr
 
 DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache, then download)."
@@ -333,16 +333,18 @@ def _run_study(
         emit_json(payload)
     else:
         _print_groups(outcome.summaries)
-        for failure in outcome.failures:
-            click.echo(f"error: {failure}", err=True)
         click.echo(f"run: {run_dir}  ({outcome.scored}/{outcome.expected} samples scored)")
         if paths:
             click.echo(f"report: {paths.html}")
             click.echo(f"        {paths.markdown}")
-    if outcome.failures:
+    for failure in outcome.failures:  # one line each, whatever the output format
         click.echo(
-            "the run is incomplete — fix the cause and run the same command to resume", err=True
+            f"error: {failure} (the run is incomplete; what was done is stored — fix the cause "
+            "and run the same command to resume)",
+            err=True,
         )
+    if outcome.failures:
+        return EXIT_MODEL_FAILED
     return 0 if outcome.complete else EXIT_INCOMPLETE
 
 

@@ -14,12 +14,7 @@ import anthropic
 
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
-from beyondpass.models.client import (
-    RetryableModelError,
-    server_message,
-    status_error,
-    transport_error,
-)
+from beyondpass.models.client import sdk_error
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -87,42 +82,14 @@ class AnthropicProvider(ModelProvider):
     def _generate(self, request: GenerationRequest) -> Generation:
         try:
             response = self._client.messages.create(**self._request_kwargs(request))
-        except anthropic.APITimeoutError as exc:
-            raise transport_error(
-                model=self.model,
-                endpoint=self.endpoint,
-                exc=exc,
-                timeout=self.request_timeout,
-                timed_out=True,
-            ) from exc
-        except anthropic.APIConnectionError as exc:
-            raise transport_error(
-                model=self.model,
-                endpoint=self.endpoint,
-                exc=exc,
-                timeout=self.request_timeout,
-                timed_out=False,
-            ) from exc
-        except anthropic.APIStatusError as exc:
-            raise status_error(
-                model=self.model,
-                endpoint=self.endpoint,
-                status=exc.status_code,
-                message=server_message(exc.body, exc.message),
-                headers=exc.response.headers,
-                key_env=API_KEY_ENV,
-            ) from exc
-        except anthropic.APIError as exc:
-            reason = server_message(None, exc.message)
-            raise RetryableModelError(
-                f"{self.endpoint} sent an unreadable answer for model {self.model}: {reason}",
-                kind="server",
-                reason=f"unreadable answer: {reason}",
-            ) from exc
         except anthropic.AnthropicError as exc:
-            raise ModelError(
-                f"the anthropic SDK failed for model {self.model} "
-                f"({server_message(None, exc)}) — check the model spec and the SDK version"
+            raise sdk_error(
+                anthropic,
+                exc,
+                model=self.model,
+                endpoint=self.endpoint,
+                timeout=self.request_timeout,
+                key_env=API_KEY_ENV,
             ) from exc
         content = getattr(response, "content", None)
         if content is None:

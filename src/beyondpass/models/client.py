@@ -351,3 +351,38 @@ class ModelClient:
                     future.cancel()
                 raise
         return [r for r in results if r is not None]
+
+
+def sdk_error(
+    sdk: Any, exc: Exception, *, model: str, endpoint: str, timeout: float, key_env: str
+) -> ModelError:
+    """Translate an exception of the openai or anthropic SDK (same hierarchy) into ours.
+
+    Timeouts, connection failures, 408/409/429/5xx and unreadable answers are retryable;
+    other statuses and SDK misuse are fatal.
+    """
+    if isinstance(exc, sdk.APITimeoutError | sdk.APIConnectionError):
+        timed_out = isinstance(exc, sdk.APITimeoutError)
+        return transport_error(
+            model=model, endpoint=endpoint, exc=exc, timeout=timeout, timed_out=timed_out
+        )
+    if isinstance(exc, sdk.APIStatusError):
+        return status_error(
+            model=model,
+            endpoint=endpoint,
+            status=exc.status_code,
+            message=server_message(exc.body, exc.message),
+            headers=exc.response.headers,
+            key_env=key_env,
+        )
+    if isinstance(exc, sdk.APIError):  # e.g. a body that is not in the expected format
+        reason = server_message(None, exc.message)
+        return RetryableModelError(
+            f"{endpoint} sent an unreadable answer for model {model}: {reason}",
+            kind="server",
+            reason=f"unreadable answer: {reason}",
+        )
+    return ModelError(
+        f"the {sdk.__name__} SDK failed for model {model} "
+        f"({server_message(None, exc)}) — check the model spec and the SDK version"
+    )

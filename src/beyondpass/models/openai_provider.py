@@ -14,12 +14,7 @@ import openai
 
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
-from beyondpass.models.client import (
-    RetryableModelError,
-    server_message,
-    status_error,
-    transport_error,
-)
+from beyondpass.models.client import RetryableModelError, sdk_error
 
 API_KEY_ENV = "OPENAI_API_KEY"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -92,42 +87,14 @@ class OpenAIProvider(ModelProvider):
     def _generate(self, request: GenerationRequest) -> Generation:
         try:
             response = self._client.chat.completions.create(**self._request_kwargs(request))
-        except openai.APITimeoutError as exc:
-            raise transport_error(
-                model=self.model,
-                endpoint=self.endpoint,
-                exc=exc,
-                timeout=self.request_timeout,
-                timed_out=True,
-            ) from exc
-        except openai.APIConnectionError as exc:
-            raise transport_error(
-                model=self.model,
-                endpoint=self.endpoint,
-                exc=exc,
-                timeout=self.request_timeout,
-                timed_out=False,
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise status_error(
-                model=self.model,
-                endpoint=self.endpoint,
-                status=exc.status_code,
-                message=server_message(exc.body, exc.message),
-                headers=exc.response.headers,
-                key_env=API_KEY_ENV,
-            ) from exc
-        except openai.APIError as exc:  # e.g. a body that is not a chat completion
-            reason = server_message(None, exc.message)
-            raise RetryableModelError(
-                f"{self.endpoint} sent an unreadable answer for model {self.model}: {reason}",
-                kind="server",
-                reason=f"unreadable answer: {reason}",
-            ) from exc
         except openai.OpenAIError as exc:
-            raise ModelError(
-                f"the openai SDK failed for model {self.model} "
-                f"({server_message(None, exc)}) — check the model spec and the SDK version"
+            raise sdk_error(
+                openai,
+                exc,
+                model=self.model,
+                endpoint=self.endpoint,
+                timeout=self.request_timeout,
+                key_env=API_KEY_ENV,
             ) from exc
         choices = getattr(response, "choices", None)
         if not choices:

@@ -182,6 +182,11 @@ class RunStore:
                 ),
             )
 
+    def clear_results(self) -> int:
+        """Forget every verdict (samples stay), e.g. when the scoring setup changed."""
+        with self._lock, self._db:
+            return self._db.execute("DELETE FROM results").rowcount
+
     def sample_keys(self) -> set[str]:
         with self._lock:
             return {k for (k,) in self._db.execute("SELECT key FROM samples")}

