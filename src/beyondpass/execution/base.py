@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -114,8 +114,6 @@ class Executor(ABC):
         results: list[ExecutionResult | None] = [None] * len(requests)
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures = {pool.submit(self.run, req): i for i, req in enumerate(requests)}
-            from concurrent.futures import as_completed
-
             for fut in as_completed(futures):
                 i = futures[fut]
                 results[i] = fut.result()

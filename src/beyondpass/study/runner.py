@@ -23,6 +23,7 @@ from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.functional import FunctionalEvaluator
 from beyondpass.execution import create_executor
+from beyondpass.extraction import extract
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 from beyondpass.models.cache import ResponseCache
 from beyondpass.models.client import ModelClient
@@ -274,8 +275,7 @@ class StudyRunner:
                 return error
             for item in active:  # the next step refines the code this step produced
                 answer = item.transcript[-1]["answer"]
-                interim = make_sample("", item.task, model, "", 0, answer)
-                item.code = interim.program or answer
+                item.code = extract(answer, item.task).program or answer
             step += 1
         return None
 
