@@ -124,3 +124,6 @@ class Executor(ABC):
     def metadata(self) -> dict[str, Any]:
         """Recorded with every run: which executor, which isolation level."""
         return {"executor": self.name}
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release workers (sandboxes, pools); the executor may not be used afterwards."""

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError
+from beyondpass.execution import DEFAULT_EXECUTOR
 from beyondpass.execution.base import ExecutionLimits
 from beyondpass.models.base import SamplingParams
 from beyondpass.models.factory import parse_spec
@@ -87,7 +88,7 @@ class StudyConfig:
     sampling: SamplingParams
     n: int
     limits: ExecutionLimits
-    executor: str = "subprocess"
+    executor: str = DEFAULT_EXECUTOR
     source: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -205,7 +206,7 @@ def study_from_dict(
         raise ConfigError(f"{where}: sampling: {exc}") from exc
 
     execution_raw = dict(_expect(raw.get("execution", {}), dict, f"{where}: execution"))
-    executor = str(execution_raw.pop("executor", "subprocess"))
+    executor = str(execution_raw.pop("executor", DEFAULT_EXECUTOR))
     try:
         limits = ExecutionLimits(**execution_raw)
     except TypeError as exc:

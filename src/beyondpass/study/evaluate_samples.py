@@ -23,7 +23,7 @@ from beyondpass.analysis.summary import KS
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.functional import FunctionalEvaluator
-from beyondpass.execution import ExecutionLimits, create_executor
+from beyondpass.execution import DEFAULT_EXECUTOR, ExecutionLimits, create_executor
 from beyondpass.models.replay import read_answer_rows
 from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
 from beyondpass.study.progress import NullProgress, Progress
@@ -47,7 +47,7 @@ def evaluate_samples(
     data_dir: str | None = None,
     limits: ExecutionLimits | None = None,
     workers: int | None = None,
-    executor: str = "subprocess",
+    executor: str = DEFAULT_EXECUTOR,
     skip_unknown_tasks: bool = False,
     progress: Progress | None = None,
 ) -> EvaluateOutcome:
@@ -153,7 +153,12 @@ def evaluate_samples(
         store.set_meta("models", models)
         store.set_meta("sampling", {"n": max(per_task_count.values())})
         scored_keys = [k for k in keys if k]
-        score_pending(store, bench.tasks_by_key(), [evaluator], scored_keys, progress, "evaluate")
+        try:
+            score_pending(
+                store, bench.tasks_by_key(), [evaluator], scored_keys, progress, "evaluate"
+            )
+        finally:
+            evaluator.executor.close()
         by_key = {r.sample.key: r for r in store.rows()}
         store.set_meta("status", "complete")
         store.set_meta("updated_at", now_iso())

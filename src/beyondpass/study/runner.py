@@ -116,7 +116,7 @@ class StudyRunner:
                 providers[model.label] = exc
             except ConfigError as exc:
                 raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
-        executor = create_executor(cfg.executor, workers=self.workers)
+        executor = create_executor(cfg.executor, workers=self.workers, seed=cfg.seed)
         evaluators: list[Evaluator] = [FunctionalEvaluator(executor, cfg.limits)]
 
         with RunStore(self.run_dir) as store:
@@ -150,7 +150,10 @@ class StudyRunner:
                     provider.close()
                     self._record_client(store, model.label, provider.identity(), client)
             store.set_meta("updated_at", now_iso())
-            score_pending(store, tasks, evaluators, all_keys, self.progress, "evaluate")
+            try:
+                score_pending(store, tasks, evaluators, all_keys, self.progress, "evaluate")
+            finally:
+                executor.close()
             outcome.expected = len(all_keys)
             scored = store.result_keys()
             outcome.scored = sum(k in scored for k in all_keys)
