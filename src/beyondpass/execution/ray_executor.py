@@ -274,9 +274,8 @@ class RayExecutor(Executor):
                             on_result(i, result)
                     last_progress = time.monotonic()
         finally:
-            for ref in in_flight:  # on error or Ctrl-C: stop what is still queued or running
-                with contextlib.suppress(Exception):  # best effort; the real error is raised
-                    ray.cancel(ref)
+            if in_flight:  # on error or Ctrl-C: stop what is still queued or running
+                _cancel(ray, list(in_flight))
         return results  # type: ignore[return-value]
 
     def _stall_timeout(self, requests: Sequence[ExecutionRequest], batches: list[range]) -> float:
@@ -324,6 +323,17 @@ class RayExecutor(Executor):
         if "isolation" in self._inner_meta:
             meta["isolation"] = self._inner_meta["isolation"]
         return meta
+
+
+def _cancel(ray: Any, refs: list[Any]) -> None:
+    """Best effort: cancel, then collect what already failed so Ray does not log it again."""
+    with contextlib.suppress(Exception):
+        for ref in refs:
+            ray.cancel(ref)
+        done, _ = ray.wait(refs, num_returns=len(refs), timeout=1.0)
+        for ref in done:
+            with contextlib.suppress(Exception):
+                ray.get(ref, timeout=0)
 
 
 def plan_batches(n: int, batch_size: int, slots: int) -> list[range]:

@@ -1,0 +1,82 @@
+"""Noise floor of the performance metric: the same samples timed in separate runs.
+
+Usage::
+
+    python benchmarks/bench_timing.py [--data-dir ../shared/data] [--runs 5] [--repeats 5]
+        [--executor sandbox]
+
+Each run is a fresh executor (fresh sandboxed workers) that executes HumanEval's 164
+canonical solutions with every test repeated ``--repeats`` times in the same warmed child
+(``perf_counter_ns`` around each test only). Per run and task, the task's time is the sum
+over its tests of the *median* of the repeats. Across runs, the coefficient of variation
+(stdev / mean) of each task's time is reported: its median, 90th percentile, and the share
+of tasks at or below 3%. Prints one JSON line; record it in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from beyondpass.benchmarks import load_benchmark  # noqa: E402
+from beyondpass.execution import ExecutionRequest, create_executor  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default_data = os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data"))
+    parser.add_argument("--data-dir", default=default_data)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--executor", default="sandbox")
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args()
+
+    tasks = list(load_benchmark("humaneval", args.data_dir).tasks.values())
+    requests = [
+        ExecutionRequest(program=t.reference_solution, tests=t.tests, timing_repeats=args.repeats)
+        for t in tasks
+    ]
+    per_task: list[list[float]] = [[] for _ in tasks]
+    for _ in range(args.runs):
+        executor = create_executor(args.executor, workers=args.workers)
+        try:
+            results = executor.run_many(requests)
+        finally:
+            executor.close()
+        for i, result in enumerate(results):
+            assert result.passed, (tasks[i].task_id, result.message)
+            per_task[i].append(sum(statistics.median(t.times_ns) for t in result.tests) / 1e6)
+    cvs = sorted(statistics.pstdev(v) / statistics.mean(v) for v in per_task)
+    slow = [
+        statistics.pstdev(v) / statistics.mean(v) for v in per_task if statistics.mean(v) >= 0.1
+    ]
+    print(
+        json.dumps(
+            {
+                "tasks": len(tasks),
+                "runs": args.runs,
+                "repeats": args.repeats,
+                "executor": args.executor,
+                "workers": args.workers,
+                "median_cv": round(statistics.median(cvs), 4),
+                "p90_cv": round(cvs[int(0.9 * (len(cvs) - 1))], 4),
+                "share_cv_le_3pct": round(sum(c <= 0.03 for c in cvs) / len(cvs), 3),
+                "tasks_ge_0.1ms": len(slow),
+                "share_cv_le_3pct_ge_0.1ms": round(sum(c <= 0.03 for c in slow) / len(slow), 3)
+                if slow
+                else None,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
