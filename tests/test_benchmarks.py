@@ -74,7 +74,7 @@ def test_every_task_note_names_a_real_task(data_dir):
 
 @pytest.fixture(scope="module")
 def evaluator():
-    return FunctionalEvaluator(create_executor("subprocess"), ExecutionLimits(timeout_s=10))
+    return FunctionalEvaluator(create_executor("sandbox"), ExecutionLimits(timeout_s=10))
 
 
 @pytest.mark.parametrize("name", ["humaneval", "humaneval-et", "mbpp", "mbpp-et", "demo"])

@@ -1,4 +1,7 @@
-"""The process-per-sample executor: verdicts, limits, and that a sample cannot fake a pass."""
+"""Verdicts and limits of both local executors (pooled sandbox workers, fresh per sample).
+
+Attacks on the sandbox live in test_sandbox_hostile.py.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +14,11 @@ TESTS = (TestCase("a", "assert inc(1) == 2"), TestCase("b", "assert inc(41) == 4
 GOOD = "def inc(x):\n    return x + 1\n"
 
 
-@pytest.fixture(scope="module")
-def executor():
-    return create_executor("subprocess", workers=2)
+@pytest.fixture(scope="module", params=["sandbox", "subprocess"])
+def executor(request):
+    ex = create_executor(request.param, workers=2)
+    yield ex
+    ex.close()
 
 
 def run(executor, program: str, tests=TESTS, **limits) -> object:
@@ -51,46 +56,6 @@ def test_infinite_loop_times_out(executor):
     assert result.status is Status.TIMEOUT
 
 
-def test_memory_bomb_hits_the_memory_limit(executor):
-    result = run(executor, "x = bytearray(8 * 1024**3)\n" + GOOD, memory_mb=512)
-    assert result.status is Status.MEMORY
-
-
-def test_segfault_is_killed(executor):
-    result = run(executor, "import ctypes\nctypes.string_at(0)\n" + GOOD)
-    assert result.status is Status.KILLED
-    assert "SIGSEGV" in result.message
-
-
-@pytest.mark.parametrize(
-    "trick",
-    [
-        "import sys\nsys.exit(0)\n",
-        "import os\nos._exit(0)\n",
-        "import os\ndef inc(x):\n    os._exit(0)\n",
-        "import sys\ndef inc(x):\n    sys.exit(0)\n",
-        'print(\'{"event": "done"}\')\n',
-        "import builtins\nbuiltins.AssertionError = type('X', (Exception,), {})\n"
-        "def inc(x):\n    return 0\n",
-    ],
-)
-def test_exit_and_print_tricks_never_pass(executor, trick):
-    assert run(executor, trick).status is not Status.PASSED
-
-
-def test_environment_is_scrubbed(executor, monkeypatch):
-    monkeypatch.setenv("BEYONDPASS_TEST_SECRET", "hunter2")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
-    program = (
-        "import os\n"
-        "def inc(x):\n"
-        "    assert 'BEYONDPASS_TEST_SECRET' not in os.environ\n"
-        "    assert 'OPENAI_API_KEY' not in os.environ\n"
-        "    return x + 1\n"
-    )
-    assert run(executor, program).status is Status.PASSED
-
-
 def test_runs_in_a_private_scratch_directory(executor, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     program = (
@@ -100,11 +65,6 @@ def test_runs_in_a_private_scratch_directory(executor, tmp_path, monkeypatch):
     )
     assert run(executor, program).status is Status.PASSED
     assert not (tmp_path / "scratch.txt").exists()
-
-
-def test_stdin_is_empty(executor):
-    program = "import sys\nassert sys.stdin.read() == ''\n" + GOOD
-    assert run(executor, program).status is Status.PASSED
 
 
 def test_output_is_captured_and_bounded(executor):
@@ -139,8 +99,24 @@ def test_run_many_keeps_request_order(executor):
     assert sorted(seen) == [0, 1, 2, 3, 4]
 
 
-def test_scratch_directories_are_removed(tmp_path):
-    executor = create_executor("subprocess", workers=1, scratch_root=str(tmp_path))
-    run(executor, "open('junk', 'w').write('x')\n" + GOOD)
-    run(executor, "def inc(x):\n    while True:\n        pass\n", timeout_s=1)
-    assert list(tmp_path.iterdir()) == []
+def test_metadata_names_the_executor_and_its_isolation(executor):
+    meta = executor.metadata()
+    assert meta["executor"] in ("sandbox", "subprocess")
+    assert meta["isolation"] in ("bwrap", "unshare", "process")
+    assert meta["isolation_details"] and meta["process_budget"]
+    assert meta["fresh_worker_per_sample"] is (meta["executor"] == "subprocess")
+
+
+def test_a_single_test_has_its_own_time_limit(executor):
+    tests = (TestCase("quick", "assert inc(1) == 2"), TestCase("slow", "assert inc(-1) == 0"))
+    program = "def inc(x):\n    while x < 0:\n        pass\n    return x + 1\n"
+    result = executor.run(
+        ExecutionRequest(
+            program=program,
+            tests=tests,
+            limits=ExecutionLimits(timeout_s=30, test_timeout_s=1),
+        )
+    )
+    assert result.status is Status.TIMEOUT
+    assert "1 s per test" in result.message
+    assert [(t.name, t.status) for t in result.tests] == [("quick", "passed"), ("slow", "timeout")]

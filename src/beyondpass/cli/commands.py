@@ -15,6 +15,50 @@ from beyondpass.cli.progress import RichProgress, stderr
 DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache, then download)."
 
 
+def executor_options(fn: Any) -> Any:
+    """``--executor``, ``--isolation`` and ``--ray-address``, shared by evaluate and run."""
+    fn = click.option(
+        "--ray-address",
+        metavar="ADDR",
+        help="With --executor ray: 'auto' joins this machine's cluster, HOST:PORT joins that "
+        "head; omitted, a private local Ray instance is started.",
+    )(fn)
+    fn = click.option(
+        "--isolation",
+        type=click.Choice(["auto", "bwrap", "unshare", "process"]),
+        default=None,
+        help="Sandbox level for generated code (default: auto, the strongest that works; "
+        "see docs/sandbox.md).",
+    )(fn)
+    return click.option(
+        "--executor",
+        type=click.Choice(["sandbox", "subprocess", "ray"]),
+        default=None,
+        help="Where generated code runs: sandbox (default; warm sandboxed workers), "
+        "subprocess (a fresh sandboxed worker per sample), ray (a Ray cluster, each worker "
+        "sandboxed). Needs pip install 'beyondpass[ray]' for ray.",
+    )(fn)
+
+
+def _executor_choice(
+    executor: str | None, isolation: str | None, ray_address: str | None, default: Any = None
+) -> Any:
+    """The CLI's choice over the study's (``default``); ``None`` when nothing was given."""
+    from beyondpass.execution import ExecutorChoice
+
+    if executor is None and isolation is None and ray_address is None:
+        return default
+    base = default or ExecutorChoice()
+    name = executor or ("ray" if ray_address else base.name)
+    return ExecutorChoice(
+        name=name,
+        isolation=isolation or base.isolation,
+        ray_address=ray_address
+        if ray_address is not None
+        else (base.ray_address if name == "ray" else None),
+    )
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f}%"
 
@@ -167,6 +211,7 @@ def benchmarks_show(name: str, task_id: str | None, data_dir: str | None, as_jso
     is_flag=True,
     help="Mark lines whose task is not in the benchmark 'skipped' instead of failing.",
 )
+@executor_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
 def evaluate(
     benchmark: str,
@@ -176,6 +221,9 @@ def evaluate(
     timeout: float,
     workers: int | None,
     skip_unknown_tasks: bool,
+    executor: str | None,
+    isolation: str | None,
+    ray_address: str | None,
     as_json: bool,
 ) -> None:
     """Score a JSONL file of model answers against a benchmark's tests."""
@@ -193,6 +241,7 @@ def evaluate(
             data_dir=data_dir,
             limits=ExecutionLimits(timeout_s=timeout),
             workers=workers,
+            executor=_executor_choice(executor, isolation, ray_address),
             skip_unknown_tasks=skip_unknown_tasks,
             progress=progress,
         )
@@ -244,6 +293,7 @@ def evaluate(
     show_default=True,
     help="Render the Markdown and HTML report when done.",
 )
+@executor_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
 def run(
     study: str,
@@ -254,6 +304,9 @@ def run(
     no_cache: bool,
     workers: int | None,
     report: bool,
+    executor: str | None,
+    isolation: str | None,
+    ray_address: str | None,
     as_json: bool,
 ) -> None:
     """Run a study (benchmarks x models x prompt conditions) into a run directory."""
@@ -270,6 +323,7 @@ def run(
         workers=workers,
         report=report,
         as_json=as_json,
+        executor=_executor_choice(executor, isolation, ray_address, config.executor),
     )
     sys.exit(code)
 
@@ -284,6 +338,7 @@ def _run_study(
     workers: int | None,
     report: bool,
     as_json: bool,
+    executor: Any = None,
 ) -> int:
     from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
     from beyondpass.study.runner import StudyRunner
@@ -296,7 +351,13 @@ def _run_study(
     try:
         with RichProgress() as progress:
             outcome = StudyRunner(
-                config, run_dir, data_dir=data_dir, cache=cache, progress=progress, workers=workers
+                config,
+                run_dir,
+                data_dir=data_dir,
+                cache=cache,
+                progress=progress,
+                workers=workers,
+                executor=executor,
             ).run()
     finally:
         if cache is not None:

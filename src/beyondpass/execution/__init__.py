@@ -1,5 +1,7 @@
 """Running untrusted generated code behind one seam, :class:`Executor`."""
 
+from dataclasses import dataclass
+
 from beyondpass.execution.base import (
     ExecutionLimits,
     ExecutionRequest,
@@ -17,12 +19,53 @@ __all__ = [
     "Status",
     "TestResult",
     "DEFAULT_EXECUTOR",
+    "EXECUTORS",
+    "ISOLATION_LEVELS",
+    "ExecutorChoice",
     "create_executor",
 ]
 
 
 #: What ``evaluate`` and ``run`` use unless told otherwise.
 DEFAULT_EXECUTOR = "sandbox"
+EXECUTORS = ("sandbox", "subprocess", "ray")
+ISOLATION_LEVELS = ("auto", "bwrap", "unshare", "process")
+
+
+@dataclass(frozen=True)
+class ExecutorChoice:
+    """Which executor a run uses and how: from a study's ``[execution]`` table or the CLI.
+
+    ``ray_address``: ``None`` starts a private local Ray instance, ``"auto"`` joins the
+    cluster this machine belongs to, ``"host:port"`` joins that head. Where the executor is
+    ``ray``, every Ray worker runs the local ``sandbox`` executor at ``isolation``.
+    """
+
+    name: str = DEFAULT_EXECUTOR
+    isolation: str = "auto"
+    ray_address: str | None = None
+
+    def __post_init__(self) -> None:
+        from beyondpass.errors import ConfigError
+
+        if self.name not in EXECUTORS:
+            raise ConfigError(f"unknown executor {self.name!r} — available: {', '.join(EXECUTORS)}")
+        if self.isolation not in ISOLATION_LEVELS:
+            raise ConfigError(
+                f"unknown isolation level {self.isolation!r} — choose {', '.join(ISOLATION_LEVELS)}"
+            )
+        if self.ray_address is not None and self.name != "ray":
+            raise ConfigError("a Ray address needs the ray executor (--executor ray)")
+
+    def build(self, workers: int | None = None, seed: int = 0) -> Executor:
+        if self.name == "ray":
+            return create_executor(
+                "ray",
+                address=self.ray_address,
+                workers=workers,
+                inner_options={"isolation": self.isolation, "seed": seed},
+            )
+        return create_executor(self.name, workers=workers, isolation=self.isolation, seed=seed)
 
 
 def create_executor(name: str = DEFAULT_EXECUTOR, **options: object) -> Executor:
@@ -31,10 +74,10 @@ def create_executor(name: str = DEFAULT_EXECUTOR, **options: object) -> Executor
         from beyondpass.execution.sandbox_executor import SandboxExecutor
 
         return SandboxExecutor(**options)  # type: ignore[arg-type]
-    if name == "subprocess":
-        from beyondpass.execution.subprocess_executor import SubprocessExecutor
+    if name == "subprocess":  # the process-per-sample baseline: a fresh worker per sample
+        from beyondpass.execution.sandbox_executor import SandboxExecutor
 
-        return SubprocessExecutor(**options)  # type: ignore[arg-type]
+        return SandboxExecutor(fresh_workers=True, **options)  # type: ignore[arg-type]
     if name == "ray":
         from beyondpass.execution.ray_executor import RayExecutor
 

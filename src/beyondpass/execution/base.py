@@ -33,12 +33,13 @@ class Status(StrEnum):
 
 @dataclass(frozen=True)
 class ExecutionLimits:
-    """Per-sample resource limits."""
+    """Per-sample resource limits; ``test_timeout_s`` also bounds each single test."""
 
     timeout_s: float = 10.0
     memory_mb: int = 2048
     output_bytes: int = 1 << 20
     file_size_mb: int = 16
+    test_timeout_s: float | None = None
 
 
 @dataclass(frozen=True)

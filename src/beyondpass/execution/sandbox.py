@@ -56,25 +56,35 @@ ETC_FILES = (
 
 ISOLATION = {
     "bwrap": [
+        "verdict: tests run in a separate sandboxed judge process; the program's process "
+        "holds no test, no expected value and no verdict channel",
         "network: none (new network namespace, no interfaces up)",
         "filesystem: read-only /usr, /bin, /lib*, a few /etc files and the Python "
-        "installation; "
-        "private size-capped /tmp; home, project, run store and harness cwd absent",
+        "installation; private size-capped /tmp; home, project, run store and harness cwd "
+        "absent",
+        "identity: new user namespace; as root, an unprivileged uid with every capability dropped",
         "processes: own PID namespace; every leftover process killed after each sample",
         "environment: cleared; only PATH, LANG, LC_ALL and fixed Python settings",
         "limits: wall clock, CPU time, address space, file size, output size, no core dumps",
     ],
     "unshare": [
+        "verdict: tests run in a separate judge process; the program's process holds no "
+        "test, no expected value and no verdict channel",
         "network: none (new network namespace)",
         "filesystem: NOT confined (host filesystem with the current user's rights); "
         "private scratch directory as working directory",
+        "identity: root of a new user namespace, every capability dropped before the program runs",
         "processes: own PID namespace; every leftover process killed after each sample",
         "environment: cleared; only PATH, LANG, LC_ALL and fixed Python settings",
         "limits: wall clock, CPU time, address space, file size, output size, no core dumps",
     ],
     "process": [
+        "verdict: tests run in a separate judge process; the program's process holds no "
+        "test, no expected value and no verdict channel",
         "network: NOT confined",
         "filesystem: NOT confined; private scratch directory as working directory",
+        "identity: NOT changed: the program can signal every process of the user "
+        "(including the harness)",
         "processes: own process group per sample, killed after each sample; daemonised "
         "escapees are NOT tracked",
         "environment: cleared; only PATH, LANG, LC_ALL and fixed Python settings",
@@ -96,11 +106,24 @@ def _python_roots() -> list[str]:
     return kept
 
 
-def worker_command(level: str, scratch_mb: int) -> list[str]:
-    """The command line of one sandboxed zygote at ``level``."""
+#: The files a sandboxed worker runs; nothing else of beyondpass is visible inside.
+SANDBOX_FILES = ("judge.py", "candidate_zygote.py", "candidate_host.py", "wire.py")
+ROLES = {"judge": "judge.py", "candidate": "candidate_zygote.py"}
+#: Inside-the-sandbox identity when the harness runs as root: an unprivileged uid with no
+#: capabilities, so the sandbox cannot remount its read-only binds or use root's powers.
+SANDBOX_UID = 65534
+
+
+def worker_command(level: str, role: str, control_fd: int, scratch_mb: int) -> list[str]:
+    """The command line of one sandboxed process (``judge`` or ``candidate``) at ``level``.
+
+    ``control_fd`` is the inherited socket that connects the judge and the candidate fork
+    server; each sandbox gets its own namespaces, so the two cannot see each other.
+    """
+    script = ROLES[role]
     python = [sys.executable, "-s", "-P"]
     if level == "process":
-        return [*python, str(HERE / "zygote.py")]
+        return [*python, str(HERE / script), str(control_fd)]
     if level == "unshare":
         return [
             "unshare",
@@ -112,7 +135,8 @@ def worker_command(level: str, scratch_mb: int) -> list[str]:
             "--kill-child",
             "--mount-proc",
             *python,
-            str(HERE / "zygote.py"),
+            str(HERE / script),
+            str(control_fd),
         ]
     cmd = [
         "bwrap",
@@ -131,8 +155,9 @@ def worker_command(level: str, scratch_mb: int) -> list[str]:
         "--tmpfs",
         SCRATCH,
     ]
-    if os.getuid() == 0:
-        cmd[1:1] = ["--unshare-user"]  # root: still enter a user namespace, drop privileges
+    if os.getuid() == 0:  # root: enter a user namespace as an unprivileged uid, no capabilities
+        uid = str(SANDBOX_UID)
+        cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL"]
     for path in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if Path(path).is_symlink():
             cmd += ["--symlink", os.readlink(path), path]
@@ -144,12 +169,12 @@ def worker_command(level: str, scratch_mb: int) -> list[str]:
     for root in _python_roots():
         if not root.startswith(("/usr/", "/bin/", "/lib")):
             cmd += ["--ro-bind", root, root]
-    for name in ("zygote.py", "python_runner.py"):
+    for name in SANDBOX_FILES:
         cmd += ["--ro-bind", str(HERE / name), f"{INSIDE_DIR}/{name}"]
     for key, value in SANDBOX_ENV.items():
         cmd += ["--setenv", key, value]
     cmd += ["--setenv", "HOME", SCRATCH, "--setenv", "TMPDIR", SCRATCH, "--chdir", SCRATCH]
-    return [*cmd, *python, f"{INSIDE_DIR}/zygote.py"]
+    return [*cmd, *python, f"{INSIDE_DIR}/{script}", str(control_fd)]
 
 
 @functools.cache
@@ -160,8 +185,8 @@ def level_works(level: str) -> bool:
     tool = "bwrap" if level == "bwrap" else "unshare"
     if shutil.which(tool) is None:
         return False
-    cmd = worker_command(level, 16)
-    probe = [*cmd[:-1], "-c", "import socket; print('ok')"]
+    cmd = worker_command(level, "candidate", 3, 16)
+    probe = [*cmd[:-2], "-c", "import socket; print('ok')"]
     try:
         out = subprocess.run(
             probe, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL

@@ -1,23 +1,28 @@
-"""The default executor: sandboxed fork servers, one per worker.
+"""The default executor: per worker, a sandboxed judge and a sandboxed candidate fork server.
 
-Each worker is a warm interpreter (``zygote.py``) started once inside the sandbox of
-:mod:`beyondpass.execution.sandbox`; it forks a fresh child per sample, so a sample costs a
-``fork`` instead of an interpreter start-up, while every sample still gets its own process,
-scratch directory, limits and clean-up. A worker that dies or hangs (a sample killed it,
-or the sandbox broke) is replaced; the sample in it is reported ``killed`` and no other
-sample is affected.
+Each worker is two warm interpreters, started once, each in its own sandbox
+(:mod:`beyondpass.execution.sandbox`): the *judge* (``judge.py``) runs the benchmark's tests,
+the *candidate fork server* (``candidate_zygote.py``) forks a fresh process per sample for
+the model's code. A sample costs one ``fork`` instead of an interpreter start-up, while
+every sample still gets its own process, scratch directory, limits and clean-up, and the
+tests run where the candidate's code cannot reach them (see ``judge.py`` for why).
+
+A worker that dies or hangs (a sample took it down, or the sandbox broke) is replaced; the
+sample in it is reported ``killed`` and no other sample is affected. ``fresh_workers=True``
+starts a new worker for every sample instead (the process-per-sample baseline).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
 import queue
-import secrets
 import select
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -26,6 +31,7 @@ import threading
 import time
 from typing import Any
 
+from beyondpass.execution import cgroups
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
 from beyondpass.execution.sandbox import (
     ISOLATION,
@@ -37,8 +43,10 @@ from beyondpass.execution.sandbox import (
 from beyondpass.execution.verdict import verdict
 
 _HEADER = struct.Struct(">I")
-WATCHDOG_GRACE_S = 10.0  # beyond a sample's own timeout, before the worker is presumed hung
+WATCHDOG_GRACE_S = 20.0  # beyond a sample's own timeout, before the worker is presumed hung
 START_TIMEOUT_S = 60.0
+PIDS_MAX = 64  # processes in one candidate sandbox: fork server, sample, its children
+NPROC_HEADROOM = 256  # RLIMIT_NPROC above the user's current processes, where no cgroup
 
 
 class WorkerDied(Exception):
@@ -46,36 +54,70 @@ class WorkerDied(Exception):
 
 
 class _Worker:
-    """One sandboxed zygote and its control pipes."""
+    """One judge and one candidate fork server, connected by a socket pair."""
 
-    def __init__(self, cmd: list[str], own_pid_namespace: bool, private_tmp: bool) -> None:
-        self.proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+    def __init__(self, level: str, scratch_mb: int, budget_mb: int) -> None:
+        self.level = level
+        judge_end, candidate_end = socket.socketpair()
+        self.private_tmp = level == "bwrap"  # bwrap gives each sandbox its own /tmp
+        self.scratch = SCRATCH if self.private_tmp else tempfile.mkdtemp(prefix="bp-worker-")
+        self.budget = cgroups.create_budget(PIDS_MAX, budget_mb)
+        procs: list[subprocess.Popen[bytes]] = []
+        try:
+            with contextlib.ExitStack() as stack:
+                stack.callback(judge_end.close)
+                stack.callback(candidate_end.close)
+                self.candidate = self._spawn(level, "candidate", candidate_end, scratch_mb)
+                procs.append(self.candidate)
+                if self.budget is not None:
+                    self.budget.attach(self.candidate.pid)
+                self.judge = self._spawn(level, "judge", judge_end, scratch_mb, pipes=True)
+                procs.append(self.judge)
+            self._out = self.judge.stdout.fileno()  # type: ignore[union-attr]
+            candidate_config = {
+                "scratch": self.scratch,
+                "own_pid_namespace": level in ("bwrap", "unshare"),
+                "env": SANDBOX_ENV,
+                "nproc": None if self.budget is not None else _nproc_limit(),
+                # bwrap already drops them; unshare leaves the sample root of its namespace
+                "drop_capabilities": level == "unshare",
+            }
+            self._send({"candidate": candidate_config})
+            hello = self._receive(START_TIMEOUT_S)
+            self.own_pid_namespace = bool(hello.get("candidate", {}).get("own_pid_namespace"))
+        except BaseException:
+            self.procs = procs
+            self.close()
+            raise
+        self.procs = procs
+
+    def _spawn(
+        self, level: str, role: str, end: socket.socket, scratch_mb: int, pipes: bool = False
+    ) -> subprocess.Popen[bytes]:
+        fd = end.fileno()
+        return subprocess.Popen(
+            worker_command(level, role, fd, scratch_mb),
+            stdin=subprocess.PIPE if pipes else subprocess.DEVNULL,
+            stdout=subprocess.PIPE if pipes else subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            env={**SANDBOX_ENV, "HOME": SCRATCH, "TMPDIR": SCRATCH},
-            cwd=SCRATCH if os.path.isdir(SCRATCH) else None,
+            env={**SANDBOX_ENV, "HOME": self.scratch, "TMPDIR": self.scratch},
+            cwd=self.scratch if os.path.isdir(self.scratch) else None,
+            pass_fds=(fd,),
             start_new_session=True,
         )
-        self._out = self.proc.stdout.fileno()  # type: ignore[union-attr]
-        # inside bwrap /tmp is the sandbox's own tmpfs; elsewhere make a private directory
-        self.private_tmp = private_tmp
-        scratch = SCRATCH if private_tmp else _private_scratch()
-        self.scratch = scratch
-        self._send({"scratch": scratch, "own_pid_namespace": own_pid_namespace, "env": SANDBOX_ENV})
-        hello = self._receive(START_TIMEOUT_S)
-        self.own_pid_namespace = bool(hello.get("own_pid_namespace"))
 
     def run(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         self._send(job)
         return self._receive(timeout_s + WATCHDOG_GRACE_S)
 
+    def alive(self) -> bool:
+        return all(p.poll() is None for p in self.procs)
+
     def _send(self, obj: dict[str, Any]) -> None:
         body = json.dumps(obj).encode()
         try:
-            self.proc.stdin.write(_HEADER.pack(len(body)) + body)  # type: ignore[union-attr]
-            self.proc.stdin.flush()  # type: ignore[union-attr]
+            self.judge.stdin.write(_HEADER.pack(len(body)) + body)  # type: ignore[union-attr]
+            self.judge.stdin.flush()  # type: ignore[union-attr]
         except (BrokenPipeError, OSError) as exc:
             raise WorkerDied(f"the sandboxed worker is gone ({exc})") from exc
 
@@ -95,24 +137,42 @@ class _Worker:
                 continue
             chunk = os.read(self._out, n - got)
             if not chunk:
-                raise WorkerDied(f"the sandboxed worker exited (code {self.proc.poll()})")
+                raise WorkerDied(f"the sandboxed worker exited (code {self.judge.poll()})")
             chunks.append(chunk)
             got += len(chunk)
         return b"".join(chunks)
 
     def close(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        for stream in (self.proc.stdin, self.proc.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]
-        self.proc.wait()
+        for proc in getattr(self, "procs", []):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            for stream in (proc.stdin, proc.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            proc.wait()
+        if self.budget is not None:
+            self.budget.close()
         if not self.private_tmp:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def _private_scratch() -> str:
-    return tempfile.mkdtemp(prefix="bp-worker-")
+def _nproc_limit() -> int | None:
+    """RLIMIT_NPROC for a sample: the user's current process count plus headroom.
+
+    The limit counts every process of the user, so it is set relative to what runs now; it
+    is not enforced for root, which is why a cgroup is preferred where one can be made.
+    """
+    if os.getuid() == 0:
+        return None
+    uid = os.getuid()
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    count += 1
+    return count + NPROC_HEADROOM
 
 
 class SandboxExecutor(Executor):
@@ -126,6 +186,8 @@ class SandboxExecutor(Executor):
         isolation: str = "auto",
         scratch_mb: int = 256,
         seed: int = 0,
+        budget_mb: int = 4096,
+        fresh_workers: bool = False,
     ) -> None:
         self._workers = workers or os.cpu_count() or 1
         self.level, note = choose_level(isolation)
@@ -133,36 +195,52 @@ class SandboxExecutor(Executor):
             print(note, file=sys.stderr)
         self.level_note = note
         self.seed = seed
-        self._cmd = worker_command(self.level, scratch_mb)
-        self._own_ns = self.level in ("bwrap", "unshare")
+        self.scratch_mb = scratch_mb
+        self.budget_mb = budget_mb
+        self.fresh_workers = fresh_workers
         self._idle: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
         for _ in range(self._workers):
             self._idle.put(None)  # started lazily, on first use
         self._lock = threading.Lock()
         self._all: list[_Worker] = []
+        # Workers are started from one long-lived thread: bwrap's --die-with-parent is a
+        # parent-death signal bound to the *thread* that started it, so a worker started
+        # from a short-lived pool thread would be killed when that thread ends.
+        self._spawner = concurrent.futures.ThreadPoolExecutor(1, "beyondpass-spawner")
 
     @property
     def workers(self) -> int:
         return self._workers
 
     def metadata(self) -> dict[str, Any]:
+        budget = cgroups.layout()
         return {
-            "executor": self.name,
+            "executor": "subprocess" if self.fresh_workers else self.name,
             "isolation": self.level,
             "isolation_details": ISOLATION[self.level],
             "isolation_note": self.level_note,
+            "process_budget": (
+                f"cgroup {budget}: at most {PIDS_MAX} processes and {self.budget_mb} MB per "
+                "candidate sandbox"
+                if budget != "none"
+                else (
+                    "RLIMIT_NPROC only (not enforced for root)"
+                    if os.getuid() != 0
+                    else "none: running as root without a writable cgroup tree"
+                )
+            ),
+            "tests_run_in": "a separate judge process; the candidate's process holds no tests",
             "python": sys.version.split()[0],
             "workers": self._workers,
+            "fresh_worker_per_sample": self.fresh_workers,
             "random_seed": self.seed,
         }
 
     def run(self, request: ExecutionRequest) -> ExecutionResult:
         if request.language != "python":
             raise NotImplementedError(f"the sandbox executor runs python, not {request.language}")
-        nonce = secrets.token_hex(16)
         limits = request.limits
         job = {
-            "nonce": nonce,
             "program": request.program,
             "setup": request.test_setup,
             "tests": [{"name": t.name, "code": t.code} for t in request.tests],
@@ -171,44 +249,49 @@ class SandboxExecutor(Executor):
             "seed": self.seed,
         }
         worker = self._idle.get()
+        report: dict[str, Any] | None = None
         try:
+            if worker is not None and not worker.alive():
+                self._retire(worker)  # died after its last sample (e.g. its sandbox broke)
+                worker = None
             if worker is None:
                 worker = self._start()
-            raw = worker.run(job, limits.timeout_s)
+            report = worker.run(job, limits.timeout_s)
         except WorkerDied as exc:
             if worker is not None:
-                worker.close()
+                self._retire(worker)
             worker = None
             return ExecutionResult(
                 status=Status.KILLED, message=f"{exc}: the sample took its worker down"
             )
         finally:
+            # a fork server that did not report back is broken: the next sample starts anew
+            broken = report is not None and report.get("exit") is None
+            if worker is not None and (self.fresh_workers or broken or not worker.alive()):
+                self._retire(worker)
+                worker = None
             self._idle.put(worker)
-        events = []
-        for line in raw["records"]:
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                events.append({"event": "garbage"})
-        result = verdict(events, nonce, raw["returncode"], raw["timed_out"], request)
-        if raw["output_bytes"] >= limits.output_bytes and not result.passed:
-            result.status = Status.OUTPUT_LIMIT
-            result.message = f"output exceeded {limits.output_bytes} bytes"
-        result.stdout, result.stderr = raw["stdout"], raw["stderr"]
-        result.wall_s = raw["wall_s"]
-        return result
+        return verdict(report, request)
 
     def _start(self) -> _Worker:
-        worker = _Worker(self._cmd, self._own_ns, private_tmp=self.level == "bwrap")
+        started = self._spawner.submit(_Worker, self.level, self.scratch_mb, self.budget_mb)
+        worker = started.result()
         with self._lock:
             self._all.append(worker)
         return worker
+
+    def _retire(self, worker: _Worker) -> None:
+        with self._lock:
+            if worker in self._all:
+                self._all.remove(worker)
+        worker.close()
 
     def close(self) -> None:
         with self._lock:
             workers, self._all = self._all, []
         for worker in workers:
             worker.close()
+        self._spawner.shutdown(wait=False)
 
     def __del__(self) -> None:
         with contextlib.suppress(Exception):

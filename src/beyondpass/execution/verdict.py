@@ -1,126 +1,92 @@
-"""From what a sample's process reported to one verdict — shared by every executor.
+"""From the judge's report of one sample to one verdict.
 
-A pass needs positive evidence: a ``done`` record after every requested test, each test
-reported passed, in order, every record carrying the job's nonce. Anything else (an early
-exit, a signal, a forged or garbled record, a timeout) is a non-passing status.
+A pass needs positive evidence from the judge: every requested test ran, in order, and
+passed. The candidate's process cannot contribute to that evidence except through the
+values it returned; its exit status and output only explain *why* a sample did not pass
+(a signal, a resource limit, an exit in the middle of a test).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-from pathlib import Path
 from typing import Any
 
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Status, TestResult
 
-TAIL_BYTES = 4000
+_STATUSES = {str(s) for s in Status}
 
 
-def read_events(fd: int, events: list[dict[str, Any]]) -> None:
-    buf = b""
-    with os.fdopen(fd, "rb", buffering=0) as pipe:
-        while chunk := pipe.read(1 << 16):
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            for line in lines:
-                try:
-                    events.append(json.loads(line))
-                except ValueError:
-                    events.append({"event": "garbage"})
-
-
-def tail(path: Path) -> tuple[str, int]:
-    size = path.stat().st_size
-    with open(path, "rb") as fh:
-        if size > TAIL_BYTES:
-            fh.seek(size - TAIL_BYTES)
-        return fh.read().decode("utf-8", "replace"), size
-
-
-def verdict(
-    events: list[dict[str, Any]],
-    nonce: str,
-    returncode: int,
-    timed_out: bool,
-    request: ExecutionRequest,
-) -> ExecutionResult:
-    """Turn the record stream and exit status into one verdict (see the module docstring)."""
-    genuine, forged = _authentic(events, nonce)
+def verdict(report: dict[str, Any], request: ExecutionRequest) -> ExecutionResult:
+    """Turn the judge's report into an :class:`ExecutionResult`."""
     tests = [
         TestResult(
-            name=str(e.get("name", "")),
-            status=Status(e["status"]),
-            error_type=str(e.get("error_type", "")),
-            message=str(e.get("message", "")),
-            times_ns=[int(t) for t in e.get("times_ns", [])],
+            name=str(t.get("name", "")),
+            status=Status(t["status"]) if t.get("status") in _STATUSES else Status.ERROR,
+            error_type=str(t.get("error_type", "")),
+            message=str(t.get("message", "")),
+            times_ns=[int(x) for x in t.get("times_ns", [])],
         )
-        for e in genuine
-        if e.get("event") == "test"
+        for t in report.get("tests", [])
     ]
-    done = bool(genuine) and genuine[-1].get("event") == "done"
-    program_error = next((e for e in genuine if e.get("event") == "program_error"), None)
-    result = ExecutionResult(status=Status.PASSED, tests=tests)
-    if timed_out:
-        result.status = Status.TIMEOUT
-        result.message = f"exceeded {request.limits.timeout_s:g} s wall-clock"
-    elif forged:
-        result.status = Status.ERROR
-        result.message = f"the sample wrote {forged} record(s) the harness did not issue"
-    elif program_error is not None:
-        kind = program_error.get("error_type", "")
-        result.status = Status.MEMORY if kind == "MemoryError" else Status.ERROR
-        result.message = f"{kind} while loading the program: {program_error.get('message', '')}"
-    elif not done:
-        result.status, result.message = _abnormal_exit(returncode, len(tests), request)
-    else:
-        failing = next((t for t in tests if t.status is not Status.PASSED), None)
-        expected = [t.name for t in request.tests]
-        if failing is not None:
-            result.status = failing.status
-            result.message = f"test {failing.name}: {failing.error_type} {failing.message}".strip()
-        elif [t.name for t in tests] != expected:
-            result.status = Status.ERROR
-            result.message = "the test report does not match the tests that were run"
+    exit_info = report.get("exit") or {}
+    result = ExecutionResult(
+        status=Status.PASSED,
+        tests=tests,
+        stdout=str(exit_info.get("stdout", "")),
+        stderr=str(exit_info.get("stderr", "")),
+        wall_s=float(report.get("wall_s", 0.0)),
+    )
+    result.status, result.message = _decide(report, tests, exit_info, request)
+    output = int(exit_info.get("output_bytes", 0) or 0)
+    if output >= request.limits.output_bytes and result.status is not Status.PASSED:
+        result.status = Status.OUTPUT_LIMIT
+        result.message = f"output exceeded {request.limits.output_bytes} bytes"
     return result
 
 
-_VALID_STATUS = {str(s) for s in Status}
-
-
-def _authentic(events: list[dict[str, Any]], nonce: str) -> tuple[list[dict[str, Any]], int]:
-    """Split records into the runner's own (right nonce, well-formed, nothing after
-    ``done``) and a count of everything else."""
-    genuine: list[dict[str, Any]] = []
-    forged = 0
-    finished = False
-    for e in events:
-        ok = (
-            isinstance(e, dict)
-            and e.get("nonce") == nonce
-            and not finished
-            and e.get("event") in ("test", "program_error", "done")
-            and (e.get("event") != "test" or e.get("status") in _VALID_STATUS)
-        )
-        if not ok:
-            forged += 1
-            continue
-        genuine.append(e)
-        finished = e["event"] == "done"
-    return genuine, forged
-
-
-def _abnormal_exit(
-    returncode: int, n_reported: int, request: ExecutionRequest
+def _decide(
+    report: dict[str, Any],
+    tests: list[TestResult],
+    exit_info: dict[str, Any],
+    request: ExecutionRequest,
 ) -> tuple[Status, str]:
-    where = f"after {n_reported} of {len(request.tests)} tests"
-    if returncode < 0:
-        sig = -returncode
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        if sig == signal.SIGXFSZ:
-            return Status.OUTPUT_LIMIT, f"file size limit exceeded {where}"
-        if sig in (signal.SIGXCPU, signal.SIGKILL):
-            return Status.TIMEOUT, f"CPU time limit ({name}) {where}"
-        return Status.KILLED, f"killed by {name} {where}"
-    return Status.ERROR, f"the program exited (code {returncode}) {where}"
+    over = report.get("over")
+    load_error = report.get("load_error")
+    returncode = exit_info.get("returncode")
+    where = f"after {sum(t.status is Status.PASSED for t in tests)} of {len(request.tests)} tests"
+    if over is not None and over.get("kind") == "timeout":
+        limits = request.limits
+        budget = f"{limits.timeout_s:g} s per sample"
+        if limits.test_timeout_s:
+            budget += f" or {limits.test_timeout_s:g} s per test"
+        return Status.TIMEOUT, f"exceeded {budget} (wall clock) {where}"
+    if over is not None and over.get("kind") in ("gone", "protocol", "start", "sandbox"):
+        if isinstance(returncode, int) and returncode < 0:
+            return _signalled(-returncode, where)
+        if over["kind"] == "gone" and returncode is not None:
+            return Status.ERROR, f"the program exited (code {returncode}) {where}"
+        if over["kind"] == "gone":
+            return Status.ERROR, f"the program closed its channel to the tests {where}"
+        return Status.ERROR, f"{over.get('message', 'the sample broke')} {where}"
+    if over is not None:  # the benchmark's own set-up code failed
+        return Status.ERROR, f"test set-up failed: {over.get('message', '')}"
+    if load_error is not None:
+        kind = str(load_error.get("error_type", ""))
+        status = Status.MEMORY if kind == "MemoryError" else Status.ERROR
+        return status, f"{kind} while loading the program: {load_error.get('message', '')}"
+    failing = next((t for t in tests if t.status is not Status.PASSED), None)
+    if failing is not None:
+        message = f"test {failing.name}: {failing.error_type} {failing.message}".strip()
+        return failing.status, message
+    if [t.name for t in tests] != [t.name for t in request.tests]:
+        return Status.ERROR, "the test report does not match the tests that were run"
+    return Status.PASSED, ""
+
+
+def _signalled(sig: int, where: str) -> tuple[Status, str]:
+    name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+    if sig == signal.SIGXFSZ:
+        return Status.OUTPUT_LIMIT, f"file size limit exceeded {where}"
+    if sig == signal.SIGXCPU:
+        return Status.TIMEOUT, f"CPU time limit ({name}) {where}"
+    return Status.KILLED, f"killed by {name} {where}"

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError
-from beyondpass.execution import DEFAULT_EXECUTOR
+from beyondpass.execution import DEFAULT_EXECUTOR, ExecutorChoice
 from beyondpass.execution.base import ExecutionLimits
 from beyondpass.models.base import SamplingParams
 from beyondpass.models.factory import parse_spec
@@ -88,7 +88,7 @@ class StudyConfig:
     sampling: SamplingParams
     n: int
     limits: ExecutionLimits
-    executor: str = DEFAULT_EXECUTOR
+    executor: ExecutorChoice = field(default_factory=ExecutorChoice)
     source: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -206,7 +206,14 @@ def study_from_dict(
         raise ConfigError(f"{where}: sampling: {exc}") from exc
 
     execution_raw = dict(_expect(raw.get("execution", {}), dict, f"{where}: execution"))
-    executor = str(execution_raw.pop("executor", DEFAULT_EXECUTOR))
+    try:
+        executor = ExecutorChoice(
+            name=str(execution_raw.pop("executor", DEFAULT_EXECUTOR)),
+            isolation=str(execution_raw.pop("isolation", "auto")),
+            ray_address=execution_raw.pop("ray_address", None),
+        )
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: execution: {exc}") from exc
     try:
         limits = ExecutionLimits(**execution_raw)
     except TypeError as exc:

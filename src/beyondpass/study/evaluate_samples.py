@@ -23,7 +23,7 @@ from beyondpass.analysis.summary import KS
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.functional import FunctionalEvaluator
-from beyondpass.execution import DEFAULT_EXECUTOR, ExecutionLimits, create_executor
+from beyondpass.execution import ExecutionLimits, ExecutorChoice
 from beyondpass.models.replay import read_answer_rows
 from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
 from beyondpass.study.progress import NullProgress, Progress
@@ -47,7 +47,7 @@ def evaluate_samples(
     data_dir: str | None = None,
     limits: ExecutionLimits | None = None,
     workers: int | None = None,
-    executor: str = DEFAULT_EXECUTOR,
+    executor: ExecutorChoice | None = None,
     skip_unknown_tasks: bool = False,
     progress: Progress | None = None,
 ) -> EvaluateOutcome:
@@ -97,7 +97,8 @@ def evaluate_samples(
                 f"{out_dir} already holds results for {previous['path']} on "
                 f"{store.get_meta('benchmark_name')}; choose another --out"
             )
-        evaluator = FunctionalEvaluator(create_executor(executor, workers=workers), limits)
+        choice = executor or ExecutorChoice()
+        evaluator = FunctionalEvaluator(choice.build(workers=workers), limits)
         old_limits = store.get_meta("limits")
         if old_limits is not None and old_limits != vars(limits):
             dropped = store.clear_results()  # verdicts made under other limits are stale

@@ -22,7 +22,7 @@ from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.functional import FunctionalEvaluator
-from beyondpass.execution import create_executor
+from beyondpass.execution import ExecutorChoice
 from beyondpass.extraction import extract
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 from beyondpass.models.cache import ResponseCache
@@ -88,13 +88,17 @@ class StudyRunner:
         cache: ResponseCache | None = None,
         progress: Progress | None = None,
         workers: int | None = None,
+        executor: ExecutorChoice | None = None,
     ) -> None:
+        """``executor`` overrides the study's ``[execution]`` choice (how, not what: the
+        design and its hash stay the same)."""
         self.config = config
         self.run_dir = Path(run_dir)
         self.data_dir = data_dir
         self.cache = cache
         self.progress = progress or NullProgress()
         self.workers = workers
+        self.executor = executor
 
     def run(self) -> RunOutcome:
         cfg = self.config
@@ -116,7 +120,7 @@ class StudyRunner:
                 providers[model.label] = exc
             except ConfigError as exc:
                 raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
-        executor = create_executor(cfg.executor, workers=self.workers, seed=cfg.seed)
+        executor = (self.executor or cfg.executor).build(workers=self.workers, seed=cfg.seed)
         evaluators: list[Evaluator] = [FunctionalEvaluator(executor, cfg.limits)]
 
         with RunStore(self.run_dir) as store:

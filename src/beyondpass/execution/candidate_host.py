@@ -1,0 +1,177 @@
+"""What runs in a candidate's process: load the program, then answer the judge's requests.
+
+The candidate's process holds the model's code and nothing else of value: no tests, no
+expected values, no verdict channel. It answers requests from the judge (call this
+function, read that name, iterate this object) with plain values encoded by
+:mod:`wire`; objects that are not plain data stay here and travel as numbered handles.
+Whatever the code does to this process — rebinding builtins, patching ``json``, exiting,
+lying about results — changes only the answers it gives, never how the judge checks them.
+
+``perf_counter_ns`` is taken around the call itself, so per-test times exclude the
+channel. Everything used here is bound before the candidate's code runs, so a program that
+patches modules for its own reasons does not break the protocol.
+
+This file must import nothing from beyondpass: it runs inside the candidate sandbox.
+"""
+
+import builtins
+import os
+import time
+
+import wire
+
+_MUTABLE = (list, dict, set, bytearray)
+
+
+def host(job: dict, sock, streams: tuple = ()) -> None:
+    """Load ``job["program"]`` and serve until the judge closes the channel.
+
+    ``streams`` (stdout, stderr) are flushed before every answer, so what the program
+    printed is on disk when the judge ends the sample (the process is killed, not exited).
+    """
+    send, recv, decode, encode = wire.send_frame, wire.recv_frame, wire.decode, wire.encode
+    peer_gone, protocol_error = wire.PeerGone, wire.ProtocolError
+    clock = time.perf_counter_ns
+    base_exception, key_error = BaseException, KeyError
+    handles: dict = {}
+
+    def export(obj) -> dict:
+        handles[len(handles) + 1] = obj
+        return {"h": len(handles), "type": _type_name(obj)}
+
+    def resolve(tag: dict):
+        try:
+            return handles[tag["h"]]
+        except (key_error, TypeError):
+            raise protocol_error(f"unknown handle {tag.get('h')!r}") from None
+
+    namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+    try:
+        source = f"{job['setup']}\n{job['program']}" if job["setup"] else job["program"]
+        exec(compile(source, "<candidate>", "exec"), namespace)
+    except base_exception as exc:  # every failure of the program is an answer, not a crash
+        _flush(streams)
+        send(sock, ["load_error", *_describe(exc)])
+    else:
+        _flush(streams)
+        send(sock, ["ready", encode(_names(namespace))])
+
+    while True:
+        try:
+            message = decode(recv(sock), resolve)
+        except (peer_gone, protocol_error):
+            return
+        try:
+            reply = _serve(message, namespace, export, encode, clock)
+        except base_exception as exc:
+            reply = ["err", *_describe(exc), 0]
+        _flush(streams)
+        try:
+            send(sock, reply)
+        except base_exception as exc:  # the answer cannot be encoded (a cycle, too large)
+            send(sock, ["err", "TransferError", "", f"the result cannot be sent: {_msg(exc)}", 0])
+
+
+def _serve(message: list, namespace: dict, export, encode, clock) -> list:
+    op = message[0]
+    if op == "call":
+        _, target, args, kwargs = message
+        fn = namespace[target] if isinstance(target, str) else target
+        watched = [(i, encode(a, export)) for i, a in enumerate(args) if type(a) in _MUTABLE]
+        start = clock()
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - the candidate's exception is its answer
+            elapsed = clock() - start
+            return ["err", *_describe(exc), elapsed]
+        elapsed = clock() - start
+        changed = []
+        for i, before in watched:
+            after = encode(args[i], export)
+            if after != before:
+                changed.append([i, after])
+        return ["ok", encode(result, export), elapsed, changed]
+    if op == "get":
+        return ["ok", encode(namespace[message[1]], export), 0, []]
+    obj = message[1]
+    if op == "attr":
+        value = getattr(obj, message[2])
+    elif op == "iter":
+        value = iter(obj)
+    elif op == "next":
+        value = next(obj)
+    elif op == "len":
+        value = len(obj)
+    elif op == "bool":
+        value = bool(obj)
+    elif op == "str":
+        value = str(obj)
+    elif op == "repr":
+        value = repr(obj)
+    elif op == "getitem":
+        value = obj[message[2]]
+    elif op == "contains":
+        value = message[2] in obj
+    else:
+        raise ValueError(f"unknown request {op!r}")
+    return ["ok", encode(value, export), 0, []]
+
+
+_BUILTIN_EXCEPTIONS = frozenset(
+    n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)
+)
+
+
+def _names(namespace: dict) -> dict:
+    """What the program defines, by kind, so the judge can bind the names its tests use."""
+    out = {}
+    for name, value in list(namespace.items()):
+        if name.startswith("__") and name.endswith("__"):
+            continue
+        if type(value).__name__ == "module":
+            out[name] = ["module", str(getattr(value, "__name__", ""))]
+        else:
+            out[name] = "callable" if callable(value) else "value"
+    return out
+
+
+def _describe(exc: BaseException) -> list:
+    """[type name, nearest builtin exception class in its MRO, message]."""
+    base = "Exception"
+    try:
+        for klass in type(exc).__mro__:
+            if klass.__module__ == "builtins" and klass.__name__ in _BUILTIN_EXCEPTIONS:
+                base = klass.__name__
+                break
+    except BaseException:  # noqa: BLE001 - a hostile metaclass
+        pass
+    return [_type_name(exc), base, _msg(exc)]
+
+
+def _type_name(obj: object) -> str:
+    try:
+        return str(type(obj).__name__)[:100]
+    except BaseException:  # noqa: BLE001 - a hostile metaclass
+        return "<unnamed>"
+
+
+def _msg(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a hostile __str__
+        text = "<unprintable>"
+    return text[:500]
+
+
+def _flush(streams: tuple) -> None:
+    for stream in streams:
+        try:  # noqa: SIM105 - keep the child's imports minimal
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - output is best effort
+            pass
+
+
+def flush_and_exit(streams: tuple) -> None:
+    """Flush what the candidate printed, then leave without running its atexit hooks."""
+    _flush(streams)
+    os._exit(0)

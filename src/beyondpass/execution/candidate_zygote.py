@@ -1,0 +1,308 @@
+"""Candidate fork server: one warm interpreter per worker that forks a process per sample.
+
+Runs inside the candidate sandbox (``bwrap``: no network, read-only system, private
+``/tmp``, its own PID namespace) as ``python -s -P candidate_zygote.py CONTROL_FD``. It
+never sees a test: the judge sends it only the program, the limits and the seed, over the
+control socket. Per sample it forks a child that starts a new session, gets an empty
+stdin, stdout/stderr into files, a private scratch directory, a clean environment,
+rlimits, every other descriptor closed and a seeded ``random``, and then serves the judge
+over a fresh socket pair (:mod:`candidate_host`); the judge's end is passed over the
+control socket.
+
+When the judge ends the sample, the zygote kills the child's process group and — in its
+own PID namespace — every other process left behind (daemonised grandchildren included),
+so nothing outlives its sample, and reports the child's exit status and output tails.
+
+This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
+"""
+
+import contextlib
+import ctypes
+import errno
+import gc
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import socket
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import candidate_host  # noqa: E402 - after the path set-up, by design
+import wire  # noqa: E402
+
+#: Modules most candidates import, loaded once here instead of once per sample. Kept short:
+#: every page this process holds makes each fork slower (a heavy, rarely used module such
+#: as hashlib or statistics costs more in forks than its import costs the few that use it).
+PRELOAD = (
+    "bisect",
+    "collections",
+    "copy",
+    "functools",
+    "heapq",
+    "itertools",
+    "math",
+    "operator",
+    "re",
+    "string",
+    "typing",
+)
+TAIL_BYTES = 4000
+FORK_RETRY_S = 30.0  # a process limit shared with another worker's fork bomb frees up
+EXIT_WAIT_S = 2.0  # a process whose channel closed is exiting: time to collect its status
+
+
+def main() -> None:
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    set_not_dumpable()
+    config = json.loads(wire.recv_frame(ctl))
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):
+            __import__(name)
+    gc.collect()
+    gc.freeze()  # children's collections then skip the preloaded objects: fewer copied pages
+    own_ns = bool(config.get("own_pid_namespace")) and os.getpid() < 16
+    scratch = Scratch(config["scratch"])
+    wire.send_frame(ctl, {"ready": True, "pid": os.getpid(), "own_pid_namespace": own_ns})
+    while True:
+        # The next sample's process is forked and set up while the judge is between
+        # samples, so a sample starts with a process that is already waiting for its program.
+        spare = _spare(ctl, config, scratch)
+        try:
+            job = json.loads(wire.recv_frame(ctl))
+        except (wire.PeerGone, ValueError):
+            _kill(spare[0], own_ns)
+            return
+        serve_sample(ctl, job, spare, own_ns, scratch)
+
+
+class Scratch:
+    """The sample's working directory and output files, emptied between samples."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.seq = 0
+        self.work = self._fresh()
+        logs = os.path.join(root, "logs")
+        os.mkdir(logs, 0o700)
+        self.stdout = os.path.join(logs, "stdout")
+        self.stderr = os.path.join(logs, "stderr")
+
+    def _fresh(self) -> str:
+        self.seq += 1
+        path = os.path.join(self.root, f"w{self.seq}")
+        os.mkdir(path, 0o700)
+        return path
+
+    def clean(self) -> None:
+        """Empty the working directory; a directory the sample made undeletable is
+        abandoned for a fresh one, so no sample ever sees another's files."""
+        try:
+            if not os.listdir(self.work):
+                return
+        except OSError:
+            pass
+        shutil.rmtree(self.work, ignore_errors=True)
+        if os.path.exists(self.work):
+            self.work = self._fresh()
+        else:
+            os.mkdir(self.work, 0o700)
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 4, 24, 38
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def set_not_dumpable() -> None:
+    """PR_SET_DUMPABLE 0: a process without CAP_SYS_PTRACE cannot trace this one or read
+    its memory."""
+    _LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def drop_capabilities() -> None:
+    """Give up every capability (and the right to regain any through exec).
+
+    Needed where the sandbox runs as root of its own user namespace (``unshare`` level):
+    there the program would otherwise hold CAP_SYS_PTRACE, CAP_KILL and friends over the
+    fork server and every other process of the namespace.
+    """
+    for cap in range(64):
+        _LIBC.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    _LIBC.capset(header, (ctypes.c_uint32 * 6)())
+    _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+
+def _spare(ctl: socket.socket, config: dict, scratch: Scratch) -> tuple:
+    """Fork the next sample's process: set up, waiting for its program on its socket."""
+    ours, theirs = socket.socketpair()
+    pid = _fork(time.monotonic() + FORK_RETRY_S)
+    if pid == 0:  # the sample's process
+        try:
+            ours.close()
+            _child(config, scratch, theirs, ctl)
+        finally:
+            os._exit(0)
+    theirs.close()
+    return pid, ours
+
+
+def serve_sample(ctl: socket.socket, job: dict, spare: tuple, own_ns: bool, scratch) -> None:
+    """Give the program to the spare process, hand its channel to the judge, clean up."""
+    pid, ours = spare
+    if pid < 0:
+        socket.send_fds(ctl, [b"E"], [])
+    else:
+        with contextlib.suppress(OSError):  # if it died waiting, the judge sees a closed channel
+            wire.send_frame(ours, job)
+        socket.send_fds(ctl, [b"F"], [ours.fileno()])
+    ours.close()
+    try:
+        end = json.loads(wire.recv_frame(ctl))
+    except (wire.PeerGone, ValueError):
+        end = {}
+    returncode, still_running = None, False
+    if pid > 0:
+        # the judge saw the channel close: the process is exiting, give it time to finish
+        done, status = _wait_briefly(pid, EXIT_WAIT_S if end.get("closed") else 0.0)
+        still_running = done == 0
+        if not still_running:  # ended on its own: its exit status explains an early end
+            returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+    if pid > 0:  # nothing of the sample runs on once it has ended
+        _kill(pid, own_ns)
+    stdout, out_size = _tail(scratch.stdout)
+    stderr, err_size = _tail(scratch.stderr)
+    if end.get("op") == "end":  # answer, then reap and clean up while the judge reports
+        wire.send_frame(
+            ctl,
+            {
+                "returncode": returncode,
+                "killed_at_end": still_running,
+                "fork_failed": pid < 0,
+                "stdout": stdout,
+                "stderr": stderr,
+                "output_bytes": out_size + err_size,
+            },
+        )
+    if pid > 0 and still_running:
+        os.waitpid(pid, 0)
+    _reap()
+    scratch.clean()
+
+
+def _wait_briefly(pid: int, patience_s: float) -> tuple:
+    """``waitpid(pid, WNOHANG)``, retried for up to ``patience_s``."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done or time.monotonic() >= deadline:
+            return done, status
+        time.sleep(0.001)
+
+
+def _fork(deadline: float) -> int:
+    """``os.fork()``, retried while a shared process limit is exhausted; -1 if it never frees."""
+    delay = 0.01
+    while True:
+        try:
+            return os.fork()
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN or time.monotonic() > deadline:
+                return -1
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
+def _kill(pid: int, own_ns: bool) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    if own_ns:  # everything else in this PID namespace but us (and its init) is left over
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(-1, signal.SIGKILL)
+
+
+def _reap() -> None:
+    """As PID 1 of a namespace (``unshare`` level) orphans are ours to reap."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _tail(path: str) -> tuple:
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as fh:
+            if size > TAIL_BYTES:
+                fh.seek(size - TAIL_BYTES)
+            return fh.read().decode("utf-8", "replace"), size
+    except OSError:
+        return "", 0
+
+
+def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.socket) -> None:
+    """Set up the sample's process, wait for its program, then serve the judge."""
+    os.setsid()
+    ctl.close()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    out = os.open(scratch.stdout, flags, 0o600)
+    err = os.open(scratch.stderr, flags, 0o600)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    keep = sock.fileno()
+    for fd in (null, out, err):
+        if fd > 2 and fd != keep:
+            os.close(fd)
+    os.closerange(3, keep)
+    os.closerange(keep + 1, 1 << 16)
+    os.chdir(scratch.work)
+    os.environ.clear()
+    os.environ.update(config["env"])
+    os.environ.update({"HOME": scratch.work, "TMPDIR": scratch.work})
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGALRM):
+        signal.signal(sig, signal.SIG_DFL)
+    if config.get("drop_capabilities"):
+        drop_capabilities()
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    streams = (sys.stdout, sys.stderr)
+    try:
+        job = json.loads(wire.recv_frame(sock))
+    except (wire.PeerGone, ValueError):
+        os._exit(0)
+    limits = job["limits"]
+    mem = limits["memory_mb"] << 20
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    cpu = int(limits["timeout_s"]) + 2
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    fsize = max(limits["file_size_mb"] << 20, limits["output_bytes"])
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    nproc = config.get("nproc")
+    if nproc:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    random.seed(job.get("seed", 0))  # programs that draw random numbers are reproducible
+    try:
+        candidate_host.host(job, sock, streams)
+    finally:
+        candidate_host.flush_and_exit(streams)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,463 @@
+"""The judge: runs a task's tests against a candidate that lives in another process.
+
+Runs inside its own sandbox as ``python -s -P judge.py CONTROL_FD``, serving jobs from the
+harness over length-prefixed JSON frames on stdin/stdout. Per job it asks the candidate
+fork server (over the control socket) to start the program in a fresh process, receives
+the channel to that process, and executes the benchmark's test code *here*, with the
+program's names bound to proxies: calling ``candidate(x)`` sends ``x`` over the channel and
+gets back plain data (:mod:`wire`). Assertions, comparisons and exception matching all
+happen in this process, on values the candidate cannot make lie. The candidate has no way
+to reach the harness: the judge's report is the only verdict channel.
+
+Why not run the tests inside the candidate's process, as most harnesses do? There the
+code can return an object whose ``__eq__`` is always true, skip assertions with a trace
+function, or find the result channel in memory. Here, the candidate process never holds a
+test, an expected value or the verdict channel.
+
+This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
+"""
+
+import builtins
+import contextlib
+import functools
+import json
+import os
+import random
+import socket
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import wire  # noqa: E402 - after the path set-up, by design
+
+_HEADER = struct.Struct(">I")
+END_GRACE_S = 10.0  # for the fork server to clean up after a sample
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+_MUTABLE = (list, dict, set, bytearray)
+
+
+class SampleOver(BaseException):  # noqa: N818 - not an error of the test; ends the sample
+    """The candidate is gone, out of time or broke the protocol: no further test runs.
+
+    A ``BaseException`` so that ``except Exception`` in a benchmark's test code cannot
+    swallow it; the channel also remembers it, so even a bare ``except:`` cannot.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind  # "gone", "timeout" or "protocol"
+        self.message = message
+
+
+class CandidateChannel:
+    """The judge's end of one sample's channel: requests, timing, handles."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self.sock = sock
+        self.sample_deadline = deadline
+        self.deadline = deadline
+        self.elapsed_ns = 0  # candidate-side time of calls since the last reset
+        self.over: SampleOver | None = None
+        self._handles: dict[int, RemoteObject] = {}
+
+    def receive(self) -> list:
+        try:
+            reply = wire.decode(wire.recv_frame(self.sock, self.deadline), self._handle)
+        except wire.DeadlineExceeded:
+            raise self._end("timeout", "the sample ran out of time") from None
+        except wire.PeerGone:
+            raise self._end("gone", "the candidate's process ended") from None
+        except wire.ProtocolError as exc:
+            raise self._end("protocol", f"the candidate broke the protocol: {exc}") from None
+        if not isinstance(reply, list) or not reply or not isinstance(reply[0], str):
+            raise self._end("protocol", "the candidate sent a message that is not a reply")
+        return reply
+
+    def request(self, message: list, mutable_args: tuple = ()) -> object:
+        if self.over is not None:
+            raise self.over
+        try:
+            wire.send_frame(self.sock, [wire.encode(part, _export) for part in message])
+        except wire.EncodeError as exc:
+            raise TypeError(f"cannot pass this value to the candidate: {exc}") from None
+        except OSError:
+            raise self._end("gone", "the candidate's process ended") from None
+        reply = self.receive()
+        kind = reply[0]
+        if kind == "ok" and len(reply) == 4 and isinstance(reply[3], list):
+            _, value, ns, changed = reply
+            self._add_time(ns)
+            for item in changed:
+                _copy_back(mutable_args, item)
+            return value
+        if kind == "err" and len(reply) == 5:
+            _, type_name, base, message_text, ns = reply
+            self._add_time(ns)
+            raise remote_exception(str(type_name), str(base), str(message_text)[:500])
+        raise self._end("protocol", f"the candidate sent an unexpected {kind!r} reply")
+
+    def _add_time(self, ns: object) -> None:
+        if type(ns) is not int or ns < 0:
+            raise self._end("protocol", "the candidate reported an invalid duration")
+        self.elapsed_ns += ns
+
+    def _end(self, kind: str, message: str) -> SampleOver:
+        if self.over is None:
+            self.over = SampleOver(kind, message)
+        return self.over
+
+    def _handle(self, tag: dict) -> "RemoteObject":
+        ident = tag.get("h")
+        if type(ident) is not int:
+            raise wire.ProtocolError("a handle without an integer id")
+        if ident not in self._handles:
+            self._handles[ident] = RemoteObject(self, ident, str(tag.get("type", "object"))[:100])
+        return self._handles[ident]
+
+
+def _export(obj: object) -> dict:
+    if isinstance(obj, (RemoteObject, RemoteFunction)):
+        return obj._tag()
+    raise wire.EncodeError(f"an object of type {type(obj).__name__} is not plain data")
+
+
+def _copy_back(args: tuple, item: object) -> None:
+    """Apply an in-place change the candidate made to a mutable argument (call by copy-restore)."""
+    if not isinstance(item, list) or len(item) != 2 or type(item[0]) is not int:
+        return
+    index, new = item
+    if not 0 <= index < len(args):
+        return
+    old = args[index]
+    if type(new) is not type(old) or type(old) not in _MUTABLE:
+        return
+    if isinstance(old, (list, bytearray)):
+        old[:] = new
+    else:
+        old.clear()
+        old.update(new)
+
+
+def remote_exception(type_name: str, base: str, message: str) -> BaseException:
+    """The candidate's exception, re-created here: builtin ones as themselves (so ``except
+    ValueError`` in a test matches), others as a subclass of their nearest builtin base
+    that carries the candidate's class name."""
+    klass = _exception_class(type_name, base)
+    try:
+        return klass(message)
+    except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError needs five arguments
+        return _exception_class(type_name, "Exception")(message)
+
+
+@functools.lru_cache(maxsize=256)
+def _exception_class(type_name: str, base: str) -> type:
+    builtin = getattr(builtins, base, None)
+    if not (isinstance(builtin, type) and issubclass(builtin, BaseException)):
+        builtin = Exception
+    if type_name == base or not type_name.isidentifier():
+        return builtin
+    try:
+        return type(type_name, (builtin,), {"__module__": "candidate"})
+    except TypeError:
+        return builtin
+
+
+class RemoteFunction:
+    """A top-level callable of the candidate, called through the channel."""
+
+    __slots__ = ("_channel", "_name")
+
+    def __init__(self, channel: CandidateChannel, name: str) -> None:
+        self._channel = channel
+        self._name = name
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        return self._channel.request(["call", self._name, list(args), kwargs], args)
+
+    def __repr__(self) -> str:
+        return f"<candidate function {self._name}>"
+
+    def _tag(self) -> dict:
+        raise wire.EncodeError("a candidate function cannot be passed back to the candidate")
+
+
+class RemoteObject:
+    """An object that stays in the candidate's process.
+
+    Equality and hashing are by identity and decided here: a candidate object never
+    compares equal to a plain value, whatever its class says.
+    """
+
+    __slots__ = ("_channel", "_id", "_type")
+
+    def __init__(self, channel: CandidateChannel, ident: int, type_name: str) -> None:
+        self._channel = channel
+        self._id = ident
+        self._type = type_name
+
+    def _tag(self) -> dict:
+        return {"h": self._id}
+
+    def _ask(self, op: str, *args: object) -> object:
+        return self._channel.request([op, self, *args])
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        return self._channel.request(["call", self, list(args), kwargs], args)
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._ask("attr", name)
+
+    def __iter__(self):
+        return self._ask("iter")
+
+    def __next__(self):
+        return self._ask("next")
+
+    def __len__(self) -> int:
+        n = self._ask("len")
+        if type(n) is not int:
+            raise TypeError("len() of a candidate object is not an integer")
+        return n
+
+    def __bool__(self) -> bool:
+        return self._ask("bool") is True
+
+    def __str__(self) -> str:
+        return str(self._ask("str"))
+
+    def __repr__(self) -> str:
+        return f"<candidate {self._type} object>"
+
+    def __getitem__(self, key: object) -> object:
+        return self._ask("getitem", key)
+
+    def __contains__(self, item: object) -> bool:
+        return self._ask("contains", item) is True
+
+
+class TestGlobals(dict):
+    """The test code's namespace: plain values of the program are fetched on first use."""
+
+    __test__ = False
+
+    def __init__(self, channel: CandidateChannel, lazy: frozenset) -> None:
+        super().__init__()
+        self._channel = channel
+        self._lazy = lazy
+
+    def __missing__(self, name: str) -> object:
+        if name not in self._lazy:
+            raise KeyError(name)
+        value = self._channel.request(["get", name])
+        self[name] = value
+        return value
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(source: str, filename: str):
+    return compile(source, filename, "exec")
+
+
+def judge(job: dict, ctl: socket.socket) -> dict:
+    """Run one sample: start the candidate, run every test, collect what happened."""
+    limits = job["limits"]
+    start = time.monotonic()
+    deadline = start + float(limits["timeout_s"])
+    report: dict = {"tests": [], "load_error": None, "over": None, "exit": None}
+    start_request = {
+        "program": job["program"],
+        "setup": job["setup"],
+        "limits": limits,
+        "seed": job.get("seed", 0),
+    }
+    try:
+        wire.send_frame(ctl, start_request)
+        ctl.settimeout(END_GRACE_S + float(limits["timeout_s"]))
+        data, fds, _, _ = socket.recv_fds(ctl, 1, 1)
+    except OSError as exc:
+        report["over"] = {"kind": "sandbox", "message": f"the candidate sandbox failed: {exc}"}
+        report["wall_s"] = time.monotonic() - start
+        return report
+    sock = socket.socket(fileno=fds[0]) if fds and data == b"F" else None
+    try:
+        if sock is None:
+            kind = "start" if data == b"E" else "sandbox"
+            report["over"] = {"kind": kind, "message": "the candidate process could not start"}
+        else:
+            _run_tests(job, CandidateChannel(sock, deadline), report)
+    finally:
+        if sock is not None:
+            sock.close()
+        try:
+            over = report.get("over") or {}
+            wire.send_frame(ctl, {"op": "end", "closed": over.get("kind") == "gone"})
+            report["exit"] = json.loads(wire.recv_frame(ctl, time.monotonic() + END_GRACE_S))
+        except (OSError, wire.PeerGone, wire.DeadlineExceeded, wire.ProtocolError, ValueError):
+            report["exit"] = None  # the sandbox is broken: the harness replaces this worker
+    report["wall_s"] = time.monotonic() - start
+    return report
+
+
+def _run_tests(job: dict, channel: CandidateChannel, report: dict) -> None:
+    try:
+        hello = channel.receive()
+    except SampleOver as over:
+        report["over"] = {"kind": over.kind, "message": over.message, "test": None}
+        return
+    if hello[0] == "load_error" and len(hello) == 4:
+        report["load_error"] = {"error_type": str(hello[1]), "message": str(hello[3])[:500]}
+        return
+    if hello[0] != "ready" or len(hello) != 2 or not isinstance(hello[1], dict):
+        report["over"] = {"kind": "protocol", "message": "no ready message", "test": None}
+        return
+    namespace = _namespace(hello[1], channel)
+    random.seed(job.get("seed", 0))
+    try:
+        if job["setup"]:
+            exec(_compiled(job["setup"], "<test setup>"), namespace)
+        for test in job["tests"]:
+            result = _run_test(test, namespace, channel, job["repeats"], job["limits"])
+            report["tests"].append(result)
+            if channel.over is not None:
+                break
+    except SampleOver:
+        pass
+    except BaseException as exc:  # noqa: BLE001 - broken setup code is the benchmark's fault
+        report["over"] = {"kind": "setup", "message": f"{type(exc).__name__}: {exc}"[:500]}
+        return
+    if channel.over is not None:
+        name = report["tests"][-1]["name"] if report["tests"] else None
+        report["over"] = {"kind": channel.over.kind, "message": channel.over.message, "test": name}
+
+
+def _namespace(names: dict, channel: CandidateChannel) -> TestGlobals:
+    lazy = []
+    namespace = TestGlobals(channel, frozenset())
+    for name, kind in names.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            continue
+        if kind == "callable":
+            namespace[name] = RemoteFunction(channel, name)
+        elif isinstance(kind, list) and len(kind) == 2 and kind[0] == "module":
+            module = str(kind[1])
+            if module.split(".")[0] in _STDLIB:
+                with contextlib.suppress(ImportError):
+                    namespace[name] = __import__(module, fromlist=["_"])
+                    continue
+            lazy.append(name)
+        else:
+            lazy.append(name)
+    namespace._lazy = frozenset(lazy)
+    namespace["__builtins__"] = builtins
+    namespace["__name__"] = "__test__"
+    return namespace
+
+
+def _run_test(
+    test: dict, namespace: dict, channel: CandidateChannel, repeats: int, limits: dict
+) -> dict:
+    name = test["name"]
+    per_test = limits.get("test_timeout_s")
+    if per_test:  # a single test may not use up the whole sample's budget
+        channel.deadline = min(channel.sample_deadline, time.monotonic() + float(per_test))
+    try:
+        code = _compiled(test["code"], f"<test {name}>")
+    except BaseException as exc:  # noqa: BLE001 - a broken test is reported, not fatal
+        return _outcome(name, "error", "TestSyntaxError", exc)
+    status, error_type, failure = _exec(code, namespace, channel)
+    if status != "passed":
+        return _outcome(name, status, error_type, failure)
+    times = []
+    for _ in range(repeats):
+        channel.elapsed_ns = 0
+        status, error_type, failure = _exec(code, namespace, channel)
+        if status != "passed":  # passed once, then broke: not a pass
+            status = "error" if status == "failed" else status
+            return _outcome(name, status, error_type, failure, "on timing repeat: ")
+        times.append(channel.elapsed_ns)
+    return {"name": name, "status": "passed", "times_ns": times}
+
+
+def _exec(code, namespace: dict, channel: CandidateChannel) -> tuple:
+    try:
+        exec(code, namespace)
+    except SampleOver as over:
+        return ("timeout" if over.kind == "timeout" else "error"), over.kind, over
+    except AssertionError as exc:
+        status = "failed"
+        failure: BaseException = exc
+    except MemoryError as exc:
+        return "memory", "MemoryError", exc
+    except BaseException as exc:  # noqa: BLE001 - every exception of a test is a verdict
+        return "error", type(exc).__name__, exc
+    else:
+        status, failure = "passed", None
+    if channel.over is not None:  # the test code swallowed the end of the sample
+        over = channel.over
+        return ("timeout" if over.kind == "timeout" else "error"), over.kind, over
+    return status, "AssertionError" if failure is not None else "", failure
+
+
+def _outcome(name: str, status: str, error_type: str, exc, prefix: str = "") -> dict:
+    try:
+        message = str(exc)
+    except BaseException:  # noqa: BLE001
+        message = "<unprintable>"
+    return {
+        "name": name,
+        "status": status,
+        "error_type": error_type,
+        "message": (prefix + message)[:500],
+    }
+
+
+def main() -> None:
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    harness_in, harness_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    config = _read(harness_in)
+    wire.send_frame(ctl, config["candidate"])
+    hello = json.loads(wire.recv_frame(ctl, time.monotonic() + 60))
+    _write(harness_out, {"ready": True, "candidate": hello})
+    while True:
+        job = _read(harness_in)
+        if job is None:
+            return
+        _write(harness_out, judge(job, ctl))
+
+
+def _read(fd: int):
+    header = _read_exactly(fd, _HEADER.size)
+    if header is None:
+        return None
+    body = _read_exactly(fd, _HEADER.unpack(header)[0])
+    return None if body is None else json.loads(body)
+
+
+def _read_exactly(fd: int, n: int):
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, n - got)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _write(fd: int, obj: object) -> None:
+    body = json.dumps(obj).encode()
+    data = _HEADER.pack(len(body)) + body
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""Scale-out on Ray: the same verdicts as the local executor, on a real local Ray instance.
+
+Ray is started by the tests (2 CPUs, no dashboard) and shut down at the end of the module.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from beyondpass.benchmarks.task import TestCase
+from beyondpass.execution import ExecutionLimits, ExecutionRequest, Status, create_executor
+from beyondpass.execution.ray_executor import plan_batches
+
+TESTS = (TestCase("a", "assert inc(1) == 2"), TestCase("b", "assert inc(41) == 42"))
+PROGRAMS = [
+    "def inc(x):\n    return x + 1\n",
+    "def inc(x):\n    return x\n",
+    "def inc(x):\n    raise ValueError('no')\n",
+    "def inc(x):\n    while True:\n        pass\n",
+    "import os\nos._exit(0)\n",
+    "class A:\n    def __eq__(self, o):\n        return True\ndef inc(x):\n    return A()\n",
+    "x = bytearray(8 * 1024**3)\n",
+    "import ctypes\nctypes.string_at(0)\n",
+    "def inc(x:\n",
+]
+
+
+def requests() -> list[ExecutionRequest]:
+    limits = ExecutionLimits(timeout_s=2, memory_mb=512)
+    return [ExecutionRequest(program=p, tests=TESTS, limits=limits) for p in PROGRAMS] * 3
+
+
+@pytest.fixture(scope="module")
+def ray_executor():
+    ex = create_executor(
+        "ray", batch_size=4, init_options={"num_cpus": 2, "include_dashboard": False}
+    )
+    yield ex
+    ex.close()
+
+
+def signature(result) -> tuple:
+    return result.status, [(t.name, t.status) for t in result.tests]
+
+
+def test_ray_gives_the_same_verdicts_as_the_local_executor(ray_executor):
+    local = create_executor("sandbox", workers=2)
+    try:
+        expected = [signature(r) for r in local.run_many(requests())]
+    finally:
+        local.close()
+    seen: list[int] = []
+    results = ray_executor.run_many(requests(), on_result=lambda i, r: seen.append(i))
+    assert [signature(r) for r in results] == expected
+    assert sorted(seen) == list(range(len(PROGRAMS) * 3))
+    statuses = {r.status for r in results}
+    assert {Status.PASSED, Status.FAILED, Status.ERROR, Status.TIMEOUT, Status.MEMORY} <= statuses
+
+
+def test_ray_metadata_comes_from_a_worker(ray_executor):
+    meta = ray_executor.metadata()
+    assert meta["executor"] == "ray"
+    assert meta["cluster_cpus"] == 2.0
+    assert meta["inner"]["executor"] == "sandbox"
+    assert meta["isolation"] == meta["inner"]["isolation"]
+
+
+def test_plan_batches_cover_every_request_once():
+    for n, size, slots in [(1, 64, 2), (10, 4, 2), (100, 64, 2), (7, 3, 8)]:
+        batches = plan_batches(n, size, slots)
+        assert [i for b in batches for i in b] == list(range(n))
+        assert all(1 <= len(b) <= size for b in batches)
+
+
+def test_evaluate_cli_on_ray(run_cli, tmp_path, data_dir):
+    samples = tmp_path / "answers.jsonl"
+    samples.write_text(
+        json.dumps({"task_id": "HumanEval/0", "completion": "    return False\n"})
+        + "\n"
+        + json.dumps({"task_id": "HumanEval/53", "completion": "    return x + y\n"})
+        + "\n"
+    )
+    out = tmp_path / "out"
+    proc = run_cli(
+        [
+            "evaluate",
+            "--benchmark",
+            "humaneval",
+            "--samples",
+            samples,
+            "--out",
+            out,
+            "--executor",
+            "ray",
+            "--json",
+        ],
+        cwd=tmp_path,
+        env={"BEYONDPASS_DATA": str(data_dir)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["pass@1"] == 0.5
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in rows] == ["failed", "passed"]

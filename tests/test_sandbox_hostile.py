@@ -1,0 +1,543 @@
+"""Hostile programs against the default executor.
+
+Each program attacks the harness the way generated code might: faking a pass, escaping the
+sandbox, leaking secrets, exhausting resources, or damaging other samples. Each must end
+with a non-passing verdict of the right status, leave no trace outside the sandbox, and
+leave the samples around it unaffected. Programs that only *probe* the sandbox are written
+so that they pass exactly when the protection holds.
+
+These tests run real sandboxes (bubblewrap on CI: the suite fails there if it is missing).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import textwrap
+import threading
+import time
+import uuid
+
+import pytest
+
+from beyondpass.benchmarks.task import TestCase
+from beyondpass.execution import ExecutionLimits, ExecutionRequest, Status, create_executor
+from beyondpass.execution.sandbox import level_works
+
+TESTS = (TestCase("a", "assert inc(1) == 2"), TestCase("b", "assert inc(41) == 42"))
+GOOD = "def inc(x):\n    return x + 1\n"
+WRONG = "def inc(x):\n    return 0\n"
+
+
+@pytest.fixture(scope="module", params=["bwrap", "unshare"])
+def executor(request):
+    """The executor at each namespace level this machine offers; CI must offer bwrap.
+
+    The ``process`` level is not attacked here: without a PID namespace a program that
+    signals every process it may (``kill(-1)``) reaches the test runner itself. It gets the
+    verdict tests only (``test_process_level_verdicts``).
+    """
+    level = request.param
+    if not level_works(level):
+        if level == "bwrap" and os.environ.get("CI", "").lower() == "true":
+            pytest.fail("CI must run the bwrap sandbox: install bubblewrap")
+        pytest.skip(f"isolation level {level} does not work on this machine")
+    ex = create_executor("sandbox", workers=2, isolation=level)
+    yield ex
+    ex.close()
+
+
+@pytest.fixture
+def bwrap_only(executor):
+    if executor.level != "bwrap":
+        pytest.skip(
+            f"filesystem confinement needs the bwrap level (this run: {executor.level})"
+        )
+
+
+def request(program: str, tests=TESTS, **limits) -> ExecutionRequest:
+    return ExecutionRequest(
+        program=textwrap.dedent(program),
+        tests=tests,
+        limits=ExecutionLimits(**{"timeout_s": 5, **limits}),
+    )
+
+
+def run_between_good(executor, program: str, **limits):
+    """Run the program with correct samples before and after it, concurrently."""
+    batch = [request(GOOD), request(program, **limits), request(GOOD), request(GOOD)]
+    results = executor.run_many(batch)
+    assert [r.status for i, r in enumerate(results) if i != 1] == [Status.PASSED] * 3, [
+        (r.status, r.message) for r in results
+    ]
+    return results[1]
+
+
+def test_a_correct_sample_passes(executor):
+    result = executor.run(request(GOOD))
+    assert result.status is Status.PASSED, result.message
+    assert [(t.name, t.status) for t in result.tests] == [("a", "passed"), ("b", "passed")]
+
+
+# -- faking a pass ------------------------------------------------------------------------
+FAKES = {
+    "sys.exit at load": "import sys\nsys.exit(0)\n",
+    "os._exit at load": "import os\nos._exit(0)\n",
+    "os._exit in the function": "import os\ndef inc(x):\n    os._exit(0)\n",
+    "sys.exit in the function": "import sys\ndef inc(x):\n    sys.exit(0)\n",
+    "SIGKILL to itself": (
+        "import os, signal\ndef inc(x):\n    os.kill(os.getpid(), signal.SIGKILL)\n"
+    ),
+    "printed fake report": """
+        import json, sys
+        for name in ("a", "b"):
+            print(json.dumps({"event": "test", "name": name, "status": "passed"}))
+        print(json.dumps({"event": "done"}))
+        print('{"tests": [], "status": "passed"}', file=sys.stderr)
+        def inc(x):
+            return 0
+        """,
+    "always-equal object": """
+        class Anything:
+            def __eq__(self, other): return True
+            def __ne__(self, other): return False
+            def __hash__(self): return 0
+        def inc(x):
+            return Anything()
+        """,
+    "int subclass lying about equality": """
+        class Liar(int):
+            def __eq__(self, other): return True
+        def inc(x):
+            return Liar(0)
+        """,
+    "trace function skipping assertions": """
+        import sys
+        def skip(frame, event, arg):
+            if event == "line" and "assert" in str(frame.f_code.co_filename):
+                frame.f_lineno += 1
+            return skip
+        sys.settrace(skip)
+        def inc(x):
+            return 0
+        """,
+    "patched builtins": """
+        import builtins
+        builtins.AssertionError = type("Nope", (Exception,), {})
+        builtins.isinstance = lambda *a: True
+        def inc(x):
+            return 0
+        """,
+    "patched sys.modules": """
+        import sys, types
+        sys.modules["json"] = types.ModuleType("json")
+        sys.modules["socket"] = types.ModuleType("socket")
+        def inc(x):
+            return 0
+        """,
+    "atexit hook": """
+        import atexit, os
+        atexit.register(lambda: os.write(1, b'{"event": "done"}'))
+        def inc(x):
+            return 0
+        """,
+    "garbage to every inherited descriptor": """
+        import json, os
+        forged = json.dumps(["ok", 42, 0, []]).encode()
+        frame = len(forged).to_bytes(4, "big") + forged
+        def inc(x):
+            for fd in range(3, 256):
+                try:
+                    os.write(fd, frame * 4 + b"garbage")
+                except OSError:
+                    pass
+            return 0
+        """,
+    "forged replies on its own channel": """
+        import json, os, socket, struct
+        def inc(x):
+            for fd in range(3, 64):
+                try:
+                    s = socket.socket(fileno=os.dup(fd))
+                except OSError:
+                    continue
+                body = json.dumps(["ok", x + 1, 0, []]).encode()
+                try:
+                    s.sendall(struct.pack(">I", len(body)) + body)
+                except OSError:
+                    pass
+            return 0
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAKES))
+def test_faking_a_pass_never_passes(executor, name):
+    result = run_between_good(executor, FAKES[name])
+    assert result.status is not Status.PASSED, (name, result.message)
+    assert result.status in (Status.FAILED, Status.ERROR, Status.KILLED), result.message
+
+
+def test_the_candidate_never_holds_the_tests(executor):
+    """The expected values are not in the candidate's process: not as objects, not in memory."""
+    program = """
+        import gc, re
+        def found_in_objects():
+            return any(isinstance(o, str) and "inc(41) == 42" in o for o in gc.get_objects())
+        def found_in_memory():
+            with open("/proc/self/maps") as maps, open("/proc/self/mem", "rb", 0) as mem:
+                for line in maps:
+                    m = re.match(r"([0-9a-f]+)-([0-9a-f]+) r", line)
+                    if not m:
+                        continue
+                    start, end = int(m[1], 16), int(m[2], 16)
+                    try:
+                        mem.seek(start)
+                        if b"inc(41) == 42" in mem.read(end - start):
+                            return True
+                    except (OSError, ValueError, OverflowError):
+                        pass
+            return False
+        LEAKED = found_in_objects() or found_in_memory()
+        def inc(x):
+            return 42 if LEAKED else 0
+        """
+    result = run_between_good(executor, program, timeout_s=20)
+    assert result.status is Status.FAILED, result.message
+
+
+def test_candidate_exceptions_keep_their_type_for_the_tests(executor):
+    tests = (
+        TestCase(
+            "raises",
+            "try:\n    inc(-1)\nexcept ValueError as e:\n    assert 'neg' in str(e)\n"
+            "else:\n    raise AssertionError('no error')",
+        ),
+        TestCase("custom", "try:\n    inc(-2)\nexcept LookupError:\n    pass"),
+    )
+    program = """
+        class Mine(KeyError):
+            pass
+        def inc(x):
+            if x == -1:
+                raise ValueError("negative")
+            raise Mine("custom")
+        """
+    assert executor.run(request(program, tests=tests)).status is Status.PASSED
+
+
+def test_in_place_changes_to_arguments_reach_the_tests(executor):
+    tests = (
+        TestCase(
+            "sort", "xs = [3, 1, 2]\nassert sort_in_place(xs) is None\nassert xs == [1, 2, 3]"
+        ),
+    )
+    program = "def sort_in_place(xs):\n    xs.sort()\n"
+    assert executor.run(request(program, tests=tests)).status is Status.PASSED
+
+
+def test_objects_stay_in_the_candidate_and_are_used_through_handles(executor):
+    tests = (
+        TestCase("iter", "assert list(evens(6)) == [0, 2, 4]"),
+        TestCase("len", "assert len(Box([1, 2, 3])) == 3 and Box([1]).first() == 1"),
+        TestCase("eq", "assert evens(2) != [0]"),
+    )
+    program = """
+        def evens(n):
+            return (i for i in range(n) if i % 2 == 0)
+        class Box:
+            def __init__(self, items): self.items = items
+            def __len__(self): return len(self.items)
+            def first(self): return self.items[0]
+        """
+    result = executor.run(request(program, tests=tests))
+    assert result.status is Status.PASSED, result.message
+
+
+# -- escaping the sandbox ----------------------------------------------------------------
+def test_no_writes_or_deletes_outside_the_sandbox(executor, bwrap_only, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    home_marker = os.path.expanduser(f"~/beyondpass-escape-{uuid.uuid4().hex}")
+    program = f"""
+        import os, shutil
+        for path in ({str(tmp_path / "created.txt")!r}, {home_marker!r}, "/usr/escape.txt",
+                     {os.path.join(os.getcwd(), "escape.txt")!r}):
+            try:
+                open(path, "w").write("pwned")
+            except OSError:
+                pass
+        for path in ({str(victim)!r},):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        shutil.rmtree({str(tmp_path)!r}, ignore_errors=True)
+        def inc(x):
+            return 0
+        """
+    result = run_between_good(executor, program)
+    assert result.status is Status.FAILED
+    assert victim.read_text() == "keep me"
+    assert not (tmp_path / "created.txt").exists()
+    assert not os.path.exists(home_marker)
+    assert not os.path.exists("/usr/escape.txt")
+    assert not os.path.exists(os.path.join(os.getcwd(), "escape.txt"))
+
+
+def test_the_sandbox_sees_no_home_project_or_secret_files(executor, bwrap_only, tmp_path):
+    """Only the Python installation is bound in: not the rest of home, the project, /etc."""
+    token = uuid.uuid4().hex
+    planted = [os.path.expanduser(f"~/.beyondpass-visible-{token}"), f"visible-{token}"]
+    planted.append(str(tmp_path / f"visible-{token}"))
+    for path in planted:
+        with open(path, "w") as fh:
+            fh.write(token)
+    program = f"""
+        import os
+        PROBES = {[os.path.abspath(p) for p in planted]!r} + ["/etc/shadow", "/etc/ssh",
+                  "/etc/hostname", {os.path.abspath("pyproject.toml")!r}]
+        VISIBLE = [p for p in PROBES if os.path.exists(p)]
+        print(VISIBLE)
+        def inc(x):
+            return x + 1 if not VISIBLE else 0
+        """
+    try:
+        result = executor.run(request(program))
+    finally:
+        for path in planted:
+            os.remove(path)
+    assert result.status is Status.PASSED, result.stdout
+
+
+def test_secrets_in_the_environment_are_invisible(executor, monkeypatch):
+    secret = f"sk-{uuid.uuid4().hex}"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setenv("BEYONDPASS_TEST_SECRET", secret)
+    program = f"""
+        import os
+        def leaked():
+            if {secret!r} in repr(dict(os.environ)):
+                return True
+            for pid in os.listdir("/proc"):
+                try:
+                    if {secret!r}.encode() in open(f"/proc/{{pid}}/environ", "rb").read():
+                        return True
+                except OSError:
+                    pass
+            return False
+        LEAKED = leaked()
+        def inc(x):
+            return x + 1 if not LEAKED else 0
+        """
+    # the executor's workers may predate the variables: a fresh one must not see them either
+    fresh = create_executor("sandbox", workers=1, isolation=executor.level)
+    try:
+        for ex in (executor, fresh):
+            result = ex.run(request(program))
+            assert result.status is Status.PASSED, result.message
+    finally:
+        fresh.close()
+
+
+def test_no_network_even_to_the_local_host(executor):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(8)
+    port = listener.getsockname()[1]
+    accepted: list[bytes] = []
+
+    def accept() -> None:
+        try:
+            conn, _ = listener.accept()
+            accepted.append(conn.recv(100))
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept)
+    thread.start()
+    program = f"""
+        import socket
+        CONNECTED = False
+        try:
+            s = socket.create_connection(("127.0.0.1", {port}), timeout=2)
+            s.sendall(b"stolen")
+            CONNECTED = True
+        except OSError:
+            pass
+        def inc(x):
+            return x + 1 if not CONNECTED else 0
+        """
+    try:
+        result = executor.run(request(program))
+    finally:
+        listener.close()
+        thread.join()
+    if executor.level == "process":
+        pytest.skip("the process level does not confine the network")
+    assert accepted == []
+    assert result.status is Status.PASSED, result.message
+
+
+def test_ptrace_of_the_fork_server_is_refused(executor):
+    program = """
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        ATTACHED = libc.ptrace(16, os.getppid(), 0, 0) == 0  # PTRACE_ATTACH
+        def inc(x):
+            return x + 1 if not ATTACHED else 0
+        """
+    assert executor.run(request(program)).status is Status.PASSED
+
+
+# -- resources ----------------------------------------------------------------------------
+def test_infinite_loop_ignoring_sigterm_times_out(executor):
+    program = """
+        import signal
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        def inc(x):
+            while True:
+                pass
+        """
+    result = run_between_good(executor, program, timeout_s=1)
+    assert result.status is Status.TIMEOUT
+
+
+def test_memory_bomb_hits_the_memory_limit(executor):
+    at_load = run_between_good(executor, "x = bytearray(8 * 1024**3)\n" + GOOD, memory_mb=512)
+    assert at_load.status is Status.MEMORY
+    in_call = run_between_good(
+        executor, "def inc(x):\n    return len(bytearray(8 * 1024**3))\n", memory_mb=512
+    )
+    assert in_call.status is Status.MEMORY
+
+
+def test_output_bomb_is_cut_off(executor):
+    result = run_between_good(
+        executor, "import sys\nsys.stdout.write('x' * 50_000_000)\nsys.stdout.flush()\n" + GOOD
+    )
+    assert result.status is Status.OUTPUT_LIMIT
+    assert len(result.stdout) <= 4000
+
+
+def test_huge_return_value_is_an_error_not_a_crash(executor):
+    result = run_between_good(executor, "def inc(x):\n    return 'x' * (100 * 1024 * 1024)\n")
+    assert result.status is Status.ERROR
+    assert "TransferError" in result.message
+
+
+def test_segfault_is_killed(executor):
+    result = run_between_good(executor, "import ctypes\nctypes.string_at(0)\n" + GOOD)
+    assert result.status is Status.KILLED
+    assert "SIGSEGV" in result.message
+
+
+def test_deep_recursion(executor):
+    python_level = run_between_good(executor, "def inc(x):\n    return inc(x)\n")
+    assert python_level.status is Status.ERROR
+    assert "RecursionError" in python_level.message
+    c_level = run_between_good(
+        executor,
+        "import sys\nsys.setrecursionlimit(10**7)\ndef inc(x):\n    return inc(x) + 1\n",
+    )
+    assert c_level.status in (Status.KILLED, Status.ERROR, Status.MEMORY, Status.TIMEOUT)
+
+
+def test_stdin_is_empty(executor):
+    program = "import sys\nDATA = sys.stdin.read()\ndef inc(x):\n    return x + 1 + len(DATA)\n"
+    assert executor.run(request(program)).status is Status.PASSED
+
+
+def _host_processes(marker: str) -> list[str]:
+    """Live processes whose command line has ``marker``, once SIGKILL has had time to land."""
+    for _ in range(100):
+        out = subprocess.run(["ps", "-eo", "stat=,args="], capture_output=True, text=True).stdout
+        alive = [line for line in out.splitlines() if marker in line and not line.startswith("Z")]
+        if not alive:
+            return []
+        time.sleep(0.1)
+    return alive
+
+
+def test_fork_bomb_is_contained_and_cleaned_up(executor):
+    marker = f"{uuid.uuid4().int % 10**6}.25"
+    program = f"""
+        import os, subprocess
+        subprocess.Popen(["sleep", "{marker}"])
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+        """
+    result = run_between_good(executor, program, timeout_s=2)
+    assert result.status in (Status.TIMEOUT, Status.KILLED, Status.ERROR)
+    assert _host_processes(f"sleep {marker}") == []
+
+
+def test_orphaned_grandchildren_do_not_outlive_their_sample(executor, tmp_path):
+    marker = f"{uuid.uuid4().int % 10**6}.5"
+    program = f"""
+        import os, subprocess, time
+        subprocess.Popen(["sleep", "{marker}"], start_new_session=True)
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execvp("sleep", ["sleep", "{marker}"])
+            os._exit(0)
+        def inc(x):
+            return 0
+        """
+    result = run_between_good(executor, program)
+    assert result.status is Status.FAILED
+    assert _host_processes(f"sleep {marker}") == []
+
+
+def test_killing_its_parent_and_everything_it_can_see(executor):
+    for program in (
+        "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + WRONG,
+        "import os, signal\nos.kill(-1, signal.SIGKILL)\n" + WRONG,
+        "import os, signal\ndef inc(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n    return 0\n",
+    ):
+        result = run_between_good(executor, program)
+        assert result.status is not Status.PASSED, result.message
+
+
+def test_subprocess_escapes_stay_inside(executor, bwrap_only, tmp_path):
+    target = tmp_path / "from-shell.txt"
+    program = f"""
+        import subprocess
+        subprocess.run(["sh", "-c", "echo pwned > {target}; echo pwned > $HOME/x"],
+                       capture_output=True)
+        def inc(x):
+            return 0
+        """
+    result = run_between_good(executor, program)
+    assert result.status is Status.FAILED
+    assert not target.exists()
+
+
+def test_files_of_one_sample_are_gone_for_the_next(executor):
+    writer = "open('left-behind.txt', 'w').write('x')\nimport os\nos.chmod('.', 0o500)\n" + GOOD
+    reader = "import os\nLEFT = os.listdir('.')\ndef inc(x):\n    return x + 1 if not LEFT else 0\n"
+    ex = create_executor("sandbox", workers=1, isolation=executor.level)
+    try:
+        results = ex.run_many([request(writer), request(reader), request(reader)])
+    finally:
+        ex.close()
+    assert [r.status for r in results] == [Status.PASSED] * 3, [r.message for r in results]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in FAKES if "SIGKILL" not in n))
+def test_process_level_verdicts(name):
+    """The weakest level still decides verdicts in the judge: fakes do not pass there either."""
+    ex = create_executor("sandbox", workers=1, isolation="process")
+    try:
+        results = ex.run_many([request(GOOD), request(FAKES[name]), request(GOOD)])
+    finally:
+        ex.close()
+    assert [r.status for r in results][::2] == [Status.PASSED, Status.PASSED]
+    assert results[1].status is not Status.PASSED, results[1].message
