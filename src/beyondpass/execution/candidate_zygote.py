@@ -277,9 +277,9 @@ def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.sock
         signal.signal(sig, signal.SIG_DFL)
     if config.get("drop_capabilities"):
         drop_capabilities()
-    sys.stdin = open(0, closefd=False)  # noqa: SIM115
-    sys.stdout = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
-    sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    # sys.stdin/stdout/stderr already wrap descriptors 0-2 (the fork server never wrote to
+    # them, so their buffers are empty): after the dup2 above they read /dev/null and write
+    # to the sample's files, and no new objects (pages) are needed in this process
     streams = (sys.stdout, sys.stderr)
     try:
         job = json.loads(wire.recv_frame(sock))

@@ -41,7 +41,7 @@ SANDBOX_ENV = {
     "LC_ALL": "C.UTF-8",
     "PYTHONHASHSEED": "0",
     "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONIOENCODING": "utf-8",
+    "PYTHONIOENCODING": "utf-8:backslashreplace",
 }
 
 #: What an interpreter needs from /etc (dynamic linker cache, time zone, name lookups).
