@@ -45,6 +45,12 @@ def _mbpp_et(d: str | os.PathLike[str] | None) -> Benchmark:
     return load_mbpp_et(d)
 
 
+def _robustapi(d: str | os.PathLike[str] | None) -> Benchmark:
+    from beyondpass.benchmarks.robustapi import load_robustapi
+
+    return load_robustapi(d)
+
+
 def _demo(_: str | os.PathLike[str] | None) -> Benchmark:
     from beyondpass.benchmarks.native import load_tasks_file
 
@@ -58,6 +64,7 @@ REGISTRY: dict[str, tuple[Loader, str]] = {
     "humaneval-et": (_humaneval_et, "HumanEval with ~100 extended tests per task"),
     "mbpp": (_mbpp, "MBPP sanitized, 427 Python tasks from prose"),
     "mbpp-et": (_mbpp_et, "MBPP-ET: 397 sanitized MBPP tasks with ~100 extended tests"),
+    "robustapi": (_robustapi, "RobustAPI, 1208 Java API-usage questions (misuse checked)"),
     "demo": (_demo, "8 small tasks shipped with beyondpass for the demo (no data needed)"),
 }
 

@@ -22,6 +22,7 @@ from beyondpass.extraction.result import Extraction
 class Candidate:
     task: Task
     extraction: Extraction
+    raw: str = ""  # the model's whole answer, for evaluators that read more than the code
 
 
 @dataclass

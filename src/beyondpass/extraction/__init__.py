@@ -1,7 +1,7 @@
 """Pipeline stage "extraction": turn a model's answer into the program to evaluate.
 
-Extractors are registered per language so Java/C++ can be added next to Python without
-touching callers; :func:`extract` is the single entry point the pipeline uses.
+Extractors are registered per language (Python; Java, which reads RobustAPI's answer
+format and needs the ``java`` extra) so C++ can be added without touching callers; :func:`extract` is the single entry point the pipeline uses.
 """
 
 from __future__ import annotations
@@ -14,7 +14,14 @@ from beyondpass.extraction.result import Extraction, ExtractionKind, ExtractionS
 
 Extractor = Callable[[str, Task], Extraction]
 
-EXTRACTORS: dict[str, Extractor] = {"python": extract_python}
+
+def _extract_java(answer: str, task: Task) -> Extraction:
+    from beyondpass.extraction.java_code import extract_java  # tree-sitter is optional
+
+    return extract_java(answer, task)
+
+
+EXTRACTORS: dict[str, Extractor] = {"python": extract_python, "java": _extract_java}
 
 
 def register(language: str, extractor: Extractor) -> None:

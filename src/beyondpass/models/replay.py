@@ -130,7 +130,7 @@ def parse_answer_rows(name: str, data: bytes) -> list[AnswerRow]:
                 f"{where}: expected a JSON object, got {_type_name(row)} — each line must be "
                 'one sample like {"task_id": ..., "completion": ...}'
             )
-        task_id = row.get("task_id")
+        task_id = row.get("task_id", row.get("id"))  # RobustAPI's own files say "id"
         if task_id is None or (isinstance(task_id, str) and not task_id.strip()):
             raise DataError(f"{where}: no task_id — every line must name the task it answers")
         if not isinstance(task_id, str | int) or isinstance(task_id, bool):

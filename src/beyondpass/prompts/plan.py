@@ -6,8 +6,9 @@ neutral methodology prompt; two-step conditions (NFR-Enhanced: generate, then re
 extracted code) feed each step the code extracted from the previous one via ``{code}``.
 
 Templates use ``{name}`` placeholders for a fixed set of names only (``prompt``, ``code``,
-``language``, ``entry_point``, ``task_id``); any other brace is literal text, so templates
-can hold code examples with dict literals safely.
+``language``, ``entry_point``, ``task_id``), plus the names a task offers in its
+``metadata["prompt_fields"]`` (RobustAPI: ``api``, ``relevant_shot``); any other brace is
+literal text, so templates can hold code examples with dict literals safely.
 """
 
 from __future__ import annotations
@@ -75,9 +76,16 @@ def render(template: PromptTemplate, task: Task, code: str = "") -> tuple[Messag
         "entry_point": task.entry_point or "",
         "task_id": task.task_id,
     }
+    pattern = _PLACEHOLDER
+    extra = task.metadata.get("prompt_fields")
+    if isinstance(extra, Mapping) and extra:
+        names = [n for n in extra if isinstance(n, str) and n.isidentifier() and n not in values]
+        values.update({n: str(extra[n]) for n in names})
+        pattern = re.compile(r"\{(" + "|".join((*PLACEHOLDERS, *names)) + r")\}")
 
     def fill(text: str) -> str:
-        return _PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+        # one pass: a value that itself contains "{prompt}" is not expanded again
+        return pattern.sub(lambda m: values[m.group(1)], text)
 
     messages = []
     if template.system:
@@ -111,6 +119,10 @@ BUILTIN_PLANS: dict[str, PromptPlan] = {
 
 
 def builtin_plan(name: str) -> PromptPlan:
+    if name == "robustapi" and name not in BUILTIN_PLANS:
+        from beyondpass.prompts.robustapi import PLAN
+
+        BUILTIN_PLANS[name] = PLAN
     try:
         return BUILTIN_PLANS[name]
     except KeyError:

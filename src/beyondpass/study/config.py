@@ -122,7 +122,9 @@ def default_label(spec: str) -> str:
 
 def load_study(path: str | Path, extra_models: list[str] | None = None) -> StudyConfig:
     """Parse and validate a study file; ``extra_models`` (from ``--model``) replace its models."""
-    path = Path(path)
+    from beyondpass.studies import builtin_path
+
+    path = builtin_path(path) or Path(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

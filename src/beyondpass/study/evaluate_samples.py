@@ -22,7 +22,7 @@ from beyondpass.analysis.passk import mean_pass_at_k
 from beyondpass.analysis.summary import KS
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError, DataError
-from beyondpass.evaluators.functional import FunctionalEvaluator
+from beyondpass.evaluators.select import verdict_evaluator
 from beyondpass.execution import ExecutionLimits, ExecutorChoice
 from beyondpass.models.replay import read_answer_rows
 from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
@@ -98,7 +98,8 @@ def evaluate_samples(
                 f"{store.get_meta('benchmark_name')}; choose another --out"
             )
         choice = executor or ExecutorChoice()
-        evaluator = FunctionalEvaluator(choice.build(workers=workers), limits)
+        runner = choice.build(workers=workers)
+        evaluator = verdict_evaluator(bench.tasks.values(), runner, limits, data_dir=data_dir)
         old_limits = store.get_meta("limits")
         if old_limits is not None and old_limits != vars(limits):
             dropped = store.clear_results()  # verdicts made under other limits are stale
@@ -159,7 +160,7 @@ def evaluate_samples(
                 store, bench.tasks_by_key(), [evaluator], scored_keys, progress, "evaluate"
             )
         finally:
-            evaluator.executor.close()
+            runner.close()
         by_key = {r.sample.key: r for r in store.rows()}
         store.set_meta("status", "complete")
         store.set_meta("updated_at", now_iso())

@@ -21,7 +21,7 @@ from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.functional import FunctionalEvaluator
+from beyondpass.evaluators.select import verdict_evaluator
 from beyondpass.execution import ExecutorChoice
 from beyondpass.extraction import extract
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
@@ -121,7 +121,9 @@ class StudyRunner:
             except ConfigError as exc:
                 raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
         executor = (self.executor or cfg.executor).build(workers=self.workers, seed=cfg.seed)
-        evaluators: list[Evaluator] = [FunctionalEvaluator(executor, cfg.limits)]
+        evaluators: list[Evaluator] = [
+            verdict_evaluator(tasks.values(), executor, cfg.limits, data_dir=self.data_dir)
+        ]
 
         with RunStore(self.run_dir) as store:
             self._check_design(store)

@@ -81,7 +81,9 @@ def score_pending(
     if not samples:
         return 0
     progress.start(label, len(samples))
-    candidates = [Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s)) for s in samples]
+    candidates = [
+        Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s), s.raw) for s in samples
+    ]
     extra: list[list[Evaluation]] = [ev.evaluate(candidates) for ev in evaluators[1:]]
 
     def store_one(i: int, verdict: Evaluation) -> None:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from beyondpass.evaluators.api_misuse.correct import check_call, rules_for
 from beyondpass.evaluators.api_misuse.java_model import build_unit
+from beyondpass.evaluators.api_misuse.knowledge import is_subtype
 from beyondpass.evaluators.api_misuse.original import check_original, pattern_map
 from beyondpass.evaluators.api_misuse.rules import Rule, RuleSet, parse_rule, parse_rules
 from beyondpass.extraction.java_code import answer_blocks, original_code
@@ -143,10 +144,9 @@ class ApiMisuseChecker:
             unit = build_unit(parsed)
             for call in unit.calls:
                 rules = rules_for(self.ruleset, unit, call, hint)
-                if hint and rules and any((r.cls, r.method) == hint for r in rules):
-                    api_called = True
-                elif hint and call.method == hint[1] and call.type and call.type == hint[0]:
-                    api_called = True
+                if hint and call.method == hint[1] and not call.is_new and call.static_on is None:
+                    known = call.type is None or is_subtype(call.type, hint[0], unit.hierarchy)
+                    api_called = api_called or known
                 if call.type_assumed:
                     notes.append(
                         f"line {block.line + call.line - 1}: receiver of {call.method}() taken "
