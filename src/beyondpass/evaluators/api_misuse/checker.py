@@ -177,11 +177,26 @@ class ApiMisuseChecker:
         if error:
             return Verdict("unparsable", error=error, code=code)
         hint = api_parts(api)
+        shift = _answer_line_shift(code, answer)
         violations = tuple(
-            Violation(h.rule.id, h.rule.text, h.rule.api, h.line, h.call) for h in hits
+            Violation(h.rule.id, h.rule.text, h.rule.api, h.line + shift, h.call) for h in hits
         )
         called = bool(hint) and any((h.rule.cls, h.rule.method) == hint for h in hits)
         return Verdict("violation" if hits else "pass", violations, called, code=code)
+
+
+def _answer_line_shift(code: str, answer: str) -> int:
+    """How many lines the extracted code starts below the answer's first line."""
+    lines = code.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip().lstrip("{").strip()), None)
+    if first is None:
+        return 0
+    probe = lines[first].strip().lstrip("{").strip()
+    marker = answer.find("<<<code>>>:")
+    at = answer.find(probe, max(marker, 0))
+    if at == -1:
+        return 0
+    return answer.count("\n", 0, at) - first
 
 
 def _call_text(node: Any) -> str:

@@ -1,0 +1,138 @@
+"""``beyondpass robustapi``: check Java answers for API misuse, list the rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from beyondpass.cli.app import cli, default_out, emit_json
+from beyondpass.cli.progress import RichProgress
+
+DATA_DIR_HELP = "Data directory (default: $BEYONDPASS_DATA, then cache, then download)."
+
+
+@cli.group()
+def robustapi() -> None:
+    """RobustAPI: decide whether Java answers misuse the APIs they use."""
+
+
+@robustapi.command("check")
+@click.option(
+    "--answers",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help='JSONL, one answer per line: {"id": <question id>, "response": "<raw answer>"}.',
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Output directory (default: ./beyondpass-robustapi/<answers>-<semantics>).",
+)
+@click.option(
+    "--semantics",
+    type=click.Choice(["correct", "original"]),
+    default="correct",
+    show_default=True,
+    help="correct: a usage that satisfies the rules passes; original: the published "
+    "checker's behaviour (every call a rule covers is a violation).",
+)
+@click.option("--rules", type=click.Path(dir_okay=False), help="Rule file (default: pat_list.txt).")
+@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the summary metrics as one JSON object."
+)
+def check(
+    answers: str,
+    out: str | None,
+    semantics: str,
+    rules: str | None,
+    data_dir: str | None,
+    as_json: bool,
+) -> None:
+    """Write one verdict per answer to OUT/verdicts.jsonl and print the misuse metrics."""
+    from beyondpass.study.robustapi_check import check_answers_file
+
+    out_dir = (
+        Path(out)
+        if out
+        else default_out("beyondpass-robustapi", f"{Path(answers).stem}-{semantics}")
+    )
+    with RichProgress(enabled=not as_json) as progress:
+        summary = check_answers_file(
+            answers,
+            out_dir,
+            semantics=semantics,  # type: ignore[arg-type]
+            rules=rules,
+            data_dir=data_dir,
+            progress=progress,
+        )
+    if as_json:
+        emit_json(summary)
+        return
+    _print_summary(summary)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _print_summary(s: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from beyondpass.benchmarks.robustapi import DOMAIN_ORDER
+    from beyondpass.cli.commands import _console
+
+    table = Table(
+        "group", "answers", "misuse", "pass", "unparsable", "no code", "misuse rate", "executable"
+    )
+    domains = s["by_domain"]
+    order = [d for d in DOMAIN_ORDER if d in domains] + sorted(set(domains) - set(DOMAIN_ORDER))
+    for name, row in [*((d, domains[d]) for d in order), ("all", s)]:
+        table.add_row(
+            name,
+            str(row["n"]),
+            str(row["n_misuse"]),
+            str(row["n_pass"]),
+            str(row["n_unparsable"]),
+            str(row["n_no_code"]),
+            _pct(row["misuse_rate"]),
+            _pct(row["executable_rate"]),
+        )
+    _console().print(table)
+    click.echo(
+        f"semantics {s['semantics']}: misuse rate {_pct(s['misuse_rate'])}, executable "
+        f"{_pct(s['executable_rate'])}, overall misuse {_pct(s['overall_misuse_rate'])}"
+    )
+    click.echo(f"verdicts: {s['verdicts_path']}")
+
+
+@robustapi.command("rules")
+@click.option("--rules", type=click.Path(dir_okay=False), help="Rule file (default: pat_list.txt).")
+@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def rules_command(rules: str | None, data_dir: str | None, as_json: bool) -> None:
+    """Parse a rule file (errors name the line) and show how each rule is read."""
+    from beyondpass.evaluators.api_misuse.checker import load_ruleset
+
+    ruleset = load_ruleset(rules, data_dir=data_dir)
+    replaced = {new.id: old for old, new in ruleset.replaced}
+    rows = []
+    for rule in ruleset.rules:
+        entry = {
+            "rule": rule.id,
+            "api": rule.api,
+            "pattern": rule.sequence,
+            "applies": rule.focal is not None,
+        }
+        if rule.id in replaced:
+            entry["replaces"] = replaced[rule.id].text
+        rows.append(entry)
+    if as_json:
+        emit_json({"source": ruleset.source, "sha256": ruleset.sha256, "rules": rows})
+        return
+    for r in rows:
+        flag = "" if r["applies"] else "  (never applies: its sequence does not call its method)"
+        extra = f"  [erratum; file says: {r['replaces']}]" if "replaces" in r else ""
+        click.echo(f"{r['rule']:<24} {r['api']:<28} {r['pattern']}{flag}{extra}")
