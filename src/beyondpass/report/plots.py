@@ -13,6 +13,7 @@ import io
 import math
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -43,6 +44,9 @@ STATUS_COLORS: dict[str, str] = {
     "memory": "#1f78b4",
     "output_limit": "#17becf",
     "killed": "#6b3e26",
+    "pass": "#2e9e4f",
+    "violation": "#d64541",
+    "unparsable": "#c9a227",
     NOT_EVALUATED: "#d5d8dc",
 }
 OTHER_COLOR = "#e377c2"
@@ -160,6 +164,78 @@ def status_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "st") -> str
             fontsize=8,
         )
         return _svg(fig, plot_id)
+
+
+def misuse_svg(groups: Sequence[Any], *, plot_id: str = "mu") -> str:
+    """The seed's Figure 3: per prompt setting, each model's API misuse rate (red; hatched:
+    the original checker's semantics) and its share of non-executable answers (white,
+    dotted outline). ``groups`` are :class:`analysis.robustapi.MisuseGroup`."""
+    if not groups:
+        return ""
+    settings: list[str] = []
+    models: list[str] = []
+    for g in groups:
+        if g.condition not in settings:
+            settings.append(g.condition)
+        if g.model not in models:
+            models.append(g.model)
+    by_key = {(g.model, g.condition): g for g in groups}
+
+    def pct(value: float | None) -> float:
+        return math.nan if value is None else 100 * value
+
+    with matplotlib.rc_context(_RC):
+        width = max(4.0, 1.2 + 1.1 * len(models)) * len(settings)
+        fig = Figure(figsize=(min(width, 14.0), 3.6))
+        axes = fig.subplots(1, len(settings), sharey=True, squeeze=False)[0]
+        for ax, setting in zip(axes, settings, strict=True):
+            xs = list(range(len(models)))
+            bars = [by_key.get((m, setting)) for m in models]
+            correct = [pct(b.correct.total.misuse_rate) if b else math.nan for b in bars]
+            original = [pct(b.original.total.misuse_rate) if b else math.nan for b in bars]
+            non_exec = [100 - pct(b.correct.total.executable_rate) if b else math.nan for b in bars]
+            w = 0.26
+            ax.bar([x - w for x in xs], _zero(correct), w, color="#d64541", label="misuse rate")
+            ax.bar(
+                xs,
+                _zero(original),
+                w,
+                color="#f2b5b3",
+                hatch="///",
+                edgecolor="#d64541",
+                linewidth=0.5,
+                label="misuse rate (original checker)",
+            )
+            ax.bar(
+                [x + w for x in xs],
+                _zero(non_exec),
+                w,
+                color="white",
+                edgecolor="#444444",
+                linestyle=":",
+                linewidth=1.0,
+                label="not executable",
+            )
+            for x, v in zip(xs, correct, strict=True):
+                if not math.isnan(v):
+                    ax.text(x - w, v + 1.5, f"{v:.0f}", ha="center", fontsize=7)
+            ax.set_title(setting, fontsize=9)
+            ax.set_xticks(xs, [_short(m) for m in models], rotation=20, ha="right")
+            ax.set_ylim(0, 105)
+            ax.spines[["top", "right"]].set_visible(False)
+            ax.grid(axis="y", color="#e5e5e5", lw=0.6)
+            ax.set_axisbelow(True)
+        axes[0].set_ylabel("% of answers")
+        axes[0].legend(loc="upper left", frameon=False, fontsize=7)
+        return _svg(fig, plot_id)
+
+
+def _zero(values: list[float]) -> list[float]:
+    return [0.0 if math.isnan(v) else v for v in values]
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 24 else text[:23] + "…"
 
 
 def _label(s: GroupSummary) -> str:

@@ -21,10 +21,12 @@ from typing import Any
 
 import jinja2
 
+from beyondpass.analysis.robustapi import summarize_rows as summarize_misuse
 from beyondpass.analysis.summary import BOOTSTRAP_RESAMPLES, GroupSummary, summarize
 from beyondpass.errors import DataError
 from beyondpass.report.plots import (
     NOT_EVALUATED,
+    misuse_svg,
     OTHER_COLOR,
     STATUS_COLORS,
     pass1_svg,
@@ -169,6 +171,11 @@ class Section:
     details_note: str = ""
     pass1_svg: str = ""
     status_svg: str = ""
+    misuse: Table | None = None  # RobustAPI: misuse metrics per group, both semantics
+    misuse_domains: Table | None = None
+    misuse_apis: Table | None = None
+    misuse_svg: str = ""
+    misuse_note: str = ""
 
 
 @dataclass
@@ -494,9 +501,71 @@ def _section(
         _detail(r, f"{anchor}{i}", broken)
         for i, r in enumerate(_display_order(tasks, group_keys, per_cell))
     ]
+    _misuse(section, rows)
     section.pass1_svg = pass1_svg(groups, plot_id=f"{section.anchor}-p1")
     section.status_svg = status_svg(groups, plot_id=f"{section.anchor}-st")
     return section
+
+
+def _misuse(section: Section, rows: list[Row]) -> None:
+    """RobustAPI's metrics (seed: API misuse rate, executable %, overall misuse %)."""
+    order = {key: i for i, key in enumerate(section.groups)}
+    groups = sorted(
+        summarize_misuse(rows), key=lambda g: order.get((g.model, g.condition), len(order))
+    )
+    if not groups:
+        return
+
+    def rate(value: float | None) -> str:
+        return "—" if value is None else _pct(value)
+
+    header = ["Model", "Setting", "Answers", "Misuse", "Pass", "Unparsable", "No code"]
+    header += [
+        "Misuse rate (%)",
+        "Executable (%)",
+        "Overall misuse (%)",
+        "Misuse rate, original (%)",
+    ]
+    header += ["Executable, original (%)"]
+    rows_out = []
+    for g in groups:
+        c, o = g.correct.total, g.original.total
+        rows_out.append(
+            [g.model, g.condition, str(c.n), str(c.n_misuse), str(c.n_pass)]
+            + [str(c.n_unparsable), str(c.n_no_code), rate(c.misuse_rate)]
+            + [rate(c.executable_rate), rate(c.overall_misuse_rate), rate(o.misuse_rate)]
+            + [rate(o.executable_rate)]
+        )
+    section.misuse = Table(header, rows_out, ["l", "l"] + ["r"] * (len(header) - 2))
+    section.misuse_note = (
+        "Misuse rate = misuse / (misuse + pass), over answers with executable code; executable "
+        "= (misuse + pass) / answers; overall misuse = misuse / answers. The verdict is "
+        "beyondpass's checker (a usage that satisfies the rules passes); 'original' reads the "
+        "same answers with the published checker's semantics (every call a rule covers counts "
+        "as misuse, empty code is unparsable). See docs/robustapi.md."
+    )
+
+    def breakdown(key: str) -> Table:
+        names = sorted({n for g in groups for n in getattr(g.correct, key)})
+        head = ["Model", "Setting", "Group", "Answers", "Misuse", "Pass", "Not executable"]
+        head += ["Misuse rate (%)", "Misuse rate, original (%)"]
+        out = []
+        for g in groups:
+            for name in names:
+                c = getattr(g.correct, key).get(name)
+                o = getattr(g.original, key).get(name)
+                if c is None:
+                    continue
+                out.append(
+                    [g.model, g.condition, name, str(c.n), str(c.n_misuse), str(c.n_pass)]
+                    + [str(c.n_unparsable + c.n_no_code), rate(c.misuse_rate)]
+                    + [rate(o.misuse_rate if o is not None else None)]
+                )
+        return Table(head, out, ["l", "l", "l"] + ["r"] * (len(head) - 3))
+
+    section.misuse_domains = breakdown("by_domain")
+    section.misuse_apis = breakdown("by_api")
+    section.misuse_svg = misuse_svg(groups, plot_id=f"{section.anchor}-mu")
 
 
 def _comparison(
