@@ -479,6 +479,10 @@ def implies(facts: list[E], goal: E) -> bool:
         subject = goal[2] if goal[3] == ("null",) else goal[3]
         subject_text = _text_of(subject)
         return any(_same_null_check(subject_text, f) or _key_presence(subject, f) for f in facts)
+    if kind == "call" and goal[2] in ("hasMoreTokens", "hasMoreElements") and not goal[3]:
+        same = {("call", goal[1], "hasMoreTokens", ()), ("call", goal[1], "hasMoreElements", ())}
+        count = {("call", goal[1], "countTokens", ()): 1}
+        return any(f in same for f in facts) or holds(facts, (count, 1))
     if kind == "call" and goal[2] == "isJsonPrimitive":
         return any(
             f[0] == "instanceof" and f[1] == goal[1] and f[2] == "JsonPrimitive" for f in facts
