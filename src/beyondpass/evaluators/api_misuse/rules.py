@@ -77,7 +77,9 @@ GuardExpr = Lit | Ref | Not | BoolOp | Compare | Arith
 def guard_text(expr: GuardExpr) -> str:
     """The guard written back in the rule language (normalised spacing)."""
     if isinstance(expr, Lit):
-        return {True: "true", False: "false", None: "null"}.get(expr.value, str(expr.value))  # type: ignore[arg-type]
+        if isinstance(expr.value, bool):
+            return "true" if expr.value else "false"
+        return "null" if expr.value is None else str(expr.value)
     if isinstance(expr, Ref):
         text = expr.var
         for name, args in expr.calls:
@@ -417,12 +419,11 @@ def parse_rule(text: str, *, source: str = "<rules>", line: int = 1) -> Rule:
             f" — a rule is Class#method#ITEM, ITEM, ... (see docs/robustapi.md)"
         ) from None
     except lark.exceptions.UnexpectedToken as exc:
-        token = "end of line" if exc.token.type == "$END" else repr(str(exc.token))
+        at_end = exc.token.type == "$END"
+        token = "end of line" if at_end else repr(str(exc.token))
         expected = ", ".join(sorted(_readable(t) for t in exc.expected)[:8])
-        raise RuleError(
-            f"{where}: column {exc.column if exc.column != -1 else len(stripped) + 1}: "
-            f"unexpected {token}, expected {expected}"
-        ) from None
+        column = len(stripped) + 1 if at_end or exc.column == -1 else exc.column
+        raise RuleError(f"{where}: column {column}: unexpected {token}, expected {expected}") from None
     except lark.exceptions.UnexpectedEOF as exc:  # pragma: no cover - LALR reports tokens
         raise RuleError(f"{where}: line ends too early ({exc})") from None
     cls = _qname(tree.children[0])
