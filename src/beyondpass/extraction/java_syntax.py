@@ -59,6 +59,16 @@ _TYPE_DECLS = frozenset(
 #: syntax JDT rejects at Java 8 compliance (the original checker's setting)
 _AFTER_JAVA8 = frozenset({"record_declaration", "switch_rule", "yield_statement", "permits"})
 
+#: reserved words: tree-sitter's grammar is permissive enough to read ``try { }`` in a class
+#: body as a compact constructor named ``try``; a reading that uses one as a name is wrong
+JAVA_KEYWORDS = frozenset(
+    """abstract assert boolean break byte case catch char class const continue default do
+    double else enum extends final finally float for goto if implements import instanceof
+    int interface long native new package private protected public return short static
+    strictfp super switch synchronized this throw throws transient try void volatile
+    while""".split()
+)
+
 WRAP_CLASS = ("class __Snippet__ {\n", "\n}\n")
 WRAP_METHOD = ("class __Snippet__ {\nvoid __snippet__() {\n", "\n}\n}\n")
 ORIGINAL_METHOD = ("public class sample{\n public void foo(){\n", "\n}\n}")
@@ -149,6 +159,17 @@ def first_error(root: Any) -> Any | None:
     return root  # has_error without a visible node: report the whole snippet
 
 
+def keyword_as_name(root: Any) -> Any | None:
+    """The first identifier that is a reserved word (a misreading, see JAVA_KEYWORDS)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and node.text.decode("utf-8", "replace") in JAVA_KEYWORDS:
+            return node
+        stack.extend(reversed(node.children))
+    return None
+
+
 def _describe(node: Any, line_offset: int) -> str:
     line = int(node.start_point[0]) + 1 - line_offset
     col = int(node.start_point[1]) + 1
@@ -163,7 +184,7 @@ def _reading(text: str, wrap: tuple[str, str], name: str) -> ParsedJava:
     source = wrap[0] + text + wrap[1]
     tree = _parse(source)
     offset = wrap[0].count("\n")
-    err = first_error(tree.root_node)
+    err = first_error(tree.root_node) or keyword_as_name(tree.root_node)
     return ParsedJava(
         source=source.encode("utf-8"),
         tree=tree,

@@ -487,6 +487,8 @@ def implies(facts: list[E], goal: E) -> bool:
         return any(
             f[0] == "instanceof" and f[1] == goal[1] and f[2] == "JsonPrimitive" for f in facts
         )
+    if kind == "cmp" and goal[1] == "<" and _random_below(goal[2], goal[3]):
+        return True
     if kind == "cmp":
         wanted = linear_fact(goal)
         if not wanted:
@@ -494,6 +496,16 @@ def implies(facts: list[E], goal: E) -> bool:
         have = [c for f in facts for c in linear_fact(f)]
         return all(any(form == w and const >= wc for form, const in have) for w, wc in wanted)
     return False
+
+
+def _random_below(index: E, bound: E) -> bool:
+    """``random.nextInt(list.size())`` is below ``list.size()`` by its contract."""
+    return (
+        index[0] == "call"
+        and index[2] == "nextInt"
+        and len(index[3]) == 1
+        and index[3][0] == _text_of(bound)
+    )
 
 
 def index_lower_bound_needed(goal: E) -> tuple[Linear, int] | None:

@@ -101,7 +101,80 @@ def check_call(unit: JavaUnit, call: CallSite, rules: list[Rule]) -> list[Findin
 def _facts(unit: JavaUnit, call: CallSite) -> list[C.E]:
     live = C.live_facts(unit, call, C.facts_at(unit, call))
     aliases = _size_aliases(unit)
-    return [_substitute(f, aliases) for f in live] if aliases else live
+    facts = [_substitute(f, aliases) for f in live] if aliases else live
+    facts += _keys_from_key_set(unit, call)
+    size = _known_size(unit, call)
+    if size:
+        facts.append(("cmp", ">=", ("call", call.receiver_text, "size", ()), ("int", size)))
+    return facts
+
+
+def _keys_from_key_set(unit: JavaUnit, call: CallSite) -> list[C.E]:
+    """``k = it.next()`` with ``it = m.keySet().iterator()``: ``k`` is a key of ``m``."""
+    if call.method != "get" or len(call.args) != 1 or call.args[0].type != "identifier":
+        return []
+    key = text(call.args[0])
+    decl = lookup(unit, key, call.node)
+    if decl is None or decl.init is None or key in unit.assignments:
+        return []
+    init = decl.init
+    while init.type in ("cast_expression", "parenthesized_expression"):
+        init = init.child_by_field_name("value") or init.named_children[-1]
+    if init.type != "method_invocation" or text(init.child_by_field_name("name")) != "next":
+        return []
+    source = init.child_by_field_name("object")
+    if source is None or source.type != "identifier":
+        return []
+    it = lookup(unit, text(source), init)
+    origin = norm(it.init) if it is not None and it.init is not None else ""
+    if origin.endswith(".keySet().iterator()"):
+        return [("call", origin[: -len(".keySet().iterator()")], "containsKey", (key,))]
+    return []
+
+
+_SHRINK = frozenset({"remove", "clear", "removeIf", "removeAll", "retainAll", "poll", "pop"})
+
+
+def _known_size(unit: JavaUnit, call: CallSite) -> int:
+    """A local collection filled in plain view: ``List.of(a, b)`` / ``Arrays.asList(a, b)``
+    has that many elements; each ``add``/``put`` statement executed on the way to the call
+    (in an enclosing block, not in a branch or loop) adds one, unless something removes."""
+    receiver = call.receiver
+    if receiver is None or receiver.type != "identifier":
+        return 0
+    name = text(receiver)
+    decl = lookup(unit, name, call.node)
+    top_level = decl is not None and decl.kind == "field" and decl.scope.type == "program"
+    if decl is None or (decl.kind != "local" and not top_level) or name in unit.assignments:
+        return 0
+    scope = method_scope(call.node)
+    size = 0
+    init = decl.init
+    if init is not None and init.type == "method_invocation":
+        callee = (
+            norm(init.child_by_field_name("object")) + "." + text(init.child_by_field_name("name"))
+        )
+        if callee in ("Arrays.asList", "List.of", "Set.of", "Collections.singletonList"):
+            args = init.child_by_field_name("arguments")
+            size = len(args.named_children) if args is not None else 0
+    enclosing = {a.id for a in _within_method(call.node)} | {scope.id}
+    for other in unit.calls:
+        if other.receiver_text != name or method_scope(other.node) != scope:
+            continue
+        if not decl.start < other.start < call.start:
+            continue
+        if other.method in _SHRINK:
+            return 0
+        if other.method in ("add", "put", "push", "offer", "addLast", "addFirst"):
+            statement = other.node.parent
+            if (
+                statement is not None
+                and statement.type == "expression_statement"
+                and statement.parent is not None
+                and statement.parent.id in enclosing
+            ):
+                size += 1
+    return size
 
 
 def _size_aliases(unit: JavaUnit) -> dict[str, C.E]:

@@ -312,11 +312,17 @@ def catch_handles(caught: str, required: str, thrown: tuple[str, ...]) -> bool:
     ``required`` but still covers an exception the API call actually throws (``catch
     (IOException e)`` around ``readLine()`` meets ``CATCH(Exception)``: it is the handler the
     rule's author meant). A catch of an unrelated type (``NumberFormatException`` around
-    ``readLine()``) handles nothing the rule is about.
+    ``readLine()``) handles nothing the rule is about. For a call that throws nothing in
+    particular (``PrintWriter.write`` reports errors through ``checkError()``), any handler
+    of an exception type counts: there is nothing more specific to catch.
     """
     caught = simple_name(caught)
     if caught in exception_ancestors(required):
         return True
+    if not thrown:
+        # the call throws nothing in particular (PrintWriter.write, loadIcon): the rule can
+        # only ask for a handler, and any exception handler is one
+        return caught not in EXCEPTION_PARENT or required in exception_ancestors(caught)
     if required in exception_ancestors(caught):
         return any(caught in exception_ancestors(t) for t in thrown)
     return False

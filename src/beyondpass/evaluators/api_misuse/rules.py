@@ -423,7 +423,9 @@ def parse_rule(text: str, *, source: str = "<rules>", line: int = 1) -> Rule:
         token = "end of line" if at_end else repr(str(exc.token))
         expected = ", ".join(sorted(_readable(t) for t in exc.expected)[:8])
         column = len(stripped) + 1 if at_end or exc.column == -1 else exc.column
-        raise RuleError(f"{where}: column {column}: unexpected {token}, expected {expected}") from None
+        raise RuleError(
+            f"{where}: column {column}: unexpected {token}, expected {expected}"
+        ) from None
     except lark.exceptions.UnexpectedEOF as exc:  # pragma: no cover - LALR reports tokens
         raise RuleError(f"{where}: line ends too early ({exc})") from None
     cls = _qname(tree.children[0])
