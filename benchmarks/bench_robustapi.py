@@ -1,0 +1,95 @@
+"""Time the RobustAPI checker on the 1208 recorded gpt-4-0613 answers, in both semantics.
+
+Usage::
+
+    python benchmarks/bench_robustapi.py [--data-dir ../shared/data] [--repeat 5] [--cli]
+
+In-process: loads the rules once, then checks every answer (answer reading, tree-sitter
+parsing, call-site facts, rule matching) and reports the median wall time of ``--repeat``
+passes per semantics. ``--cli`` also times ``beyondpass robustapi check`` end to end as a
+subprocess (interpreter start-up, dataset loading, writing verdicts.jsonl). Prints one JSON
+line; record results in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RECORDED = Path("recorded") / "robustapi-gpt-4-0613-zero_shot.jsonl"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--data-dir",
+        default=os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data")),
+    )
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--cli", action="store_true", help="also time the CLI end to end")
+    args = parser.parse_args()
+
+    sys.path.insert(0, str(REPO / "src"))
+    from beyondpass.evaluators.api_misuse import ApiMisuseChecker, load_ruleset
+    from beyondpass.extraction.java_syntax import tool_versions
+
+    data_dir = Path(args.data_dir)
+    answers = [json.loads(line) for line in (data_dir / RECORDED).open(encoding="utf-8")]
+    result: dict[str, object] = {
+        "answers": len(answers),
+        "python": platform.python_version(),
+        "cores": os.cpu_count(),
+        "load_average": os.getloadavg()[0],
+        **tool_versions(),
+    }
+    for semantics in ("correct", "original"):
+        checker = ApiMisuseChecker(load_ruleset(data_dir=data_dir, semantics=semantics), semantics)
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            verdicts = [checker.check(a["response"], a["api"]).verdict for a in answers]
+            times.append(time.perf_counter() - start)
+        median = statistics.median(times)
+        result[semantics] = {
+            "median_s": round(median, 3),
+            "min_s": round(min(times), 3),
+            "answers_per_s": round(len(answers) / median, 1),
+            "violations": verdicts.count("violation"),
+        }
+    if args.cli:
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.perf_counter()
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "beyondpass",
+                    "robustapi",
+                    "check",
+                    "--answers",
+                    str(data_dir / RECORDED),
+                    "--out",
+                    tmp,
+                    "--json",
+                    "--data-dir",
+                    str(data_dir),
+                ],
+                check=True,
+                capture_output=True,
+                env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+            )
+            result["cli_s"] = round(time.perf_counter() - start, 3)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
