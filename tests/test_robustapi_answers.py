@@ -30,7 +30,9 @@ def test_unfenced_code_and_chatty_lines():
         "Iterator<String> it = list.iterator();\nwhile (it.hasNext()) {\n  it.next();\n}\n"
         "<<<explanation>>>: hasNext() guards next()."
     )
-    assert texts(answer) == ["Iterator<String> it = list.iterator();\nwhile (it.hasNext()) {\n  it.next();\n}"]
+    assert texts(answer) == [
+        "Iterator<String> it = list.iterator();\nwhile (it.hasNext()) {\n  it.next();\n}"
+    ]
     assert answer_blocks(answer).blocks[0].line == 3
 
 
@@ -58,8 +60,11 @@ def test_answer_without_the_format():
 
 
 def test_elisions_become_placeholders():
-    answer = "<<<code>>>:\n```java\nList<String> l = ... // your list\nfoo(...);\n...\nvoid f(String... args) {}\n```"
-    (block,) = texts(answer), 
+    answer = (
+        "<<<code>>>:\n```java\nList<String> l = ... // your list\nfoo(...);\n...\n"
+        "void f(String... args) {}\n```"
+    )
+    (block,) = (texts(answer),)
     code = block[0]
     assert f"List<String> l = {ELISION_NAME}; // your list" in code
     assert f"foo({ELISION_NAME});" in code
@@ -83,7 +88,9 @@ def test_original_reading_reproduces_the_script():
     two = "<<<api>>>: A\n<<<code>>>: ```java\na();\n```\n```java\nb();\n```"
     assert original_code(two).strip() == "a();"
     # ":\n" keeps the text between the first and second ":\n" (switch cases lose the rest)
-    cased = "<<<api>>>: A\n<<<code>>>: Here:\nswitch (x) {\ncase 1:\n  a();\n}\n<<<explanation>>>: e"
+    cased = (
+        "<<<api>>>: A\n<<<code>>>: Here:\nswitch (x) {\ncase 1:\n  a();\n}\n<<<explanation>>>: e"
+    )
     assert original_code(cased) == "switch (x) {\ncase 1}"
     # unmatched braces are balanced
     assert original_code("<<<api>>>: A\n<<<code>>>: a(); }\nb() {") == "{a(); }\nb() {}"

@@ -18,8 +18,14 @@ SUMMARY_FIELDS = {
     "overall_misuse_rate",
 }
 
-GUARDED = "<<<api>>>: Iterator.next\n<<<code>>>: ```java\nwhile (it.hasNext()) {\n    use(it.next());\n}\n```\n<<<explanation>>>: ok"
-UNGUARDED = "<<<api>>>: Iterator.next\n<<<code>>>: ```java\nIterator<String> it = l.iterator();\nuse(it.next());\n```"
+GUARDED = (
+    "<<<api>>>: Iterator.next\n<<<code>>>: ```java\nwhile (it.hasNext()) {\n"
+    "    use(it.next());\n}\n```\n<<<explanation>>>: ok"
+)
+UNGUARDED = (
+    "<<<api>>>: Iterator.next\n<<<code>>>: ```java\nIterator<String> it = l.iterator();\n"
+    "use(it.next());\n```"
+)
 BROKEN = "<<<api>>>: Map.get\n<<<code>>>: ```java\nint x = ;\n```"
 PROSE = "Map.get does not apply to your code."
 
@@ -48,12 +54,22 @@ def answers(tmp_path, data_dir):
 def test_check_json_summary_and_verdict_lines(run_cli, tmp_path, data_dir, answers):
     out = tmp_path / "out"
     proc = run_cli(
-        ["robustapi", "check", "--answers", answers, "--out", out, "--json", "--data-dir", data_dir],
+        [
+            "robustapi",
+            "check",
+            "--answers",
+            answers,
+            "--out",
+            out,
+            "--json",
+            "--data-dir",
+            data_dir,
+        ],
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
-    assert SUMMARY_FIELDS <= set(summary)
+    assert set(summary) >= SUMMARY_FIELDS
     assert (summary["n"], summary["n_misuse"], summary["n_pass"]) == (4, 1, 1)
     assert (summary["n_unparsable"], summary["n_no_code"]) == (1, 1)
     assert summary["misuse_rate"] == 0.5
@@ -77,8 +93,19 @@ def test_check_json_summary_and_verdict_lines(run_cli, tmp_path, data_dir, answe
 def test_check_original_semantics(run_cli, tmp_path, data_dir, answers):
     out = tmp_path / "orig"
     proc = run_cli(
-        ["robustapi", "check", "--answers", answers, "--out", out, "--semantics", "original",
-         "--json", "--data-dir", data_dir],
+        [
+            "robustapi",
+            "check",
+            "--answers",
+            answers,
+            "--out",
+            out,
+            "--semantics",
+            "original",
+            "--json",
+            "--data-dir",
+            data_dir,
+        ],
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
@@ -107,20 +134,30 @@ def test_check_human_output(run_cli, tmp_path, data_dir, answers):
         ("{not json", "answers.jsonl:2: not JSON (Expecting property name"),
         ('["a list"]', "answers.jsonl:2: expected an object"),
         ('{"response": "x"}', "answers.jsonl:2: no usable id"),
-        ('{"id": 999999, "response": "x"}', "answers.jsonl:2: id 999999 is not a RobustAPI question"),
+        (
+            '{"id": 999999, "response": "x"}',
+            "answers.jsonl:2: id 999999 is not a RobustAPI question",
+        ),
         ('{"id": 1}', "answers.jsonl:2: no answer text"),
         ('{"id": 1, "response": 5}', "answers.jsonl:2: no answer text"),
     ],
 )
-def test_bad_answer_lines_are_reported_and_nothing_is_lost(run_cli, tmp_path, data_dir, line, message):
+def test_bad_answer_lines_are_reported_and_nothing_is_lost(
+    run_cli, tmp_path, data_dir, line, message
+):
     out = tmp_path / "out"
     good = write_answers(tmp_path / "good.jsonl", [{"id": 0, "response": GUARDED}])
-    first = run_cli(["robustapi", "check", "--answers", good, "--out", out, "--data-dir", data_dir], cwd=tmp_path)
+    first = run_cli(
+        ["robustapi", "check", "--answers", good, "--out", out, "--data-dir", data_dir],
+        cwd=tmp_path,
+    )
     assert first.returncode == 0, first.stderr
     before = (out / "verdicts.jsonl").read_bytes()
     bad = tmp_path / "answers.jsonl"
     bad.write_text(json.dumps({"id": 0, "response": GUARDED}) + "\n" + line + "\n")
-    proc = run_cli(["robustapi", "check", "--answers", bad, "--out", out, "--data-dir", data_dir], cwd=tmp_path)
+    proc = run_cli(
+        ["robustapi", "check", "--answers", bad, "--out", out, "--data-dir", data_dir], cwd=tmp_path
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -147,7 +184,17 @@ def test_custom_rules_are_used(run_cli, tmp_path, data_dir, answers):
     rules = tmp_path / "rules.txt"
     rules.write_text("Map#get#get(String)@true, IF, END_BLOCK\n")
     proc = run_cli(
-        ["robustapi", "check", "--answers", answers, "--rules", rules, "--json", "--data-dir", data_dir],
+        [
+            "robustapi",
+            "check",
+            "--answers",
+            answers,
+            "--rules",
+            rules,
+            "--json",
+            "--data-dir",
+            data_dir,
+        ],
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr

@@ -45,7 +45,10 @@ def test_guards_become_expressions():
 
 
 def test_constructor_and_array_params():
-    rule = parse_rule("FileInputStream#FileInputStream#TRY, new FileInputStream(File)@true, END_BLOCK, CATCH(Exception), END_BLOCK")
+    rule = parse_rule(
+        "FileInputStream#FileInputStream#TRY, new FileInputStream(File)@true, END_BLOCK, "
+        "CATCH(Exception), END_BLOCK"
+    )
     assert rule.focal.is_new and rule.focal.key == "new FileInputStream"
     rule = parse_rule("RandomAccessFile#write#write(byte[], int)@true")
     assert rule.focal.params == ("byte[]", "int")
@@ -58,7 +61,10 @@ def test_constructor_and_array_params():
         ("File#x#x(", "column 10: unexpected end of line"),
         ("File#x#x()@rcv!=", "unexpected end of line, expected"),
         ("File#x#TRY, x()@true, END_BLOCK", "TRY block has neither CATCH nor FINALLY"),
-        ("A#b#CATCH(Exception), b()", "item 1 (CATCH(Exception)) must follow the END_BLOCK of a TRY"),
+        (
+            "A#b#CATCH(Exception), b()",
+            "item 1 (CATCH(Exception)) must follow the END_BLOCK of a TRY",
+        ),
         ("A#b#IF, b(), END_BLOCK, END_BLOCK", "item 4 (END_BLOCK) closes no open block"),
         ("A#b#LOOP, b()", "LOOP block is never closed"),
         ("A#b#ELSE, b(), END_BLOCK", "item 1 (ELSE) must follow the END_BLOCK of an IF"),

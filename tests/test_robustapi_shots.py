@@ -17,7 +17,10 @@ def checker(data_dir):
 
 
 def test_every_api_has_a_demonstration(data_dir):
-    apis = {line.split('"api": "')[1].split('"')[0] for line in (data_dir / "robustapi" / "question.jsonl").open()}
+    apis = {
+        line.split('"api": "')[1].split('"')[0]
+        for line in (data_dir / "robustapi" / "question.jsonl").open()
+    }
     assert apis == set(DOMAINS)
     assert set(shots()) == apis
 

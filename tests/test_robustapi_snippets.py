@@ -524,7 +524,8 @@ try {
     ),
     (
         "ApplicationInfo.loadIcon",
-        "ApplicationInfo info = getApplicationInfo();\nDrawable d = info.loadIcon(getPackageManager());",
+        "ApplicationInfo info = getApplicationInfo();\n"
+        "Drawable d = info.loadIcon(getPackageManager());",
         {"TRY, loadIcon(PackageManager)@true, END_BLOCK, CATCH(Exception), END_BLOCK"},
     ),
     # BufferedReader.readLine
@@ -584,13 +585,13 @@ def test_rule_verdicts(checkers, api, code, expected):
 
 #: rules that never report in the correct semantics, and why
 NEVER_BROKEN = {
-    "onCreate(Bundle)@true, setContentView(LinearLayout)@true": "keyed on method 'super': no call is named so",
+    "onCreate(Bundle)@true, setContentView(LinearLayout)@true": "keyed on method 'super'",
     "getBytes(String)@true": "its sequence is the call alone: there is nothing to get wrong",
-    "new SimpleDateFormat(String)@true, parse(String)@true": "only says the receiver was constructed",
-    "new SimpleDateFormat(String)@true, format(Date)@true": "only says the receiver was constructed",
-    "getInstance(String)@true, init(int,Key)@true": "only says the Cipher came from getInstance",
-    "getPackageManager()@true, loadIcon(PackageManager)@true": "only says where the argument came from",
-    "new BufferedReader(InputStreamReader)@true, readLine()@true": "only says the reader was constructed",
+    "new SimpleDateFormat(String)@true, parse(String)@true": "says the receiver was built",
+    "new SimpleDateFormat(String)@true, format(Date)@true": "says the receiver was built",
+    "getInstance(String)@true, init(int,Key)@true": "says the Cipher came from getInstance",
+    "getPackageManager()@true, loadIcon(PackageManager)@true": "says where the argument came from",
+    "new BufferedReader(InputStreamReader)@true, readLine()@true": "says the reader was built",
 }
 
 NEGATIVE_ORIGINAL = {

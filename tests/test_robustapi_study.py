@@ -80,7 +80,11 @@ def test_replayed_study_scores_misuse_in_three_settings(tmp_path, data_dir):
         assert bench.tasks[tid].prompt in zero
         assert "Arrays.stream" in irrelevant and "Arrays.stream" not in zero
         assert shots()["Iterator.next"]["question"] in relevant
-        assert by[(tid, "zero-shot")].sample.extraction["status"] in ("ok", "no_code", "syntax_error")
+        assert by[(tid, "zero-shot")].sample.extraction["status"] in (
+            "ok",
+            "no_code",
+            "syntax_error",
+        )
 
     from beyondpass.report import render_report
 
@@ -100,8 +104,19 @@ def test_run_command_with_replay(run_cli, tmp_path, data_dir):
         '[prompts]\nplan = "robustapi"\n'
     )
     proc = run_cli(
-        ["run", study, "--model", f"replay:{answers}", "--out", tmp_path / "run", "--json",
-         "--data-dir", data_dir, "--no-cache", "--no-report"],
+        [
+            "run",
+            study,
+            "--model",
+            f"replay:{answers}",
+            "--out",
+            tmp_path / "run",
+            "--json",
+            "--data-dir",
+            data_dir,
+            "--no-cache",
+            "--no-report",
+        ],
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr

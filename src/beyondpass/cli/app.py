@@ -33,8 +33,10 @@ def cli() -> None:
 
 def main() -> None:
     """Console entry point: one-line errors and meaningful exit codes."""
-    from beyondpass.cli import commands  # noqa: F401 - registers the subcommands
-    from beyondpass.cli import robustapi  # noqa: F401 - registers `beyondpass robustapi`
+    from beyondpass.cli import (
+        commands,  # noqa: F401 - registers the subcommands
+        robustapi,  # noqa: F401 - registers `beyondpass robustapi`
+    )
 
     try:
         cli.main(standalone_mode=False)

@@ -1,7 +1,8 @@
 """Pipeline stage "extraction": turn a model's answer into the program to evaluate.
 
 Extractors are registered per language (Python; Java, which reads RobustAPI's answer
-format and needs the ``java`` extra) so C++ can be added without touching callers; :func:`extract` is the single entry point the pipeline uses.
+format and needs the ``java`` extra) so C++ can be added without touching callers;
+:func:`extract` is the single entry point the pipeline uses.
 """
 
 from __future__ import annotations

@@ -62,11 +62,58 @@ _AFTER_JAVA8 = frozenset({"record_declaration", "switch_rule", "yield_statement"
 #: reserved words: tree-sitter's grammar is permissive enough to read ``try { }`` in a class
 #: body as a compact constructor named ``try``; a reading that uses one as a name is wrong
 JAVA_KEYWORDS = frozenset(
-    """abstract assert boolean break byte case catch char class const continue default do
-    double else enum extends final finally float for goto if implements import instanceof
-    int interface long native new package private protected public return short static
-    strictfp super switch synchronized this throw throws transient try void volatile
-    while""".split()
+    [
+        "abstract",
+        "assert",
+        "boolean",
+        "break",
+        "byte",
+        "case",
+        "catch",
+        "char",
+        "class",
+        "const",
+        "continue",
+        "default",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "extends",
+        "final",
+        "finally",
+        "float",
+        "for",
+        "goto",
+        "if",
+        "implements",
+        "import",
+        "instanceof",
+        "int",
+        "interface",
+        "long",
+        "native",
+        "new",
+        "package",
+        "private",
+        "protected",
+        "public",
+        "return",
+        "short",
+        "static",
+        "strictfp",
+        "super",
+        "switch",
+        "synchronized",
+        "this",
+        "throw",
+        "throws",
+        "transient",
+        "try",
+        "void",
+        "volatile",
+        "while",
+    ]
 )
 
 WRAP_CLASS = ("class __Snippet__ {\n", "\n}\n")

@@ -26,9 +26,9 @@ from beyondpass.analysis.summary import BOOTSTRAP_RESAMPLES, GroupSummary, summa
 from beyondpass.errors import DataError
 from beyondpass.report.plots import (
     NOT_EVALUATED,
-    misuse_svg,
     OTHER_COLOR,
     STATUS_COLORS,
+    misuse_svg,
     pass1_svg,
     status_order,
     status_svg,

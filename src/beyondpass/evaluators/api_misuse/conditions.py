@@ -438,9 +438,7 @@ def _same_null_check(goal_subject: str, fact: E) -> bool:
         )
     if fact[0] == "instanceof":
         return fact[1] == goal_subject
-    if fact[0] == "call" and fact[2] in ("nonNull", "isNotNull") and fact[3] == (goal_subject,):
-        return True
-    return False
+    return fact[0] == "call" and fact[2] in ("nonNull", "isNotNull") and fact[3] == (goal_subject,)
 
 
 def _text_of(e: E) -> str:

@@ -260,9 +260,12 @@ def _check(unit: JavaUnit, call: CallSite, rule: Rule, facts: list[C.E]) -> list
     items = list(rule.items)
     at = next(i for i, it in enumerate(items) if it is focal)
     for item in items[:at]:
-        if isinstance(item, Call) and not _produces_operand(item, rule, focal):
-            if not _called_before(unit, call, item):
-                reasons.append(f"{item.key}() is not called on {call.receiver_text} before it")
+        if (
+            isinstance(item, Call)
+            and not _produces_operand(item, rule, focal)
+            and not _called_before(unit, call, item)
+        ):
+            reasons.append(f"{item.key}() is not called on {call.receiver_text} before it")
     for node in _after_focal(rule.structure, focal):
         if isinstance(node, Call):
             if not _called_after(unit, call, node.key, result):
@@ -604,9 +607,12 @@ def _result_checked(unit: JavaUnit, call: CallSite, result: str | None, facts: l
             if n.start_byte > call.end and n.type == "method_invocation":
                 mname = text(n.child_by_field_name("name"))
                 args = n.child_by_field_name("arguments")
-                if mname in ("isNull", "nonNull", "isEmpty", "ofNullable") and args is not None:
-                    if any(norm(a) == result for a in args.named_children):
-                        return True
+                if (
+                    mname in ("isNull", "nonNull", "isEmpty", "ofNullable")
+                    and args is not None
+                    and any(norm(a) == result for a in args.named_children)
+                ):
+                    return True
             stack.extend(n.children)
     return False
 
