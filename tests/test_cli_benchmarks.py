@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-EXPECTED_SIZES = {"humaneval": 164, "humaneval-et": 164, "mbpp": 427, "mbpp-et": 397, "demo": 8}
+EXPECTED_SIZES = {
+    "humaneval": 164,
+    "humaneval-et": 164,
+    "mbpp": 427,
+    "mbpp-et": 397,
+    "robustapi": 1208,
+    "demo": 8,
+}
 
 
 def cli_json(run_cli, cwd: Path, *args: str | Path, **kwargs: Any) -> Any:
@@ -60,7 +67,7 @@ def test_list_without_data_still_lists_everything(run_cli, tmp_path: Path) -> No
     by_name = {r["name"]: r for r in rows}
     assert list(by_name) == list(EXPECTED_SIZES)
     assert by_name["demo"]["n_tasks"] == 8  # shipped with the package
-    for name in ("humaneval", "humaneval-et", "mbpp", "mbpp-et"):
+    for name in ("humaneval", "humaneval-et", "mbpp", "mbpp-et", "robustapi"):
         assert "n_tasks" not in by_name[name]
         assert "BEYONDPASS_OFFLINE" in by_name[name]["unavailable"]
         assert "--data-dir" in by_name[name]["unavailable"]

@@ -447,9 +447,11 @@ def test_extraction_never_executes_the_answer(tmp_path: Path) -> None:
 
 
 def test_dispatch_by_language() -> None:
+    cpp = Task("x", "t", "cpp", "int main() {}", None, "", (), prompt_style="description")
+    with pytest.raises(NotImplementedError, match="'cpp'"):
+        extract("int main() {}", cpp)
     java = Task("x", "t", "java", "class Main {}", None, "", (), prompt_style="description")
-    with pytest.raises(NotImplementedError, match="'java'"):
-        extract("class Main {}", java)
+    assert extract("```java\nclass Main {}\n```", java).status == "ok"
     upper = Task("x", "t", "Python", "", "add", "", (), prompt_style="description")
     assert extract(ADD_DEF, upper).status == "ok"
 
