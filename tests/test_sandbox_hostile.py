@@ -51,9 +51,7 @@ def executor(request):
 @pytest.fixture
 def bwrap_only(executor):
     if executor.level != "bwrap":
-        pytest.skip(
-            f"filesystem confinement needs the bwrap level (this run: {executor.level})"
-        )
+        pytest.skip(f"filesystem confinement needs the bwrap level (this run: {executor.level})")
 
 
 def request(program: str, tests=TESTS, **limits) -> ExecutionRequest:
