@@ -154,7 +154,7 @@ def decode(data: bytes, handle=None) -> object:
         return json.loads(data, object_hook=lambda obj: _tagged(obj, handle))
     except ProtocolError:
         raise
-    except (ValueError, TypeError, RecursionError, OverflowError) as exc:
+    except (ValueError, TypeError, RecursionError, ArithmeticError) as exc:
         raise ProtocolError(f"malformed frame: {type(exc).__name__}: {str(exc)[:200]}") from None
 
 
