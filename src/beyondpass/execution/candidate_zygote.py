@@ -2,12 +2,12 @@
 
 Runs inside the candidate sandbox (``bwrap``: no network, read-only system, private
 ``/tmp``, its own PID namespace) as ``python -s -P candidate_zygote.py CONTROL_FD``. It
-never sees a test: the judge sends it only the program, the limits and the seed, over the
-control socket. Per sample it forks a child that starts a new session, gets an empty
-stdin, stdout/stderr into files, a private scratch directory, a clean environment,
-rlimits, every other descriptor closed and a seeded ``random``, and then serves the judge
-over a fresh socket pair (:mod:`candidate_host`); the judge's end is passed over the
-control socket.
+never sees a test, nor even a program: ahead of each sample it forks a child that starts a
+new session, gets an empty stdin, stdout/stderr into files, a private scratch directory,
+every other descriptor closed, and then waits on a fresh socket pair whose other end goes
+to the judge over the control socket. The judge sends the child its program, limits and
+seed directly; the child sets its rlimits and a seeded ``random`` and serves the judge
+(:mod:`candidate_host`).
 
 When the judge ends the sample, the zygote kills the child's process group and — in its
 own PID namespace — every other process left behind (daemonised grandchildren included),
@@ -70,18 +70,16 @@ def main() -> None:
     gc.collect()
     gc.freeze()  # children's collections then skip the preloaded objects: fewer copied pages
     own_ns = bool(config.get("own_pid_namespace")) and os.getpid() < 16
+    os.environ.clear()
+    os.environ.update(config["env"])
     scratch = Scratch(config["scratch"])
     wire.send_frame(ctl, {"ready": True, "pid": os.getpid(), "own_pid_namespace": own_ns})
     while True:
-        # The next sample's process is forked and set up while the judge is between
-        # samples, so a sample starts with a process that is already waiting for its program.
-        spare = _spare(ctl, config, scratch)
-        try:
-            job = json.loads(wire.recv_frame(ctl))
-        except (wire.PeerGone, ValueError):
-            _kill(spare[0], own_ns)
+        # The next sample's process is forked, set up and handed to the judge while the
+        # judge is between samples: a sample starts with a process that already waits for
+        # its program, which the judge sends it directly.
+        if not serve_sample(ctl, _spare(ctl, config, scratch), own_ns, scratch):
             return
-        serve_sample(ctl, job, spare, own_ns, scratch)
 
 
 class Scratch:
@@ -100,6 +98,8 @@ class Scratch:
         self.seq += 1
         path = os.path.join(self.root, f"w{self.seq}")
         os.mkdir(path, 0o700)
+        # set once here, inherited by every sample's process (cheaper than per fork)
+        os.environ.update({"HOME": path, "TMPDIR": path})
         return path
 
     def clean(self) -> None:
@@ -156,16 +156,15 @@ def _spare(ctl: socket.socket, config: dict, scratch: Scratch) -> tuple:
     return pid, ours
 
 
-def serve_sample(ctl: socket.socket, job: dict, spare: tuple, own_ns: bool, scratch) -> None:
-    """Give the program to the spare process, hand its channel to the judge, clean up."""
+def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratch) -> bool:
+    """Hand the spare process's channel to the judge; when the judge ends the sample, kill
+    what is left of it and report. False when the judge is gone."""
     pid, ours = spare
     if pid < 0:
         socket.send_fds(ctl, [b"E"], [])
     else:
-        with contextlib.suppress(OSError):  # if it died waiting, the judge sees a closed channel
-            wire.send_frame(ours, job)
         socket.send_fds(ctl, [b"F"], [ours.fileno()])
-    ours.close()
+        ours.close()
     try:
         end = json.loads(wire.recv_frame(ctl))
     except (wire.PeerGone, ValueError):
@@ -177,8 +176,7 @@ def serve_sample(ctl: socket.socket, job: dict, spare: tuple, own_ns: bool, scra
         still_running = done == 0
         if not still_running:  # ended on its own: its exit status explains an early end
             returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-    if pid > 0:  # nothing of the sample runs on once it has ended
-        _kill(pid, own_ns)
+        _kill(pid, own_ns)  # nothing of the sample runs on once it has ended
     stdout, out_size = _tail(scratch.stdout)
     stderr, err_size = _tail(scratch.stderr)
     if end.get("op") == "end":  # answer, then reap and clean up while the judge reports
@@ -197,6 +195,7 @@ def serve_sample(ctl: socket.socket, job: dict, spare: tuple, own_ns: bool, scra
         os.waitpid(pid, 0)
     _reap()
     scratch.clean()
+    return end.get("op") == "end"
 
 
 def _wait_briefly(pid: int, patience_s: float) -> tuple:
@@ -269,12 +268,7 @@ def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.sock
             os.close(fd)
     os.closerange(3, keep)
     os.closerange(keep + 1, 1 << 16)
-    os.chdir(scratch.work)
-    os.environ.clear()
-    os.environ.update(config["env"])
-    os.environ.update({"HOME": scratch.work, "TMPDIR": scratch.work})
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGALRM):
-        signal.signal(sig, signal.SIG_DFL)
+    os.chdir(scratch.work)  # the environment was set by the fork server: nothing to copy here
     if config.get("drop_capabilities"):
         drop_capabilities()
     # sys.stdin/stdout/stderr already wrap descriptors 0-2 (the fork server never wrote to

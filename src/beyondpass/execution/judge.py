@@ -268,14 +268,7 @@ def judge(job: dict, ctl: socket.socket) -> dict:
     start = time.monotonic()
     deadline = start + float(limits["timeout_s"])
     report: dict = {"tests": [], "load_error": None, "over": None, "exit": None}
-    start_request = {
-        "program": job["program"],
-        "setup": job["setup"],
-        "limits": limits,
-        "seed": job.get("seed", 0),
-    }
-    try:
-        wire.send_frame(ctl, start_request)
+    try:  # the fork server has a process ready (or is forking it): take its channel
         ctl.settimeout(END_GRACE_S + float(limits["timeout_s"]))
         data, fds, _, _ = socket.recv_fds(ctl, 1, 1)
     except OSError as exc:
@@ -288,6 +281,14 @@ def judge(job: dict, ctl: socket.socket) -> dict:
             kind = "start" if data == b"E" else "sandbox"
             report["over"] = {"kind": kind, "message": "the candidate process could not start"}
         else:
+            program = {
+                "program": job["program"],
+                "setup": job["setup"],
+                "limits": limits,
+                "seed": job.get("seed", 0),
+            }
+            with contextlib.suppress(OSError):  # if it died waiting, the channel says so
+                wire.send_frame(sock, program)
             _run_tests(job, CandidateChannel(sock, deadline), report)
     finally:
         if sock is not None:
