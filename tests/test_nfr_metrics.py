@@ -1,17 +1,11 @@
 """NFR metrics (RobuNFR 3.2): the documented LOC / exception-handling definitions, pylint
 counts equal to the real ``pylint`` command's, and what happens when analysis fails.
 
-The oracle for pylint counts is the ``pylint`` command itself, one process per file with
-its *default* configuration, in a scratch directory with a scratch HOME so no user or
-project rc file is read — independent of the rc file and batching the evaluator uses.
+The oracle for pylint counts is the ``pylint`` command itself (tests/pylint_oracle.py).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -23,6 +17,7 @@ from beyondpass.evaluators.code_metrics import count_code
 from beyondpass.evaluators.lint_pool import LintPool
 from beyondpass.evaluators.nfr import NFR_METRICS, NfrEvaluator
 from beyondpass.extraction.result import Extraction
+from pylint_oracle import pylint_oracle
 
 SAMPLES = Path(__file__).parent / "nfr_samples"
 
@@ -60,29 +55,6 @@ def candidate(name: str, program: str) -> Candidate:
         prompt_style="description",
     )
     return Candidate(task, Extraction("ok", program, program, "full"))
-
-
-def pylint_oracle(source: str, name: str, scratch: Path) -> list[dict]:
-    """Messages of the real ``pylint`` command (defaults, no rc file) on one file."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    path = scratch / name
-    path.write_text(source, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYLINT")}
-    env.update(
-        HOME=str(scratch),
-        XDG_CONFIG_HOME=str(scratch / ".config"),
-        PYLINTHOME=str(scratch / ".pylint.d"),
-    )
-    proc = subprocess.run(
-        [sys.executable, "-m", "pylint", "--output-format=json", name],
-        cwd=scratch,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode & 32 == 0, proc.stderr  # 32: usage error
-    return json.loads(proc.stdout)
 
 
 # -- the documented definitions ----------------------------------------------------------------
