@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import sys
 import tempfile
 import time
 from collections import deque
@@ -32,12 +33,21 @@ OnAnalysis = Callable[[str, FileAnalysis], None]
 STARTUP_TIMEOUT_S = 120.0  # spawn + importing pylint on a loaded machine
 
 
-def _worker_main(conn: Connection, memory_mb: int) -> None:
+def _worker_main(conn: Connection, memory_mb: int, parent_cwd: str) -> None:
     """Child process: set limits, then lint every batch sent until told to stop."""
     scratch = Path(tempfile.mkdtemp(prefix="beyondpass-pylint-"))
     # pylint reads PYLINTHOME at import time (crash reports, stats): keep it private.
     os.environ["PYLINTHOME"] = str(scratch)
     os.chdir(scratch)
+    # Like the pylint command (pylint.modify_sys_path), do not resolve a sample's imports
+    # against whatever directory the harness was started in.
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", parent_cwd)]
+    # Nothing a worker prints may reach the harness's stdout (``--json``) or clutter its
+    # stderr (astroid's SyntaxWarnings about generated code); failures go through ``conn``.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     if memory_mb > 0:
         import resource
 
@@ -143,7 +153,7 @@ class LintPool:
         if len(workers) < self.workers:
             parent, child = self._ctx.Pipe()
             process = self._ctx.Process(
-                target=_worker_main, args=(child, self.memory_mb), daemon=True
+                target=_worker_main, args=(child, self.memory_mb, os.getcwd()), daemon=True
             )
             process.start()
             child.close()
