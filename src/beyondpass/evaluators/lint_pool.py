@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -33,9 +34,11 @@ OnAnalysis = Callable[[str, FileAnalysis], None]
 STARTUP_TIMEOUT_S = 120.0  # spawn + importing pylint on a loaded machine
 
 
-def _worker_main(conn: Connection, memory_mb: int, parent_cwd: str) -> None:
-    """Child process: set limits, then lint every batch sent until told to stop."""
-    scratch = Path(tempfile.mkdtemp(prefix="beyondpass-pylint-"))
+def _worker_main(conn: Connection, scratch: Path, memory_mb: int, parent_cwd: str) -> None:
+    """Child process: set limits, then lint every batch sent until told to stop.
+
+    ``scratch`` belongs to the supervisor, which removes it even when the worker is killed.
+    """
     # pylint reads PYLINTHOME at import time (crash reports, stats): keep it private.
     os.environ["PYLINTHOME"] = str(scratch)
     os.chdir(scratch)
@@ -74,16 +77,13 @@ def _worker_main(conn: Connection, memory_mb: int, parent_cwd: str) -> None:
     except BaseException as exc:  # noqa: BLE001 - reported to the supervisor, then exit
         with contextlib.suppress(OSError, ValueError):
             conn.send(("failed", f"{type(exc).__name__}: {exc}"[:500]))
-    finally:
-        import shutil
-
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @dataclass
 class _Worker:
     process: Any
     conn: Connection
+    scratch: Path
     batch: list[str] = field(default_factory=list)
     current: str | None = None
     deadline: float = 0.0
@@ -152,12 +152,16 @@ class LintPool:
                 return worker
         if len(workers) < self.workers:
             parent, child = self._ctx.Pipe()
+            scratch = Path(tempfile.mkdtemp(prefix="beyondpass-pylint-"))
             process = self._ctx.Process(
-                target=_worker_main, args=(child, self.memory_mb, os.getcwd()), daemon=True
+                target=_worker_main,
+                args=(child, scratch, self.memory_mb, os.getcwd()),
+                daemon=True,
             )
             process.start()
             child.close()
-            worker = _Worker(process, parent, deadline=time.monotonic() + STARTUP_TIMEOUT_S)
+            deadline = time.monotonic() + STARTUP_TIMEOUT_S
+            worker = _Worker(process, parent, scratch, deadline=deadline)
             workers.append(worker)
             return worker
         return None
@@ -239,6 +243,7 @@ class LintPool:
             process.kill()
             process.join(timeout=10)
         worker.conn.close()
+        shutil.rmtree(worker.scratch, ignore_errors=True)
 
 
 def _failed(source: str, reason: str) -> FileAnalysis:
