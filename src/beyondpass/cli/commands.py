@@ -212,6 +212,12 @@ def benchmarks_show(name: str, task_id: str | None, data_dir: str | None, as_jso
     help="Mark lines whose task is not in the benchmark 'skipped' instead of failing.",
 )
 @executor_options
+@click.option(
+    "--nfr",
+    is_flag=True,
+    help="Add RobuNFR metrics (pylint smells/readability, exception handling, LOC, execution "
+    "time over 5 timed runs per test) to every results.jsonl line.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
 def evaluate(
     benchmark: str,
@@ -224,6 +230,7 @@ def evaluate(
     executor: str | None,
     isolation: str | None,
     ray_address: str | None,
+    nfr: bool,
     as_json: bool,
 ) -> None:
     """Score a JSONL file of model answers against a benchmark's tests."""
@@ -243,6 +250,7 @@ def evaluate(
             workers=workers,
             executor=_executor_choice(executor, isolation, ray_address),
             skip_unknown_tasks=skip_unknown_tasks,
+            nfr=nfr,
             progress=progress,
         )
     s = outcome.summary
@@ -258,6 +266,14 @@ def evaluate(
     for key in [k for k in s if k.startswith("pass@")]:
         click.echo(f"  {key}: {_pct(s[key])}")
     click.echo("  statuses: " + ", ".join(f"{k} {v}" for k, v in s["status_counts"].items()))
+    if "nfr" in s:
+        means, counts = s["nfr"]["means"], s["nfr"]["n"]
+        click.echo(
+            "  NFR means: "
+            + ", ".join(
+                f"{k} {'-' if v is None else f'{v:.3f}'} (n={counts[k]})" for k, v in means.items()
+            )
+        )
     if s["known_broken_in_samples"]:
         click.echo(
             f"  known-broken tasks in these samples: {', '.join(s['known_broken_in_samples'])}"

@@ -31,11 +31,13 @@ def verdict_evaluator(
     limits: ExecutionLimits | None = None,
     *,
     data_dir: str | os.PathLike[str] | None = None,
+    timing_repeats: int = 0,
 ) -> Evaluator:
-    """The evaluator that decides the verdicts of ``tasks``."""
+    """The evaluator that decides the verdicts of ``tasks``; ``timing_repeats`` is for the
+    functional one (timed re-runs of each passing test)."""
     kinds = sorted({kind_of(t) for t in tasks}) or [FUNCTIONAL]
     builders: dict[str, Callable[[], Evaluator]] = {
-        FUNCTIONAL: lambda: FunctionalEvaluator(executor, limits),
+        FUNCTIONAL: lambda: FunctionalEvaluator(executor, limits, timing_repeats=timing_repeats),
         "robustapi": lambda: _robustapi(data_dir),
     }
     unknown = [k for k in kinds if k not in builders]

@@ -21,6 +21,7 @@ from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
+from beyondpass.evaluators.nfr import NfrEvaluator
 from beyondpass.evaluators.select import verdict_evaluator
 from beyondpass.execution import ExecutorChoice
 from beyondpass.extraction import extract
@@ -122,8 +123,16 @@ class StudyRunner:
                 raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
         executor = (self.executor or cfg.executor).build(workers=self.workers, seed=cfg.seed)
         evaluators: list[Evaluator] = [
-            verdict_evaluator(tasks.values(), executor, cfg.limits, data_dir=self.data_dir)
+            verdict_evaluator(
+                tasks.values(),
+                executor,
+                cfg.limits,
+                data_dir=self.data_dir,
+                timing_repeats=cfg.timing_repeats,
+            )
         ]
+        if cfg.nfr:
+            evaluators.append(NfrEvaluator(self.workers))
 
         with RunStore(self.run_dir) as store:
             self._check_design(store)
