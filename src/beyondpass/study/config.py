@@ -48,6 +48,10 @@ from beyondpass.execution.base import ExecutionLimits
 from beyondpass.models.base import SamplingParams
 from beyondpass.models.factory import parse_spec
 from beyondpass.prompts.plan import PromptPlan, builtin_plan, plan_from_config
+from beyondpass.prompts.robunfr import plan_from_prompts_table
+
+#: Where built-in study files live (``beyondpass run studies/robunfr.toml`` finds them).
+BUILTIN_STUDIES = "beyondpass.studies"
 
 _TOP_KEYS = {
     "name",
@@ -58,6 +62,7 @@ _TOP_KEYS = {
     "prompts",
     "sampling",
     "execution",
+    "report",
 }
 
 
@@ -94,7 +99,8 @@ class StudyConfig:
 
     def config_hash(self) -> str:
         """Identity of the design: a run directory belongs to exactly one design."""
-        design = {k: v for k, v in self.raw.items() if k not in ("description",)}
+        # presentation (description, [report]) is not design: changing it keeps the run
+        design = {k: v for k, v in self.raw.items() if k not in ("description", "report")}
         design["models"] = [{"spec": m.spec, "label": m.label} for m in self.models]
         blob = json.dumps(design, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
@@ -120,9 +126,40 @@ def default_label(spec: str) -> str:
     return Path(parsed.model).stem if parsed.provider == "replay" else parsed.model
 
 
+def builtin_study_path(name: str) -> Path | None:
+    """The packaged study ``name`` (``robunfr`` or ``robunfr.toml``), if there is one."""
+    from importlib import resources
+
+    stem = Path(name).name
+    if not stem.endswith(".toml"):
+        stem += ".toml"
+    candidate = Path(str(resources.files(BUILTIN_STUDIES) / stem))
+    return candidate if candidate.is_file() else None
+
+
+def resolve_study_path(path: str | Path) -> tuple[Path, bool]:
+    """A study path as given, else the built-in study of that name.
+
+    ``studies/robunfr.toml`` (or ``robunfr``) names the built-in file when no such file
+    exists relative to the working directory, so the documented command works anywhere; a
+    local file of that name always wins. Returns the path and whether it is built in.
+    """
+    given = Path(path)
+    if given.exists():
+        return given, False
+    parent = given.parent.name
+    if parent in ("", "studies") and (builtin := builtin_study_path(given.name)) is not None:
+        return builtin, True
+    return given, False
+
+
 def load_study(path: str | Path, extra_models: list[str] | None = None) -> StudyConfig:
-    """Parse and validate a study file; ``extra_models`` (from ``--model``) replace its models."""
-    path = Path(path)
+    """Parse and validate a study file; ``extra_models`` (from ``--model``) replace its models.
+
+    ``extra_models`` come from the command line, so a relative ``replay:`` path in them is
+    relative to the working directory, not to the study file.
+    """
+    path, _ = resolve_study_path(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -162,14 +199,16 @@ def study_from_dict(
         raise ConfigError(f"{where}: no [[benchmarks]] — name at least one (e.g. humaneval)")
 
     model_tables = raw.get("models", [])
+    model_base = base
     if extra_models:
         model_tables = [{"spec": s} for s in extra_models]
+        model_base = Path.cwd()
     models = []
     for i, m in enumerate(_expect(model_tables, list, f"{where}: models"), 1):
         _expect(m, dict, f"{where}: models[{i}]")
         if "spec" not in m:
             raise ConfigError(f"{where}: models[{i}] needs a spec (e.g. openai:gpt-4o)")
-        spec = _resolve_spec(str(m["spec"]), base)
+        spec = _resolve_spec(str(m["spec"]), model_base)
         client_keys = ("spec", "label", "max_concurrency", "max_attempts")
         options = {k: v for k, v in m.items() if k not in client_keys}
         models.append(
@@ -191,6 +230,8 @@ def study_from_dict(
     if "conditions" in prompts:
         conds = _expect(prompts["conditions"], list, f"{where}: prompts.conditions")
         plan = plan_from_config(str(prompts.get("plan", "custom")), conds)
+    elif prompts.get("plan") == "robunfr":
+        plan = plan_from_prompts_table(prompts, base, f"{where}: prompts")
     else:
         plan = builtin_plan(str(prompts.get("plan", "function-only")))
 
@@ -215,6 +256,7 @@ def study_from_dict(
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise ConfigError(f"{where}: seed must be an integer")
+    _check_report_table(raw.get("report", {}), where)
     return StudyConfig(
         name=str(raw.get("name") or path.stem),
         description=str(raw.get("description", "")),
@@ -229,3 +271,24 @@ def study_from_dict(
         source=str(path.resolve()),
         raw=raw,
     )
+
+
+def _check_report_table(report: Any, where: str) -> None:
+    """``[report] version_pairs = [["old-label", "new-label"], ...]`` (Table 4 pairs)."""
+    _expect(report, dict, f"{where}: report")
+    unknown = sorted(set(report) - {"version_pairs"})
+    if unknown:
+        raise ConfigError(f"{where}: report: unknown key(s) {unknown} — valid: ['version_pairs']")
+    pairs = report.get("version_pairs", [])
+    _expect(pairs, list, f"{where}: report.version_pairs")
+    for i, pair in enumerate(pairs, 1):
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(isinstance(x, str) and x for x in pair)
+            or pair[0] == pair[1]
+        ):
+            raise ConfigError(
+                f"{where}: report.version_pairs[{i}] must be two different model labels "
+                f'["old", "new"], got {pair!r}'
+            )
