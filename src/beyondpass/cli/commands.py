@@ -257,9 +257,12 @@ def run(
     as_json: bool,
 ) -> None:
     """Run a study (benchmarks x models x prompt conditions) into a run directory."""
-    from beyondpass.study.config import load_study
+    from beyondpass.study.config import load_study, resolve_study_path
 
-    config = load_study(study, list(models) or None)
+    path, builtin = resolve_study_path(study)
+    config = load_study(path, list(models) or None)
+    if builtin and not as_json:
+        stderr.print(f"using the built-in study {path} (no {study} here)")
     run_dir = Path(out) if out else default_out("runs", config.name)
     code = _run_study(
         config,
