@@ -23,6 +23,7 @@ import jinja2
 
 from beyondpass.analysis.summary import BOOTSTRAP_RESAMPLES, GroupSummary, summarize
 from beyondpass.errors import DataError
+from beyondpass.report.paper_tables import flat_header, to_markdown
 from beyondpass.report.plots import (
     NOT_EVALUATED,
     OTHER_COLOR,
@@ -31,6 +32,7 @@ from beyondpass.report.plots import (
     status_order,
     status_svg,
 )
+from beyondpass.report.robunfr_section import RobunfrSection, build_section, write_artifacts
 from beyondpass.store.run_store import Row, RunStore
 
 __all__ = ["ReportPaths", "build_report", "md_escape", "render_report"]
@@ -69,10 +71,12 @@ _LETTERS = {
 
 @dataclass(frozen=True)
 class ReportPaths:
-    """Where the two report files were written."""
+    """Where the report files were written (LaTeX/JSON tables only for RobuNFR designs)."""
 
     markdown: Path
     html: Path
+    latex: Path | None = None
+    tables_json: Path | None = None
 
 
 # -- report model ----------------------------------------------------------------------------
@@ -187,6 +191,7 @@ class Report:
     sections: list[Section]
     status_colors: list[tuple[str, str, str]]  # status, css class, colour
     details_note: str
+    robunfr: RobunfrSection | None = None
 
 
 # -- entry point -----------------------------------------------------------------------------
@@ -208,11 +213,17 @@ def render_report(
         seed = _study_seed(meta)
     summaries = summarize(rows, seed=seed)
     report = build_report(meta, rows, summaries, seed=seed, fallback_title=run_dir.name)
+    report.robunfr = build_section(meta, rows, seed=seed)
 
     out = Path(out_dir) if out_dir is not None else run_dir
     out.mkdir(parents=True, exist_ok=True)
     env = _environment()
-    paths = ReportPaths(markdown=out / "report.md", html=out / "report.html")
+    latex = tables_json = None
+    if report.robunfr is not None:
+        latex, tables_json = write_artifacts(report.robunfr, out)
+    paths = ReportPaths(
+        markdown=out / "report.md", html=out / "report.html", latex=latex, tables_json=tables_json
+    )
     markdown = env.get_template("report.md.j2").render(r=report)
     html = env.get_template("report.html.j2").render(r=report)
     paths.markdown.write_text(_tidy(markdown), encoding="utf-8", newline="\n")
@@ -862,6 +873,8 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["md"] = md_escape
     env.filters["md_table"] = _md_table
+    env.filters["paper_md"] = to_markdown
+    env.filters["flat_header"] = flat_header
     return env
 
 
