@@ -33,7 +33,7 @@ def cli() -> None:
 
 def main() -> None:
     """Console entry point: one-line errors and meaningful exit codes."""
-    from beyondpass.cli import commands  # noqa: F401 - registers the subcommands
+    from beyondpass.cli import commands, compare, prompts, studies  # noqa: F401 - registers them
 
     try:
         cli.main(standalone_mode=False)
