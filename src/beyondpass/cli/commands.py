@@ -167,6 +167,12 @@ def benchmarks_show(name: str, task_id: str | None, data_dir: str | None, as_jso
     is_flag=True,
     help="Mark lines whose task is not in the benchmark 'skipped' instead of failing.",
 )
+@click.option(
+    "--nfr",
+    is_flag=True,
+    help="Add RobuNFR metrics (pylint smells/readability, exception handling, LOC, execution "
+    "time over 5 timed runs per test) to every results.jsonl line.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
 def evaluate(
     benchmark: str,
@@ -176,6 +182,7 @@ def evaluate(
     timeout: float,
     workers: int | None,
     skip_unknown_tasks: bool,
+    nfr: bool,
     as_json: bool,
 ) -> None:
     """Score a JSONL file of model answers against a benchmark's tests."""
@@ -194,6 +201,7 @@ def evaluate(
             limits=ExecutionLimits(timeout_s=timeout),
             workers=workers,
             skip_unknown_tasks=skip_unknown_tasks,
+            nfr=nfr,
             progress=progress,
         )
     s = outcome.summary
@@ -209,6 +217,14 @@ def evaluate(
     for key in [k for k in s if k.startswith("pass@")]:
         click.echo(f"  {key}: {_pct(s[key])}")
     click.echo("  statuses: " + ", ".join(f"{k} {v}" for k, v in s["status_counts"].items()))
+    if "nfr" in s:
+        means, counts = s["nfr"]["means"], s["nfr"]["n"]
+        click.echo(
+            "  NFR means: "
+            + ", ".join(
+                f"{k} {'-' if v is None else f'{v:.3f}'} (n={counts[k]})" for k, v in means.items()
+            )
+        )
     if s["known_broken_in_samples"]:
         click.echo(
             f"  known-broken tasks in these samples: {', '.join(s['known_broken_in_samples'])}"

@@ -2,5 +2,6 @@
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator
 from beyondpass.evaluators.functional import FunctionalEvaluator
+from beyondpass.evaluators.nfr import NfrEvaluator
 
-__all__ = ["Candidate", "Evaluation", "Evaluator", "FunctionalEvaluator"]
+__all__ = ["Candidate", "Evaluation", "Evaluator", "FunctionalEvaluator", "NfrEvaluator"]

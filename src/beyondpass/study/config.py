@@ -30,6 +30,10 @@ reviewed and re-run. Example::
     timeout_s = 10
     memory_mb = 2048
 
+    [evaluation]
+    nfr = true                    # RobuNFR metrics (docs/nfr-metrics.md); default false
+    # timing_repeats = 5          # per passing test, for exec_time_ms (default 5 with nfr)
+
 Relative paths (``replay:answers.jsonl``, ``file:tasks.jsonl``) are relative to the study file.
 """
 
@@ -43,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError
+from beyondpass.evaluators.nfr import TIMING_REPEATS as NFR_TIMING_REPEATS
 from beyondpass.execution import DEFAULT_EXECUTOR
 from beyondpass.execution.base import ExecutionLimits
 from beyondpass.models.base import SamplingParams
@@ -63,6 +68,7 @@ _TOP_KEYS = {
     "sampling",
     "execution",
     "report",
+    "evaluation",
 }
 
 
@@ -94,6 +100,8 @@ class StudyConfig:
     n: int
     limits: ExecutionLimits
     executor: str = DEFAULT_EXECUTOR
+    nfr: bool = False  # add the NFR metrics evaluator
+    timing_repeats: int = 0  # timed re-runs of each passing test (exec_time_ms)
     source: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -253,6 +261,8 @@ def study_from_dict(
     except TypeError as exc:
         raise ConfigError(f"{where}: execution: {exc}") from exc
 
+    nfr, timing_repeats = _evaluation(raw.get("evaluation", {}), where)
+
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise ConfigError(f"{where}: seed must be an integer")
@@ -268,6 +278,8 @@ def study_from_dict(
         n=n,
         limits=limits,
         executor=executor,
+        nfr=nfr,
+        timing_repeats=timing_repeats,
         source=str(path.resolve()),
         raw=raw,
     )
@@ -292,3 +304,18 @@ def _check_report_table(report: Any, where: str) -> None:
                 f"{where}: report.version_pairs[{i}] must be two different model labels "
                 f'["old", "new"], got {pair!r}'
             )
+
+
+def _evaluation(table: Any, where: str) -> tuple[bool, int]:
+    """``[evaluation]``: which evaluators add metrics, and how execution time is measured."""
+    table = _expect(table, dict, f"{where}: evaluation")
+    unknown = sorted(set(table) - {"nfr", "timing_repeats"})
+    if unknown:
+        raise ConfigError(
+            f"{where}: evaluation: unknown key(s) {unknown} — valid: ['nfr', 'timing_repeats']"
+        )
+    nfr = _expect(table.get("nfr", False), bool, f"{where}: evaluation.nfr")
+    repeats = table.get("timing_repeats", NFR_TIMING_REPEATS if nfr else 0)
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 0:
+        raise ConfigError(f"{where}: evaluation.timing_repeats must be an integer >= 0")
+    return nfr, repeats

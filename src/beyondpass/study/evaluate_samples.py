@@ -6,6 +6,11 @@ never clobbers earlier results. Scoring goes through a run store in the output d
 an interrupted evaluation resumes, and ``beyondpass report OUT`` works on it like any run.
 ``OUT/results.jsonl`` is written atomically at the end, one line per input line, same order;
 ``index`` is the 0-based input line number (blank lines carry no sample and get no line).
+
+With ``nfr``, every line also carries the RobuNFR metrics (docs/nfr-metrics.md): ``code``
+(the program the metrics ran on), the static metrics of ``NFR_METRICS`` and ``exec_time_ms``
+(tests timed 5 times each; passing samples only). A metric that is undefined for a sample
+(no code, syntax error, failing sample for the time) is ``null``.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from beyondpass.analysis.passk import mean_pass_at_k
 from beyondpass.analysis.summary import KS
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError, DataError
+from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.functional import FunctionalEvaluator
+from beyondpass.evaluators.nfr import NFR_METRICS, TIMING_REPEATS, NfrEvaluator
 from beyondpass.execution import DEFAULT_EXECUTOR, ExecutionLimits, create_executor
 from beyondpass.models.replay import read_answer_rows
 from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
@@ -31,6 +38,8 @@ from beyondpass.study.provenance import environment, now_iso
 from beyondpass.study.scoring import evaluator_metadata, make_sample, score_pending
 
 RESULTS_FILE = "results.jsonl"
+# What --nfr adds to each results.jsonl line, besides ``code``.
+NFR_FIELDS = (*NFR_METRICS, "exec_time_ms")
 
 
 @dataclass
@@ -49,6 +58,7 @@ def evaluate_samples(
     workers: int | None = None,
     executor: str = DEFAULT_EXECUTOR,
     skip_unknown_tasks: bool = False,
+    nfr: bool = False,
     progress: Progress | None = None,
 ) -> EvaluateOutcome:
     """Score every line of ``samples_path``; see the module docstring.
@@ -97,12 +107,23 @@ def evaluate_samples(
                 f"{out_dir} already holds results for {previous['path']} on "
                 f"{store.get_meta('benchmark_name')}; choose another --out"
             )
-        evaluator = FunctionalEvaluator(create_executor(executor, workers=workers), limits)
+        repeats = TIMING_REPEATS if nfr else 0
+        evaluator = FunctionalEvaluator(
+            create_executor(executor, workers=workers), limits, timing_repeats=repeats
+        )
+        evaluators: list[Evaluator] = [evaluator]
+        if nfr:
+            evaluators.append(NfrEvaluator(workers))
+        settings = {"nfr": nfr, "timing_repeats": repeats}
         old_limits = store.get_meta("limits")
-        if old_limits is not None and old_limits != vars(limits):
-            dropped = store.clear_results()  # verdicts made under other limits are stale
-            progress.note(f"limits changed since the last evaluation: re-scoring {dropped} samples")
+        old_settings = store.get_meta("evaluation", {"nfr": False, "timing_repeats": 0})
+        if old_limits is not None and (old_limits, old_settings) != (vars(limits), settings):
+            dropped = store.clear_results()  # results made under other settings are stale
+            progress.note(
+                f"limits or metrics changed since the last evaluation: re-scoring {dropped} samples"
+            )
         store.set_meta("limits", vars(limits))
+        store.set_meta("evaluation", settings)
         model_label = samples_path.stem
         store.set_meta("kind", "evaluate")
         store.set_meta("benchmark_name", bench.name)
@@ -118,7 +139,7 @@ def evaluate_samples(
             },
         )
         store.set_meta("environment", environment())
-        store.set_meta("evaluators", evaluator_metadata([evaluator]))
+        store.set_meta("evaluators", evaluator_metadata(evaluators))
         store.set_meta("executor", evaluator.metadata())
         if store.get_meta("created_at") is None:
             store.set_meta("created_at", now_iso())
@@ -155,7 +176,7 @@ def evaluate_samples(
         scored_keys = [k for k in keys if k]
         try:
             score_pending(
-                store, bench.tasks_by_key(), [evaluator], scored_keys, progress, "evaluate"
+                store, bench.tasks_by_key(), evaluators, scored_keys, progress, "evaluate"
             )
         finally:
             evaluator.executor.close()
@@ -167,6 +188,7 @@ def evaluate_samples(
     lines = []
     per_task: dict[str, list[bool]] = defaultdict(list)
     statuses: Counter[str] = Counter()
+    nfr_values: dict[str, list[float]] = {name: [] for name in NFR_FIELDS}
     for row, tid, key in zip(rows, resolved, keys, strict=True):
         if tid is None:
             lines.append(
@@ -177,6 +199,7 @@ def evaluate_samples(
                     "status": "skipped",
                     "passed": False,
                     "message": f"task not in benchmark {bench.name}",
+                    **({"code": "", **dict.fromkeys(NFR_FIELDS)} if nfr else {}),
                 }
             )
             continue
@@ -198,6 +221,13 @@ def evaluate_samples(
                 "known_broken": tid in bench.known_broken,
             }
         )
+        if nfr:
+            lines[-1]["code"] = r.sample.program
+            for name in NFR_FIELDS:
+                value = r.result.metrics.get(name)
+                lines[-1][name] = value
+                if value is not None:
+                    nfr_values[name].append(value)
     _write_atomic(results_path, lines)
     counts = [(len(v), sum(v)) for v in per_task.values()]
     summary: dict[str, Any] = {
@@ -213,10 +243,26 @@ def evaluate_samples(
         if k <= min_n:
             summary[f"pass@{k}"] = mean_pass_at_k(counts, k)
     summary["status_counts"] = dict(statuses.most_common())
+    if nfr:
+        summary["nfr"] = _nfr_summary(nfr_values)
     summary["known_broken_in_samples"] = sorted(set(per_task) & set(bench.known_broken))
     summary["results_path"] = str(results_path)
     summary["run_dir"] = str(out_dir)
     return EvaluateOutcome(summary, results_path)
+
+
+def _nfr_summary(values: dict[str, list[float]]) -> dict[str, Any]:
+    """Mean of each metric over the samples where it is defined, and how many those are."""
+    return {
+        "means": {k: (sum(v) / len(v) if v else None) for k, v in values.items()},
+        "n": {k: len(v) for k, v in values.items()},
+        "over": (
+            "samples where the metric is defined: static metrics exclude no_code and "
+            "syntax_error samples (pylint counts and their densities also samples pylint could "
+            "not analyse, densities also samples with 0 LOC); exec_time_ms covers passing "
+            "samples only"
+        ),
+    }
 
 
 def _write_atomic(path: Path, lines: list[dict[str, Any]]) -> None:

@@ -19,6 +19,7 @@ TRACKED_PACKAGES = (
     "rich",
     "click",
     "pylint",
+    "astroid",
     "radon",
 )
 

@@ -22,6 +22,7 @@ from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.functional import FunctionalEvaluator
+from beyondpass.evaluators.nfr import NfrEvaluator
 from beyondpass.execution import create_executor
 from beyondpass.extraction import extract
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
@@ -117,7 +118,11 @@ class StudyRunner:
             except ConfigError as exc:
                 raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
         executor = create_executor(cfg.executor, workers=self.workers, seed=cfg.seed)
-        evaluators: list[Evaluator] = [FunctionalEvaluator(executor, cfg.limits)]
+        evaluators: list[Evaluator] = [
+            FunctionalEvaluator(executor, cfg.limits, timing_repeats=cfg.timing_repeats)
+        ]
+        if cfg.nfr:
+            evaluators.append(NfrEvaluator(self.workers))
 
         with RunStore(self.run_dir) as store:
             self._check_design(store)

@@ -1,0 +1,237 @@
+"""Worker processes that run :mod:`pylint_batch` on batches, supervised.
+
+pylint runs in-process on whole batches, but not in the harness process: generated code is
+hostile, and although pylint only parses it, a pathological program can make astroid's
+inference run for minutes, exhaust memory, or (in C code such as a regular expression)
+hang where no Python signal reaches. A worker is a long-lived ``spawn``-ed process (no
+inherited threads or state) with an address-space limit; it reports each file as pylint
+starts on it, so the supervisor knows which file a stuck or dead worker was on. That
+file gets no pylint counts (the reason is recorded), its LOC and exception counts are
+computed in the supervisor (``ast``/``tokenize`` only), and the rest of the batch goes to a
+fresh worker. Several workers use several cores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+from beyondpass.evaluators.pylint_batch import FileAnalysis, code_analysis
+
+OnAnalysis = Callable[[str, FileAnalysis], None]
+
+STARTUP_TIMEOUT_S = 120.0  # spawn + importing pylint on a loaded machine
+
+
+def _worker_main(conn: Connection, memory_mb: int) -> None:
+    """Child process: set limits, then lint every batch sent until told to stop."""
+    scratch = Path(tempfile.mkdtemp(prefix="beyondpass-pylint-"))
+    # pylint reads PYLINTHOME at import time (crash reports, stats): keep it private.
+    os.environ["PYLINTHOME"] = str(scratch)
+    os.chdir(scratch)
+    if memory_mb > 0:
+        import resource
+
+        limit = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    try:
+        from beyondpass.evaluators import pylint_batch
+
+        rcfile = pylint_batch.write_rcfile(scratch)
+        workdir = scratch / "files"
+        workdir.mkdir()
+        conn.send(("ready", None))
+        while True:
+            job = conn.recv()
+            if job is None:
+                return
+            sources: dict[str, str] = job
+            results = pylint_batch.analyse_sources(
+                sources, workdir, rcfile, on_file=lambda key: conn.send(("file", key))
+            )
+            conn.send(("done", results))
+    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+        return
+    except BaseException as exc:  # noqa: BLE001 - reported to the supervisor, then exit
+        with contextlib.suppress(OSError, ValueError):
+            conn.send(("failed", f"{type(exc).__name__}: {exc}"[:500]))
+    finally:
+        import shutil
+
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Connection
+    batch: list[str] = field(default_factory=list)
+    current: str | None = None
+    deadline: float = 0.0
+    ready: bool = False
+
+
+class LintPool:
+    """Analyse ``key -> program`` maps with ``workers`` supervised pylint processes."""
+
+    def __init__(
+        self,
+        workers: int = 1,
+        *,
+        batch_size: int = 128,
+        file_timeout_s: float = 60.0,
+        memory_mb: int = 4096,
+    ) -> None:
+        self.workers = max(1, workers)
+        self.batch_size = max(1, batch_size)
+        self.file_timeout_s = file_timeout_s
+        self.memory_mb = memory_mb
+        self._ctx = multiprocessing.get_context("spawn")
+
+    def run(self, sources: Mapping[str, str], on_analysis: OnAnalysis) -> None:
+        """Analyse every program; ``on_analysis(key, analysis)`` fires as each is known."""
+        keys = list(sources)
+        if not keys:
+            return
+        size = min(self.batch_size, -(-len(keys) // self.workers))  # spread over the workers
+        queue: deque[list[str]] = deque(keys[i : i + size] for i in range(0, len(keys), size))
+        retried: set[tuple[str, ...]] = set()
+        workers: list[_Worker] = []
+        try:
+            while queue or any(w.batch for w in workers):
+                while queue and (idle := self._idle(workers)) is not None:
+                    idle.batch = queue.popleft()
+                    idle.current = None
+                    if idle.ready:
+                        self._dispatch(idle, sources)
+                busy = [w for w in workers if w.batch]
+                timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+                for conn in wait([w.conn for w in busy], timeout=timeout):
+                    worker = next(w for w in busy if w.conn is conn)
+                    self._receive(worker, sources, on_analysis, queue, retried)
+                now = time.monotonic()
+                for worker in [w for w in workers if w.batch and w.deadline < now]:
+                    where = f" on {worker.current}" if worker.current else ""
+                    limit = self.file_timeout_s if worker.ready else STARTUP_TIMEOUT_S
+                    self._fail(
+                        worker,
+                        f"pylint did not finish{where} within {limit:g} s",
+                        sources,
+                        on_analysis,
+                        queue,
+                        retried,
+                    )
+                workers = [w for w in workers if w.process is not None]
+        finally:
+            for worker in workers:
+                self._stop(worker)
+
+    # -- supervision --------------------------------------------------------------------------
+    def _idle(self, workers: list[_Worker]) -> _Worker | None:
+        for worker in workers:
+            if not worker.batch:
+                return worker
+        if len(workers) < self.workers:
+            parent, child = self._ctx.Pipe()
+            process = self._ctx.Process(
+                target=_worker_main, args=(child, self.memory_mb), daemon=True
+            )
+            process.start()
+            child.close()
+            worker = _Worker(process, parent, deadline=time.monotonic() + STARTUP_TIMEOUT_S)
+            workers.append(worker)
+            return worker
+        return None
+
+    def _dispatch(self, worker: _Worker, sources: Mapping[str, str]) -> None:
+        worker.conn.send({key: sources[key] for key in worker.batch})
+        worker.deadline = time.monotonic() + self.file_timeout_s
+
+    def _receive(
+        self,
+        worker: _Worker,
+        sources: Mapping[str, str],
+        on_analysis: OnAnalysis,
+        queue: deque[list[str]],
+        retried: set[tuple[str, ...]],
+    ) -> None:
+        try:
+            kind, payload = worker.conn.recv()
+        except (EOFError, OSError):
+            code = worker.process.exitcode if worker.process else None
+            worker.process.join(timeout=5)
+            code = worker.process.exitcode if code is None else code
+            reason = f"the pylint worker died (exit code {code})"
+            self._fail(worker, reason, sources, on_analysis, queue, retried)
+            return
+        if kind == "ready":
+            worker.ready = True
+            if worker.batch:
+                self._dispatch(worker, sources)
+        elif kind == "file":
+            worker.current = payload
+            worker.deadline = time.monotonic() + self.file_timeout_s
+        elif kind == "done":
+            results: dict[str, FileAnalysis] = payload
+            for key in worker.batch:
+                on_analysis(key, results.get(key) or _failed(sources[key], "no result"))
+            worker.batch, worker.current = [], None
+        else:  # "failed": an exception escaped pylint in the worker
+            self._fail(worker, f"pylint failed: {payload}", sources, on_analysis, queue, retried)
+
+    def _fail(
+        self,
+        worker: _Worker,
+        reason: str,
+        sources: Mapping[str, str],
+        on_analysis: OnAnalysis,
+        queue: deque[list[str]],
+        retried: set[tuple[str, ...]],
+    ) -> None:
+        """Blame the file the worker was on; the rest of its batch goes to a new worker."""
+        batch, current = worker.batch, worker.current
+        worker.batch, worker.current = [], None
+        self._stop(worker, kill=True)
+        worker.process = None
+        if current is not None:
+            on_analysis(current, _failed(sources[current], reason))
+            rest = [k for k in batch if k != current]
+        elif tuple(batch) not in retried:  # failed before its first file: try once more
+            retried.add(tuple(batch))
+            rest = batch
+        else:
+            for key in batch:
+                on_analysis(key, _failed(sources[key], reason))
+            rest = []
+        if rest:
+            queue.appendleft(rest)
+
+    def _stop(self, worker: _Worker, kill: bool = False) -> None:
+        process = worker.process
+        if process is None:
+            return
+        if not kill and process.is_alive():
+            try:
+                worker.conn.send(None)
+            except (OSError, ValueError):
+                kill = True
+            process.join(timeout=10)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=10)
+        worker.conn.close()
+
+
+def _failed(source: str, reason: str) -> FileAnalysis:
+    analysis = code_analysis(source)
+    analysis.pylint_error = reason
+    return analysis

@@ -1,0 +1,163 @@
+"""RobuNFR's static NFR metrics (seed section 3.2) for every candidate, added to its result.
+
+Per sample, on the candidate program (``Extraction.program``: what the executor runs, without
+the benchmark's tests — see docs/nfr-metrics.md for why the program and not the raw answer):
+
+- ``loc`` and ``exception_handling``: :mod:`beyondpass.evaluators.code_metrics`;
+- ``pylint_refactor`` / ``pylint_convention``: pylint's Refactor / Convention message counts
+  (code smells / readability issues), from :mod:`pylint_batch` run by :mod:`lint_pool`;
+- ``smell_density``, ``unreadability_density``, ``exception_density``: those counts per 10 LOC.
+
+The execution-time metric of the seed is the verdict evaluator's ``exec_time_ms`` (timing
+repeats); this evaluator never runs candidate code. Samples without code (``no_code``) or
+whose program does not compile (``syntax_error``) get no metrics at all: they are counted by
+their status instead (seed 5.2.3). A metric that cannot be computed is absent, never zero.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.evaluators.code_metrics import EXCEPTION_DEFINITION, LOC_DEFINITION
+from beyondpass.evaluators.lint_pool import LintPool
+from beyondpass.evaluators.pylint_batch import FileAnalysis, configuration, content_key
+
+# The fields this evaluator adds to a result's metrics, in report order.
+NFR_METRICS = (
+    "loc",
+    "pylint_refactor",
+    "pylint_convention",
+    "exception_handling",
+    "smell_density",
+    "unreadability_density",
+    "exception_density",
+)
+PER_LOC = 10  # densities are per 10 lines of code, as in the seed
+TIMING_REPEATS = 5  # the seed runs each test five times and takes the mean
+
+
+class NfrEvaluator(Evaluator):
+    """Adds static NFR metrics; never decides a verdict.
+
+    ``dedupe`` analyses identical programs once (their metrics are identical by construction:
+    same text, same module name, same configuration); ``workers`` pylint processes share the
+    batches.
+    """
+
+    name = "nfr"
+    decides_verdict = False
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        dedupe: bool = True,
+        batch_size: int = 128,
+        file_timeout_s: float = 60.0,
+        memory_mb: int = 4096,
+    ) -> None:
+        self.workers = workers or min(4, os.cpu_count() or 1)
+        self.dedupe = dedupe
+        self.pool = LintPool(
+            self.workers,
+            batch_size=batch_size,
+            file_timeout_s=file_timeout_s,
+            memory_mb=memory_mb,
+        )
+        self._configuration: dict[str, Any] | None = None
+
+    def metadata(self) -> dict[str, Any]:
+        if self._configuration is None:
+            with tempfile.TemporaryDirectory(prefix="beyondpass-pylint-config-") as tmp:
+                self._configuration = configuration(Path(tmp))
+        return {
+            "evaluator": self.name,
+            "metrics": list(NFR_METRICS),
+            "analysed": "Extraction.program (the candidate program, without the tests)",
+            "loc": LOC_DEFINITION,
+            "exception_handling": EXCEPTION_DEFINITION,
+            "density": f"count / loc * {PER_LOC}; absent when loc is 0",
+            "pylint": self._configuration,
+            "run": {
+                "mode": "in-process pylint.lint.Run on batches, in supervised worker processes",
+                "workers": self.workers,
+                "batch_size": self.pool.batch_size,
+                "file_timeout_s": self.pool.file_timeout_s,
+                "memory_mb": self.pool.memory_mb,
+                "caches": "astroid and pylint caches cleared after every batch",
+                "dedupe_identical_programs": self.dedupe,
+            },
+        }
+
+    def evaluate(
+        self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
+    ) -> list[Evaluation]:
+        out: list[Evaluation | None] = [None] * len(candidates)
+        waiting: dict[str, list[int]] = {}
+        sources: dict[str, str] = {}
+        for i, cand in enumerate(candidates):
+            ext = cand.extraction
+            if ext.status != "ok" or cand.task.language != "python":
+                reason = (
+                    f"no NFR metrics: {ext.status}"
+                    if ext.status != "ok"
+                    else f"no NFR metrics for {cand.task.language}"
+                )
+                out[i] = Evaluation(details={"skipped": reason})
+                if on_result:
+                    on_result(i, out[i])  # type: ignore[arg-type]
+                continue
+            key = content_key(ext.program)
+            if not self.dedupe:
+                key = f"{key}_{i}"
+            sources[key] = ext.program
+            waiting.setdefault(key, []).append(i)
+
+        def done(key: str, analysis: FileAnalysis) -> None:
+            for i in waiting[key]:
+                out[i] = nfr_evaluation(analysis)
+                if on_result:
+                    on_result(i, out[i])  # type: ignore[arg-type]
+
+        self.pool.run(sources, done)
+        return out  # type: ignore[return-value]
+
+
+def nfr_evaluation(analysis: FileAnalysis) -> Evaluation:
+    """Metrics and audit details of one analysed program."""
+    metrics: dict[str, Any] = {}
+    loc = analysis.loc
+    if loc is not None:
+        metrics["loc"] = loc
+    counts = analysis.counts
+    if counts is not None:
+        metrics["pylint_refactor"] = counts["refactor"]
+        metrics["pylint_convention"] = counts["convention"]
+    if analysis.exception_handling is not None:
+        metrics["exception_handling"] = analysis.exception_handling
+    if loc:  # a density needs at least one line of code
+        for name, count in (
+            ("smell_density", "pylint_refactor"),
+            ("unreadability_density", "pylint_convention"),
+            ("exception_density", "exception_handling"),
+        ):
+            if count in metrics:
+                metrics[name] = metrics[count] * PER_LOC / loc
+    details: dict[str, Any] = {}
+    if counts is not None:
+        details["pylint_counts"] = counts
+        details["pylint_messages"] = [f"{line}:{symbol}" for symbol, line in analysis.messages]
+    if analysis.suppressed:
+        details["suppressed_by_pragmas"] = analysis.suppressed
+    if analysis.file_ignored:
+        details["file_ignored"] = True
+    if analysis.pylint_error:
+        details["pylint_error"] = analysis.pylint_error
+    if analysis.code_error:
+        details["code_error"] = analysis.code_error
+    return Evaluation(metrics=metrics, details=details)
