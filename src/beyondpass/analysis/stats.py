@@ -17,7 +17,9 @@ no discordant pairs / all differences zero give p = 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -25,6 +27,9 @@ import numpy as np
 from scipy import stats as sps
 
 NAN = float("nan")
+# Below this relative spread, values are equal up to floating-point noise: a t statistic of
+# such data is noise divided by noise, so it is treated as zero variance.
+_TINY = 1e-12
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,15 @@ class StatResult:
             "effect_name": self.effect_name,
             "effect": finite_or_none(self.effect),
         }
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """scipy warns about 'precision loss' when one side's values are all equal (a variance
+    of exactly zero, common for pass rates); the result is still exact, so say nothing."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
 
 
 def finite_or_none(x: float | None) -> float | None:
@@ -79,7 +93,8 @@ def wilcoxon_paired(a: Sequence[float], b: Sequence[float]) -> StatResult:
     r_plus = float(ranks[nonzero > 0].sum())
     r_minus = float(ranks[nonzero < 0].sum())
     effect = (r_plus - r_minus) / (r_plus + r_minus)
-    res = sps.wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
+    with _quiet():
+        res = sps.wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
     return StatResult(
         "wilcoxon", len(d), float(res.statistic), float(res.pvalue), "rank-biserial r", effect
     )
@@ -94,10 +109,11 @@ def paired_t(a: Sequence[float], b: Sequence[float]) -> StatResult:
         return StatResult("paired t", n, NAN, NAN, "Cohen's d_z", NAN)
     sd = float(np.std(d, ddof=1))
     mean = float(np.mean(d))
-    if sd == 0.0:
+    if sd <= _TINY * max(1.0, abs(mean)):
         # every pair moved by the same amount: no doubt about the sign, no finite t
         return StatResult("paired t", n, NAN, 1.0 if mean == 0 else 0.0, "Cohen's d_z", NAN)
-    res = sps.ttest_rel(y, x)
+    with _quiet():
+        res = sps.ttest_rel(y, x)
     return StatResult(
         "paired t", n, float(res.statistic), float(res.pvalue), "Cohen's d_z", mean / sd
     )
@@ -133,9 +149,10 @@ def welch_t(a: Sequence[float], b: Sequence[float]) -> StatResult:
         ((len(x) - 1) * np.var(x, ddof=1) + (len(y) - 1) * np.var(y, ddof=1)) / (n - 2)
     )
     diff = float(np.mean(y) - np.mean(x))
-    if pooled == 0.0:
+    if pooled <= _TINY * max(1.0, abs(float(np.mean(x))), abs(float(np.mean(y)))):
         return StatResult("welch t", n, NAN, 1.0 if diff == 0 else 0.0, "Cohen's d", NAN)
-    res = sps.ttest_ind(y, x, equal_var=False)
+    with _quiet():
+        res = sps.ttest_ind(y, x, equal_var=False)
     return StatResult(
         "welch t", n, float(res.statistic), float(res.pvalue), "Cohen's d", diff / pooled
     )

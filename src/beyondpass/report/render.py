@@ -53,6 +53,9 @@ TAIL_CHARS = 1500
 TEST_MESSAGE_CHARS = 500
 MAX_FAILING_TESTS = 10
 MAX_SQUARES = 10  # matrix cells with more samples show "passed/total" instead of one mark each
+# One bar per (model, condition) stops being readable (and costs seconds of SVG layout) beyond
+# this; designs that large (RobuNFR: 81 conditions) get their own aggregated plots instead.
+MAX_PLOTTED_GROUPS = 40
 
 _TEMPLATES = Path(__file__).parent / "templates"
 _LETTERS = {
@@ -196,12 +199,17 @@ class Report:
 
 # -- entry point -----------------------------------------------------------------------------
 def render_report(
-    run_dir: str | Path, out_dir: str | Path | None = None, *, seed: int | None = None
+    run_dir: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    seed: int | None = None,
+    robunfr_plots: bool = True,
 ) -> ReportPaths:
     """Write ``report.md`` and ``report.html`` for a run into ``out_dir`` (default: the run).
 
     ``seed`` drives the bootstrap CI; by default the study's seed, so the report's intervals
-    are reproducible from the run alone.
+    are reproducible from the run alone. ``robunfr_plots=False`` leaves the RobuNFR plots out
+    (they are the slow part of large designs); their tables are always there.
     """
     run_dir = Path(run_dir)
     with RunStore(run_dir, create=False) as store:
@@ -213,7 +221,7 @@ def render_report(
         seed = _study_seed(meta)
     summaries = summarize(rows, seed=seed)
     report = build_report(meta, rows, summaries, seed=seed, fallback_title=run_dir.name)
-    report.robunfr = build_section(meta, rows, seed=seed)
+    report.robunfr = build_section(meta, rows, seed=seed, plots=robunfr_plots)
 
     out = Path(out_dir) if out_dir is not None else run_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -505,8 +513,9 @@ def _section(
         _detail(r, f"{anchor}{i}", broken)
         for i, r in enumerate(_display_order(tasks, group_keys, per_cell))
     ]
-    section.pass1_svg = pass1_svg(groups, plot_id=f"{section.anchor}-p1")
-    section.status_svg = status_svg(groups, plot_id=f"{section.anchor}-st")
+    if len(groups) <= MAX_PLOTTED_GROUPS:
+        section.pass1_svg = pass1_svg(groups, plot_id=f"{section.anchor}-p1")
+        section.status_svg = status_svg(groups, plot_id=f"{section.anchor}-st")
     return section
 
 
