@@ -76,6 +76,18 @@ def _pairs(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndarr
     return x[keep], y[keep]
 
 
+#: Up to this many non-zero differences without ties, Wilcoxon's exact null distribution.
+WILCOXON_EXACT_MAX = 50
+
+
+def wilcoxon_method(nonzero: np.ndarray) -> str:
+    """``exact`` for small samples without tied |differences|, else the normal
+    approximation with tie correction — never scipy's permutation fallback, which costs
+    seconds per test and makes p depend on the scipy version."""
+    ties = len(np.unique(np.abs(nonzero))) < len(nonzero)
+    return "exact" if len(nonzero) <= WILCOXON_EXACT_MAX and not ties else "asymptotic"
+
+
 def wilcoxon_paired(a: Sequence[float], b: Sequence[float]) -> StatResult:
     """Wilcoxon signed-rank test of ``b - a`` (zero differences dropped, as Wilcoxon did).
 
@@ -94,7 +106,9 @@ def wilcoxon_paired(a: Sequence[float], b: Sequence[float]) -> StatResult:
     r_minus = float(ranks[nonzero < 0].sum())
     effect = (r_plus - r_minus) / (r_plus + r_minus)
     with _quiet():
-        res = sps.wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
+        res = sps.wilcoxon(
+            nonzero, zero_method="wilcox", alternative="two-sided", method=wilcoxon_method(nonzero)
+        )
     return StatResult(
         "wilcoxon", len(d), float(res.statistic), float(res.pvalue), "rank-biserial r", effect
     )
