@@ -93,7 +93,7 @@ def parse_variants(answer: str, n: int) -> list[str]:
         found = [_clean(m.group(1) if (m := _BULLET.match(line)) else line) for line in lines]
         if len(found) != n:
             raise DataError(
-                f"the model's answer has {len(found)} lines, expected {n} variants — run again "
+                f"the model's answer has {len(found)} line(s), expected {n} variants — run again "
                 "with another --sample-index or a clearer --instruction"
             )
     if any(not v for v in found):
