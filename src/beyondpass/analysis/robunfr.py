@@ -203,6 +203,8 @@ class RunData:
         for r in self.rows:
             s = r.sample
             self._index[(s.benchmark, s.model, s.condition)][s.task_id].append(r)
+        self._tasks: dict[tuple[str, str], list[str]] = {}
+        self._has_metric: dict[str, bool] = {}
 
     # -- design ----------------------------------------------------------------------------
     @property
@@ -271,13 +273,17 @@ class RunData:
         return [overall, *singles] if len(singles) > 1 else singles
 
     def tasks(self, bench: str, model: str) -> list[str]:
-        found = {
-            t
-            for (b, m, _), per_task in self._index.items()
-            if b == bench and m == model
-            for t in per_task
-        }
-        return sorted(found, key=_natural)
+        """Every task this model answered on this benchmark (the columns of its matrices)."""
+        key = (bench, model)
+        if key not in self._tasks:
+            found = {
+                t
+                for (b, m, _), per_task in self._index.items()
+                if b == bench and m == model
+                for t in per_task
+            }
+            self._tasks[key] = sorted(found, key=_natural)
+        return self._tasks[key]
 
     def rows_of(self, bench: str, model: str, conditions: Iterable[str]) -> list[Row]:
         """Every sample of these conditions for one benchmark and model."""
@@ -289,7 +295,9 @@ class RunData:
         ]
 
     def has_metric(self, metric: str) -> bool:
-        return any(sample_value(r, metric) is not None for r in self.rows)
+        if metric not in self._has_metric:
+            self._has_metric[metric] = any(sample_value(r, metric) is not None for r in self.rows)
+        return self._has_metric[metric]
 
     # -- numbers ---------------------------------------------------------------------------
     def matrix(self, bench: str, model: str, group: Group, metric: str) -> Matrix:
@@ -306,7 +314,8 @@ class RunData:
                 rows = pick.get(t, [])
                 vals = [v for r in rows if (v := sample_value(r, metric)) is not None]
                 col.append(sum(vals) / len(vals) if vals else NAN)
-                verdicts[t] = [bool(r.result.passed) for r in rows if r.result is not None]
+                if metric == PASS:
+                    verdicts[t] = [bool(r.result.passed) for r in rows if r.result is not None]
             columns.append(col)
             per_unit_verdicts.append(verdicts)
 
