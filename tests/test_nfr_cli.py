@@ -135,6 +135,7 @@ def test_evaluate_nfr_fields_and_summary(run_cli, tmp_path: Path) -> None:
         assert nfr["means"][field] == pytest.approx(sum(values) / len(values))
     assert nfr["n"]["loc"] == 3 and nfr["n"]["exec_time_ms"] == 2
     assert "passing" in nfr["over"]
+    assert nfr["without_metrics"] == {"no_code": 1, "syntax_error": 1}
 
 
 def test_nfr_after_a_plain_evaluation_rescores(run_cli, tmp_path: Path) -> None:

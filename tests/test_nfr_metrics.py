@@ -6,6 +6,7 @@ The oracle for pylint counts is the ``pylint`` command itself (tests/pylint_orac
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -207,10 +208,13 @@ def test_file_pylint_cannot_analyse_keeps_loc_and_loses_pylint_counts(tmp_path: 
     assert clean_ev.metrics["pylint_convention"] == 0 and clean_ev.metrics["loc"] == 4
 
 
-def test_stuck_file_is_blamed_and_the_rest_of_its_batch_is_analysed() -> None:
+def test_stuck_file_is_blamed_and_the_rest_of_its_batch_is_analysed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """pylint needs far longer than the per-file limit on the big module (tens of seconds
     on this machine): its worker is killed, it gets no pylint counts, and the other two
-    files of its batch are re-run in a fresh worker."""
+    files of its batch are re-run in a fresh worker. No scratch directory is left behind."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     big = "".join(
         f"def f{i}(a, b):\n    if a > b:\n        return a - b\n    else:\n        return b\n"
         for i in range(6000)
@@ -226,6 +230,7 @@ def test_stuck_file_is_blamed_and_the_rest_of_its_batch_is_analysed() -> None:
     assert got["big"].loc == 6000 * 5  # counted without pylint
     assert got["small"].counts["refactor"] == 13 and not got["small"].pylint_error
     assert got["other"].counts["convention"] == 0
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_worker_that_cannot_run_pylint_fails_its_files_with_a_reason() -> None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import shutil
+import sys
 import tempfile
 import time
 from collections import deque
@@ -32,12 +34,23 @@ OnAnalysis = Callable[[str, FileAnalysis], None]
 STARTUP_TIMEOUT_S = 120.0  # spawn + importing pylint on a loaded machine
 
 
-def _worker_main(conn: Connection, memory_mb: int) -> None:
-    """Child process: set limits, then lint every batch sent until told to stop."""
-    scratch = Path(tempfile.mkdtemp(prefix="beyondpass-pylint-"))
+def _worker_main(conn: Connection, scratch: Path, memory_mb: int, parent_cwd: str) -> None:
+    """Child process: set limits, then lint every batch sent until told to stop.
+
+    ``scratch`` belongs to the supervisor, which removes it even when the worker is killed.
+    """
     # pylint reads PYLINTHOME at import time (crash reports, stats): keep it private.
     os.environ["PYLINTHOME"] = str(scratch)
     os.chdir(scratch)
+    # Like the pylint command (pylint.modify_sys_path), do not resolve a sample's imports
+    # against whatever directory the harness was started in.
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", parent_cwd)]
+    # Nothing a worker prints may reach the harness's stdout (``--json``) or clutter its
+    # stderr (astroid's SyntaxWarnings about generated code); failures go through ``conn``.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     if memory_mb > 0:
         import resource
 
@@ -64,16 +77,13 @@ def _worker_main(conn: Connection, memory_mb: int) -> None:
     except BaseException as exc:  # noqa: BLE001 - reported to the supervisor, then exit
         with contextlib.suppress(OSError, ValueError):
             conn.send(("failed", f"{type(exc).__name__}: {exc}"[:500]))
-    finally:
-        import shutil
-
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @dataclass
 class _Worker:
     process: Any
     conn: Connection
+    scratch: Path
     batch: list[str] = field(default_factory=list)
     current: str | None = None
     deadline: float = 0.0
@@ -142,12 +152,16 @@ class LintPool:
                 return worker
         if len(workers) < self.workers:
             parent, child = self._ctx.Pipe()
+            scratch = Path(tempfile.mkdtemp(prefix="beyondpass-pylint-"))
             process = self._ctx.Process(
-                target=_worker_main, args=(child, self.memory_mb), daemon=True
+                target=_worker_main,
+                args=(child, scratch, self.memory_mb, os.getcwd()),
+                daemon=True,
             )
             process.start()
             child.close()
-            worker = _Worker(process, parent, deadline=time.monotonic() + STARTUP_TIMEOUT_S)
+            deadline = time.monotonic() + STARTUP_TIMEOUT_S
+            worker = _Worker(process, parent, scratch, deadline=deadline)
             workers.append(worker)
             return worker
         return None
@@ -229,6 +243,7 @@ class LintPool:
             process.kill()
             process.join(timeout=10)
         worker.conn.close()
+        shutil.rmtree(worker.scratch, ignore_errors=True)
 
 
 def _failed(source: str, reason: str) -> FileAnalysis:

@@ -244,15 +244,19 @@ def evaluate_samples(
             summary[f"pass@{k}"] = mean_pass_at_k(counts, k)
     summary["status_counts"] = dict(statuses.most_common())
     if nfr:
-        summary["nfr"] = _nfr_summary(nfr_values)
+        summary["nfr"] = _nfr_summary(nfr_values, statuses)
     summary["known_broken_in_samples"] = sorted(set(per_task) & set(bench.known_broken))
     summary["results_path"] = str(results_path)
     summary["run_dir"] = str(out_dir)
     return EvaluateOutcome(summary, results_path)
 
 
-def _nfr_summary(values: dict[str, list[float]]) -> dict[str, Any]:
-    """Mean of each metric over the samples where it is defined, and how many those are."""
+def _nfr_summary(values: dict[str, list[float]], statuses: Counter[str]) -> dict[str, Any]:
+    """Mean of each metric over the samples where it is defined, and how many those are.
+
+    Answers without code (prose, instructions instead of code: seed 5.2.3) and code that does
+    not compile have no metrics; their numbers are reported next to the means.
+    """
     return {
         "means": {k: (sum(v) / len(v) if v else None) for k, v in values.items()},
         "n": {k: len(v) for k, v in values.items()},
@@ -262,6 +266,7 @@ def _nfr_summary(values: dict[str, list[float]]) -> dict[str, Any]:
             "not analyse, densities also samples with 0 LOC); exec_time_ms covers passing "
             "samples only"
         ),
+        "without_metrics": {s: statuses.get(s, 0) for s in ("no_code", "syntax_error")},
     }
 
 
