@@ -1,7 +1,8 @@
 """The ``beyondpass`` command line.
 
 Exit codes: 0 success; 1 the work finished incomplete; 2 bad input or configuration; 3 a
-model endpoint failed (what was done is stored; the same command resumes); 130 interrupted.
+model endpoint failed (what was done is stored; the same command resumes); 4 ``compare
+--fail-on`` found a regression; 130 interrupted.
 Errors are one line on stderr: what, where, what to do.
 """
 

@@ -347,6 +347,7 @@ def _run_study(
         ],
         "report_markdown": str(paths.markdown) if paths else None,
         "report_html": str(paths.html) if paths else None,
+        "report_latex": str(paths.latex) if paths and paths.latex else None,
     }
     if as_json:
         emit_json(payload)
@@ -405,11 +406,14 @@ def report(run_dir: str, out: str | None, as_json: bool) -> None:
     if not Path(run_dir).is_dir():
         raise DataError(f"run directory {run_dir} does not exist")
     paths = render_report(Path(run_dir), Path(out) if out else None)
+    extra = {"latex": str(paths.latex), "tables_json": str(paths.tables_json)} if paths.latex else {}
     if as_json:
-        emit_json({"markdown": str(paths.markdown), "html": str(paths.html)})
+        emit_json({"markdown": str(paths.markdown), "html": str(paths.html), **extra})
     else:
         click.echo(f"report: {paths.html}")
         click.echo(f"        {paths.markdown}")
+        for path in extra.values():
+            click.echo(f"        {path}")
 
 
 # -- demo ----------------------------------------------------------------------------------
