@@ -406,7 +406,9 @@ def report(run_dir: str, out: str | None, as_json: bool) -> None:
     if not Path(run_dir).is_dir():
         raise DataError(f"run directory {run_dir} does not exist")
     paths = render_report(Path(run_dir), Path(out) if out else None)
-    extra = {"latex": str(paths.latex), "tables_json": str(paths.tables_json)} if paths.latex else {}
+    extra = {}
+    if paths.latex:  # RobuNFR designs: the paper tables as LaTeX and JSON
+        extra = {"latex": str(paths.latex), "tables_json": str(paths.tables_json)}
     if as_json:
         emit_json({"markdown": str(paths.markdown), "html": str(paths.html), **extra})
     else:
