@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import matplotlib
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from beyondpass.analysis.robunfr import (
     PASS,
@@ -115,7 +116,6 @@ def version_delta_svg(vc: VersionComparison, bench: str, *, plot_id: str) -> str
                 alphas.append(1.0 if c.significant else 0.35)
             for y, x, a in zip(ys, xs, alphas, strict=True):
                 ax.barh(y, x, height=height * 0.9, color=colors[k % len(colors)], alpha=a)
-            ax.barh([], [], color=colors[k % len(colors)], label=metric_def(metric).label)
         labels = [g.label if not g.nfr else f"{g.label} · {g.workflow_label}" for g in groups]
         ax.set_yticks(range(len(groups)), labels)
         ax.invert_yaxis()
@@ -125,7 +125,11 @@ def version_delta_svg(vc: VersionComparison, bench: str, *, plot_id: str) -> str
         ax.spines[["top", "right"]].set_visible(False)
         ax.grid(axis="x", color="#e5e5e5", lw=0.6)
         ax.set_axisbelow(True)
-        ax.legend(loc="best", frameon=False, fontsize=8)
+        handles = [
+            Patch(color=colors[k % len(colors)], label=metric_def(m).label)
+            for k, m in enumerate(metrics)
+        ]
+        ax.legend(handles=handles, loc="best", frameon=False, fontsize=8)
         return _svg(fig, plot_id)
 
 
