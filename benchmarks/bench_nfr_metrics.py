@@ -106,6 +106,7 @@ def main() -> None:
         results[dedupe] = evaluator.evaluate(candidates)
         timings[f"{label}_s"] = time.perf_counter() - start
         timings[f"{label}_cpu_s"] = cpu_seconds() - cpu
+    worker_rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
     count = n if args.baseline_limit is None else min(n, args.baseline_limit)
     with tempfile.TemporaryDirectory(prefix="bench-nfr-") as tmp:
@@ -142,6 +143,7 @@ def main() -> None:
         "workers": args.workers,
         "baseline_samples": count,
         **{k: round(v, 2) for k, v in timings.items()},
+        "worker_max_rss_mb": round(worker_rss_mb),
         "identical_messages": not mismatches,
         "mismatches": mismatches[:5],
         "refactor_messages": category_totals["refactor"],

@@ -97,7 +97,7 @@ class LintPool:
         self,
         workers: int = 1,
         *,
-        batch_size: int = 128,
+        batch_size: int = 512,
         file_timeout_s: float = 60.0,
         memory_mb: int = 4096,
     ) -> None:
@@ -112,7 +112,11 @@ class LintPool:
         keys = list(sources)
         if not keys:
             return
-        size = min(self.batch_size, -(-len(keys) // self.workers))  # spread over the workers
+        # As few batches as the size allows (each batch re-parses the standard-library modules
+        # its samples import), rounded up to a multiple of the workers so they finish together.
+        batches = -(-len(keys) // self.batch_size)
+        batches = -(-batches // self.workers) * self.workers
+        size = -(-len(keys) // batches)
         queue: deque[list[str]] = deque(keys[i : i + size] for i in range(0, len(keys), size))
         retried: set[tuple[str, ...]] = set()
         workers: list[_Worker] = []

@@ -57,7 +57,7 @@ class NfrEvaluator(Evaluator):
         workers: int | None = None,
         *,
         dedupe: bool = True,
-        batch_size: int = 128,
+        batch_size: int = 512,
         file_timeout_s: float = 60.0,
         memory_mb: int = 4096,
     ) -> None:
