@@ -1,7 +1,8 @@
 """The ``beyondpass`` command line.
 
 Exit codes: 0 success; 1 the work finished incomplete; 2 bad input or configuration; 3 a
-model endpoint failed (what was done is stored; the same command resumes); 130 interrupted.
+model endpoint failed (what was done is stored; the same command resumes); 4 ``compare
+--fail-on`` found a regression; 130 interrupted.
 Errors are one line on stderr: what, where, what to do.
 """
 
@@ -33,9 +34,12 @@ def cli() -> None:
 
 def main() -> None:
     """Console entry point: one-line errors and meaningful exit codes."""
-    from beyondpass.cli import (
-        commands,  # noqa: F401 - registers the subcommands
-        robustapi,  # noqa: F401 - registers `beyondpass robustapi`
+    from beyondpass.cli import (  # noqa: F401 - importing registers the subcommands
+        commands,
+        compare,
+        prompts,
+        robustapi,
+        studies,
     )
 
     try:

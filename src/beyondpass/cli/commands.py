@@ -326,9 +326,12 @@ def run(
     as_json: bool,
 ) -> None:
     """Run a study (benchmarks x models x prompt conditions) into a run directory."""
-    from beyondpass.study.config import load_study
+    from beyondpass.study.config import load_study, resolve_study_path
 
-    config = load_study(study, list(models) or None)
+    path, builtin = resolve_study_path(study)
+    config = load_study(path, list(models) or None)
+    if builtin and not as_json:
+        stderr.print(f"using the built-in study {path} (no {study} here)")
     run_dir = Path(out) if out else default_out("runs", config.name)
     code = _run_study(
         config,
@@ -405,6 +408,7 @@ def _run_study(
         ],
         "report_markdown": str(paths.markdown) if paths else None,
         "report_html": str(paths.html) if paths else None,
+        "report_latex": str(paths.latex) if paths and paths.latex else None,
     }
     if as_json:
         emit_json(payload)
@@ -463,11 +467,16 @@ def report(run_dir: str, out: str | None, as_json: bool) -> None:
     if not Path(run_dir).is_dir():
         raise DataError(f"run directory {run_dir} does not exist")
     paths = render_report(Path(run_dir), Path(out) if out else None)
+    extra = {}
+    if paths.latex:  # RobuNFR designs: the paper tables as LaTeX and JSON
+        extra = {"latex": str(paths.latex), "tables_json": str(paths.tables_json)}
     if as_json:
-        emit_json({"markdown": str(paths.markdown), "html": str(paths.html)})
+        emit_json({"markdown": str(paths.markdown), "html": str(paths.html), **extra})
     else:
         click.echo(f"report: {paths.html}")
         click.echo(f"        {paths.markdown}")
+        for path in extra.values():
+            click.echo(f"        {path}")
 
 
 # -- demo ----------------------------------------------------------------------------------

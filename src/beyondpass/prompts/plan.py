@@ -30,8 +30,14 @@ LANGUAGE_NAMES = {"python": "Python", "java": "Java", "cpp": "C++"}
 
 @dataclass(frozen=True)
 class PromptTemplate:
+    """One step's messages. ``reuse`` names another condition of the plan whose final answer
+    (same task, same sample index) *is* this step's answer: it is copied, not asked again, so
+    a refinement starts from exactly the code that condition was scored on. Only a first
+    step can reuse."""
+
     user: str
     system: str | None = None
+    reuse: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,10 +49,26 @@ class Condition:
     workflow: str = "single"
     description: str = ""
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: independent repeated runs of this condition: it gets ``n * repeats`` samples per task
+    #: (repeat ``r`` is sample indices ``r*n .. r*n+n-1``), e.g. a baseline's noise floor.
+    repeats: int = 1
 
     def __post_init__(self) -> None:
         if not self.steps:
             raise ConfigError(f"prompt condition {self.id!r} has no steps")
+        if not isinstance(self.repeats, int) or isinstance(self.repeats, bool) or self.repeats < 1:
+            raise ConfigError(f"prompt condition {self.id!r}: repeats must be a positive integer")
+        for n, step in enumerate(self.steps[1:], 2):
+            if step.reuse:
+                raise ConfigError(
+                    f"prompt condition {self.id!r}: only step 1 can reuse another condition's "
+                    f"answer (step {n} has reuse = {step.reuse!r})"
+                )
+        if self.steps[0].reuse and len(self.steps) < 2:
+            raise ConfigError(
+                f"prompt condition {self.id!r} only reuses {self.steps[0].reuse!r}: add a step "
+                "that uses {code}"
+            )
         for n, step in enumerate(self.steps[1:], 2):
             if "{code}" not in step.user:
                 raise ConfigError(
@@ -65,6 +87,26 @@ class PromptPlan:
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise ConfigError(f"prompt plan {self.name!r} repeats condition id(s) {dupes}")
+        by_id = {c.id: c for c in self.conditions}
+        for c in self.conditions:
+            source = c.steps[0].reuse
+            if not source:
+                continue
+            target = by_id.get(source)
+            if target is None:
+                raise ConfigError(
+                    f"prompt condition {c.id!r} reuses {source!r}, which is not in the plan"
+                )
+            if target.steps[0].reuse:
+                raise ConfigError(
+                    f"prompt condition {c.id!r} reuses {source!r}, which itself reuses "
+                    f"{target.steps[0].reuse!r} — reuse the original condition"
+                )
+            if c.repeats > target.repeats:
+                raise ConfigError(
+                    f"prompt condition {c.id!r} has more repeats ({c.repeats}) than "
+                    f"{source!r} ({target.repeats}) whose answers it reuses"
+                )
 
 
 def render(template: PromptTemplate, task: Task, code: str = "") -> tuple[Message, ...]:
@@ -147,19 +189,29 @@ def plan_from_config(name: str, raw_conditions: Sequence[Mapping[str, Any]]) -> 
             )
         steps = []
         for step in steps_raw:
-            if not isinstance(step, Mapping) or not isinstance(step.get("user"), str):
+            if not isinstance(step, Mapping):
+                raise ConfigError(f"{where} ({raw['id']}): every step must be a table")
+            reuse = step.get("reuse")
+            if reuse is not None and (not isinstance(reuse, str) or not reuse):
+                raise ConfigError(f"{where} ({raw['id']}): reuse must name a condition id")
+            user = step.get("user", "" if reuse else None)
+            if not isinstance(user, str):
                 raise ConfigError(f"{where} ({raw['id']}): every step needs a 'user' string")
-            steps.append(PromptTemplate(user=step["user"], system=step.get("system")))
+            steps.append(PromptTemplate(user=user, system=step.get("system"), reuse=reuse))
         workflow = raw.get("workflow", "single" if len(steps) == 1 else "refine")
+        repeats = raw.get("repeats", 1)
         conditions.append(
             Condition(
                 id=str(raw["id"]),
                 steps=tuple(steps),
-                workflow=workflow,
+                workflow=str(workflow),
                 description=str(raw.get("description", "")),
                 metadata={
-                    k: v for k, v in raw.items() if k not in ("id", "steps", "user", "system")
+                    k: v
+                    for k, v in raw.items()
+                    if k not in ("id", "steps", "user", "system", "workflow", "description")
                 },
+                repeats=repeats if isinstance(repeats, int) else -1,
             )
         )
     return PromptPlan(name, tuple(conditions))

@@ -24,6 +24,7 @@ import jinja2
 from beyondpass.analysis.robustapi import summarize_rows as summarize_misuse
 from beyondpass.analysis.summary import BOOTSTRAP_RESAMPLES, GroupSummary, summarize
 from beyondpass.errors import DataError
+from beyondpass.report.paper_tables import flat_header, to_markdown
 from beyondpass.report.plots import (
     NOT_EVALUATED,
     OTHER_COLOR,
@@ -33,6 +34,7 @@ from beyondpass.report.plots import (
     status_order,
     status_svg,
 )
+from beyondpass.report.robunfr_section import RobunfrSection, build_section, write_artifacts
 from beyondpass.store.run_store import Row, RunStore
 
 __all__ = ["ReportPaths", "build_report", "md_escape", "render_report"]
@@ -53,6 +55,9 @@ TAIL_CHARS = 1500
 TEST_MESSAGE_CHARS = 500
 MAX_FAILING_TESTS = 10
 MAX_SQUARES = 10  # matrix cells with more samples show "passed/total" instead of one mark each
+# One bar per (model, condition) stops being readable (and costs seconds of SVG layout) beyond
+# this; designs that large (RobuNFR: 81 conditions) get their own aggregated plots instead.
+MAX_PLOTTED_GROUPS = 40
 
 _TEMPLATES = Path(__file__).parent / "templates"
 _LETTERS = {
@@ -71,10 +76,12 @@ _LETTERS = {
 
 @dataclass(frozen=True)
 class ReportPaths:
-    """Where the two report files were written."""
+    """Where the report files were written (LaTeX/JSON tables only for RobuNFR designs)."""
 
     markdown: Path
     html: Path
+    latex: Path | None = None
+    tables_json: Path | None = None
 
 
 # -- report model ----------------------------------------------------------------------------
@@ -194,16 +201,22 @@ class Report:
     sections: list[Section]
     status_colors: list[tuple[str, str, str]]  # status, css class, colour
     details_note: str
+    robunfr: RobunfrSection | None = None
 
 
 # -- entry point -----------------------------------------------------------------------------
 def render_report(
-    run_dir: str | Path, out_dir: str | Path | None = None, *, seed: int | None = None
+    run_dir: str | Path,
+    out_dir: str | Path | None = None,
+    *,
+    seed: int | None = None,
+    robunfr_plots: bool = True,
 ) -> ReportPaths:
     """Write ``report.md`` and ``report.html`` for a run into ``out_dir`` (default: the run).
 
     ``seed`` drives the bootstrap CI; by default the study's seed, so the report's intervals
-    are reproducible from the run alone.
+    are reproducible from the run alone. ``robunfr_plots=False`` leaves the RobuNFR plots out
+    (they are the slow part of large designs); their tables are always there.
     """
     run_dir = Path(run_dir)
     with RunStore(run_dir, create=False) as store:
@@ -215,11 +228,17 @@ def render_report(
         seed = _study_seed(meta)
     summaries = summarize(rows, seed=seed)
     report = build_report(meta, rows, summaries, seed=seed, fallback_title=run_dir.name)
+    report.robunfr = build_section(meta, rows, seed=seed, plots=robunfr_plots)
 
     out = Path(out_dir) if out_dir is not None else run_dir
     out.mkdir(parents=True, exist_ok=True)
     env = _environment()
-    paths = ReportPaths(markdown=out / "report.md", html=out / "report.html")
+    latex = tables_json = None
+    if report.robunfr is not None:
+        latex, tables_json = write_artifacts(report.robunfr, out)
+    paths = ReportPaths(
+        markdown=out / "report.md", html=out / "report.html", latex=latex, tables_json=tables_json
+    )
     markdown = env.get_template("report.md.j2").render(r=report)
     html = env.get_template("report.html.j2").render(r=report)
     paths.markdown.write_text(_tidy(markdown), encoding="utf-8", newline="\n")
@@ -502,8 +521,9 @@ def _section(
         for i, r in enumerate(_display_order(tasks, group_keys, per_cell))
     ]
     _misuse(section, rows)
-    section.pass1_svg = pass1_svg(groups, plot_id=f"{section.anchor}-p1")
-    section.status_svg = status_svg(groups, plot_id=f"{section.anchor}-st")
+    if len(groups) <= MAX_PLOTTED_GROUPS:
+        section.pass1_svg = pass1_svg(groups, plot_id=f"{section.anchor}-p1")
+        section.status_svg = status_svg(groups, plot_id=f"{section.anchor}-st")
     return section
 
 
@@ -931,6 +951,8 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["md"] = md_escape
     env.filters["md_table"] = _md_table
+    env.filters["paper_md"] = to_markdown
+    env.filters["flat_header"] = flat_header
     return env
 
 

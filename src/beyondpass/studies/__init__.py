@@ -1,8 +1,9 @@
 """Built-in study files (``beyondpass run studies/NAME.toml --model SPEC``).
 
-A path that does not exist but names a built-in study (``studies/robustapi.toml`` or
-``robustapi.toml``) is read from the package, so the study runs from any directory and from
-an installed beyondpass; a file of that name that does exist always wins.
+A path that does not exist but names a built-in study (``studies/robunfr.toml``,
+``robustapi.toml`` or just ``robunfr``) is read from the package, so the documented command
+works from any directory and from an installed beyondpass; a file of that name that does
+exist always wins.
 """
 
 from __future__ import annotations
@@ -10,18 +11,28 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+BUILTIN_STUDIES = "beyondpass.studies"
+
 
 def builtin_names() -> list[str]:
-    root = resources.files("beyondpass.studies")
+    root = resources.files(BUILTIN_STUDIES)
     return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".toml"))
 
 
-def builtin_path(path: str | Path) -> Path | None:
-    """The packaged study ``path`` refers to, if it refers to one."""
-    path = Path(path)
-    if path.exists() or path.suffix != ".toml" or path.parent.name not in ("", "studies"):
-        return None
-    if str(path.parent) not in (".", "studies"):
-        return None
-    candidate = Path(str(resources.files("beyondpass.studies") / path.name))
+def builtin_study_path(name: str | Path) -> Path | None:
+    """The packaged study ``name`` (``robunfr`` or ``robunfr.toml``), if there is one."""
+    stem = Path(name).name
+    if not stem.endswith(".toml"):
+        stem += ".toml"
+    candidate = Path(str(resources.files(BUILTIN_STUDIES) / stem))
     return candidate if candidate.is_file() else None
+
+
+def resolve_study_path(path: str | Path) -> tuple[Path, bool]:
+    """A study path as given, else the built-in study of that name; and whether it is built in."""
+    given = Path(path)
+    if given.exists():
+        return given, False
+    if str(given.parent) in (".", "studies") and (builtin := builtin_study_path(given)) is not None:
+        return builtin, True
+    return given, False

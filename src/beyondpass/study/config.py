@@ -53,6 +53,14 @@ from beyondpass.execution.base import ExecutionLimits
 from beyondpass.models.base import SamplingParams
 from beyondpass.models.factory import parse_spec
 from beyondpass.prompts.plan import PromptPlan, builtin_plan, plan_from_config
+from beyondpass.prompts.robunfr import plan_from_prompts_table
+from beyondpass.studies import (  # noqa: F401 - re-exported: the study loader's own API
+    BUILTIN_STUDIES,
+    builtin_study_path,
+    resolve_study_path,
+)
+
+#: Where built-in study files live (``beyondpass run studies/robunfr.toml`` finds them).
 
 _TOP_KEYS = {
     "name",
@@ -63,6 +71,7 @@ _TOP_KEYS = {
     "prompts",
     "sampling",
     "execution",
+    "report",
     "evaluation",
 }
 
@@ -102,7 +111,8 @@ class StudyConfig:
 
     def config_hash(self) -> str:
         """Identity of the design: a run directory belongs to exactly one design."""
-        design = {k: v for k, v in self.raw.items() if k not in ("description",)}
+        # presentation (description, [report]) is not design: changing it keeps the run
+        design = {k: v for k, v in self.raw.items() if k not in ("description", "report")}
         design["models"] = [{"spec": m.spec, "label": m.label} for m in self.models]
         blob = json.dumps(design, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
@@ -129,10 +139,12 @@ def default_label(spec: str) -> str:
 
 
 def load_study(path: str | Path, extra_models: list[str] | None = None) -> StudyConfig:
-    """Parse and validate a study file; ``extra_models`` (from ``--model``) replace its models."""
-    from beyondpass.studies import builtin_path
+    """Parse and validate a study file; ``extra_models`` (from ``--model``) replace its models.
 
-    path = builtin_path(path) or Path(path)
+    ``extra_models`` come from the command line, so a relative ``replay:`` path in them is
+    relative to the working directory, not to the study file.
+    """
+    path, _ = resolve_study_path(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -172,14 +184,16 @@ def study_from_dict(
         raise ConfigError(f"{where}: no [[benchmarks]] — name at least one (e.g. humaneval)")
 
     model_tables = raw.get("models", [])
+    model_base = base
     if extra_models:
         model_tables = [{"spec": s} for s in extra_models]
+        model_base = Path.cwd()
     models = []
     for i, m in enumerate(_expect(model_tables, list, f"{where}: models"), 1):
         _expect(m, dict, f"{where}: models[{i}]")
         if "spec" not in m:
             raise ConfigError(f"{where}: models[{i}] needs a spec (e.g. openai:gpt-4o)")
-        spec = _resolve_spec(str(m["spec"]), base)
+        spec = _resolve_spec(str(m["spec"]), model_base)
         client_keys = ("spec", "label", "max_concurrency", "max_attempts")
         options = {k: v for k, v in m.items() if k not in client_keys}
         models.append(
@@ -201,6 +215,8 @@ def study_from_dict(
     if "conditions" in prompts:
         conds = _expect(prompts["conditions"], list, f"{where}: prompts.conditions")
         plan = plan_from_config(str(prompts.get("plan", "custom")), conds)
+    elif prompts.get("plan") == "robunfr":
+        plan = plan_from_prompts_table(prompts, base, f"{where}: prompts")
     else:
         plan = builtin_plan(str(prompts.get("plan", "function-only")))
 
@@ -234,6 +250,7 @@ def study_from_dict(
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
         raise ConfigError(f"{where}: seed must be an integer")
+    _check_report_table(raw.get("report", {}), where)
     return StudyConfig(
         name=str(raw.get("name") or path.stem),
         description=str(raw.get("description", "")),
@@ -250,6 +267,27 @@ def study_from_dict(
         source=str(path.resolve()),
         raw=raw,
     )
+
+
+def _check_report_table(report: Any, where: str) -> None:
+    """``[report] version_pairs = [["old-label", "new-label"], ...]`` (Table 4 pairs)."""
+    _expect(report, dict, f"{where}: report")
+    unknown = sorted(set(report) - {"version_pairs"})
+    if unknown:
+        raise ConfigError(f"{where}: report: unknown key(s) {unknown} — valid: ['version_pairs']")
+    pairs = report.get("version_pairs", [])
+    _expect(pairs, list, f"{where}: report.version_pairs")
+    for i, pair in enumerate(pairs, 1):
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(isinstance(x, str) and x for x in pair)
+            or pair[0] == pair[1]
+        ):
+            raise ConfigError(
+                f"{where}: report.version_pairs[{i}] must be two different model labels "
+                f'["old", "new"], got {pair!r}'
+            )
 
 
 def _evaluation(table: Any, where: str) -> tuple[bool, int]:

@@ -226,6 +226,8 @@ class StudyRunner:
                     "description": c.description,
                     "steps": [asdict(s) for s in c.steps],
                     "metadata": dict(c.metadata),
+                    "repeats": c.repeats,
+                    "samples_per_task": cfg.n * c.repeats,
                 }
                 for c in cfg.plan.conditions
             },
@@ -258,7 +260,7 @@ class StudyRunner:
             (sample_key(bench, t.task_id, model, c.id, i), t, c, i)
             for t in tasks
             for c in self.config.plan.conditions
-            for i in range(self.config.n)
+            for i in range(self.config.n * c.repeats)
         ]
 
     def _generate(
@@ -269,7 +271,11 @@ class StudyRunner:
         bench: str,
         keys: list[tuple[str, Task, Condition, int]],
     ) -> str | None:
-        """Ask for every sample not yet stored; returns the first model error, if any."""
+        """Ask for every sample not yet stored; returns the first model error, if any.
+
+        Conditions whose first step reuses another condition's answer go last, once the
+        answers they build on are stored.
+        """
         stored = store.sample_keys()
         pending = [_Pending(k, t, c, i) for k, t, c, i in keys if k not in stored]
         if not pending:
@@ -277,16 +283,56 @@ class StudyRunner:
         label = f"ask {model} / {bench}"
         self.progress.start(label, len(pending))
         chunk = max(1, client.max_concurrency * 4)
-        for start in range(0, len(pending), chunk):
-            error = self._generate_chunk(store, client, model, pending[start : start + chunk])
+        fresh = [p for p in pending if not p.condition.steps[0].reuse]
+        for start in range(0, len(fresh), chunk):
+            error = self._generate_chunk(store, client, model, fresh[start : start + chunk])
+            if error:
+                return error
+        reusing = [
+            p
+            for p in pending
+            if p.condition.steps[0].reuse and self._seed_from_reused(store, model, bench, p)
+        ]
+        for start in range(0, len(reusing), chunk):
+            batch = reusing[start : start + chunk]
+            error = self._generate_chunk(store, client, model, batch, first_step=1)
             if error:
                 return error
         return None
 
+    def _seed_from_reused(self, store: RunStore, model: str, bench: str, item: _Pending) -> bool:
+        """Make the stored answer of the reused condition this item's first step.
+
+        False when that answer is not stored (its model call failed): the item waits for a
+        later run, which resumes it.
+        """
+        source_id = item.condition.steps[0].reuse
+        assert source_id is not None
+        source_key = sample_key(bench, item.task.task_id, model, source_id, item.index)
+        source = store.get_sample(source_key)
+        if source is None:
+            return False
+        last = source.transcript[-1] if source.transcript else {}
+        item.transcript = [
+            {
+                "step": 0,
+                "messages": last.get("messages", []),
+                "answer": source.raw,
+                "reused_from": {"condition": source_id, "key": source_key},
+            }
+        ]
+        item.code = source.program or source.raw
+        return True
+
     def _generate_chunk(
-        self, store: RunStore, client: ModelClient, model: str, items: list[_Pending]
+        self,
+        store: RunStore,
+        client: ModelClient,
+        model: str,
+        items: list[_Pending],
+        first_step: int = 0,
     ) -> str | None:
-        active, step = items, 0
+        active, step = items, first_step
         while active:
             active, error = self._run_step(store, client, model, active, step)
             if error:

@@ -1,0 +1,311 @@
+"""Regression testing of model versions (RobuNFR's RQ2) and the CI gate of ``compare``.
+
+Given the paired comparisons of two versions (:func:`compare_versions`), this module names
+what changed:
+
+* a *change* is a significant difference (Holm-adjusted primary paired test, see
+  :mod:`beyondpass.analysis.robunfr`), an improvement or a regression by the metric's better
+  direction (higher Pass@1 and exception-handling density; lower smell and unreadability
+  density and execution time);
+* a *trade-off* is one (benchmark, group) where one metric improves while another regresses;
+* an *inconsistency* is one (group, metric) that improves on one benchmark and regresses on
+  another — the seed's GPT-3.5 finding, where no single verdict on the update holds.
+
+The gate (``--fail-on``) turns chosen regressions into a failing exit code. Its syntax::
+
+    METRIC[SCOPE]:LIMIT
+    METRIC  pass@1, smell_density, unreadability_density, exception_density, exec_time_ms,
+            or any numeric metric the runs carry
+    SCOPE   optional, e.g. [benchmark=humaneval,group=function-only,model=gpt-4o]
+    LIMIT   a signed threshold: -2% (relative change, Δ%), -1.5pp (absolute, in percentage
+            points: Pass@1 only), +5 (absolute, in the metric's unit)
+
+``pass@1:-2%`` fails when Pass@1 falls by more than 2% (relative) in any benchmark and group,
+and the fall is significant; ``smell_density:+10%`` fails when smell density rises by more
+than 10%. The sign is the direction of the regression, so it must match the metric's worse
+direction. Without ``require_significance`` a change beyond the limit fails even when the
+test cannot tell it from noise.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from beyondpass.analysis.robunfr import (
+    PASS,
+    Comparison,
+    VersionComparison,
+    bench_label,
+    metric_def,
+)
+from beyondpass.errors import ConfigError
+
+_SPEC = re.compile(
+    r"^\s*(?P<metric>[A-Za-z_][\w@.\-]*)\s*(?:\[(?P<scope>[^\]]*)\])?\s*:\s*"
+    r"(?P<sign>[+-])\s*(?P<num>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|pp)?\s*$"
+)
+_SCOPE_KEYS = ("benchmark", "group", "model")
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """One ``--fail-on`` rule."""
+
+    text: str
+    metric: str
+    limit: float  # signed: the direction and size of a change that fails
+    unit: str  # "%" relative, "pp" percentage points, "" metric units
+    scope: tuple[tuple[str, str], ...] = ()
+    sign: int = -1  # -1: a fall fails, +1: a rise fails (kept apart from limit for -0%)
+
+    def measure(self, c: Comparison) -> float | None:
+        """The change of ``c`` in this rule's unit."""
+        if self.unit == "%":
+            return c.delta_pct
+        return c.delta  # Pass@1 deltas are already in percentage points
+
+    def breached(self, c: Comparison) -> bool:
+        change = self.measure(c)
+        if change is None or not math.isfinite(change):
+            return False
+        return change < self.limit if self.sign < 0 else change > self.limit
+
+    def describe(self) -> str:
+        unit = {"%": "%", "pp": " pp", "": ""}[self.unit]
+        direction = "falls" if self.sign < 0 else "rises"
+        where = ", ".join(f"{k}={v}" for k, v in self.scope) or "any benchmark and group"
+        return f"{self.metric} {direction} by more than {abs(self.limit):g}{unit} ({where})"
+
+
+def parse_gate(text: str) -> GateSpec:
+    """Parse ``METRIC[SCOPE]:LIMIT``; errors say what a valid rule looks like."""
+    m = _SPEC.match(text)
+    example = "e.g. pass@1:-2% or smell_density[benchmark=mbpp]:+10%"
+    if not m:
+        raise ConfigError(
+            f"--fail-on {text!r}: expected METRIC[SCOPE]:LIMIT with a signed limit, {example}"
+        )
+    metric = m.group("metric")
+    unit = m.group("unit") or ""
+    sign = -1 if m.group("sign") == "-" else 1
+    limit = float(m.group("num")) * sign
+    if unit == "pp" and metric != PASS:
+        raise ConfigError(f"--fail-on {text!r}: 'pp' (percentage points) is for pass@1 only")
+    known = metric_def(metric)
+    if known.key == metric and metric in _KNOWN_DIRECTIONS:
+        worse_is_down = known.higher_is_better
+        if (sign < 0) != worse_is_down:
+            want = "-" if worse_is_down else "+"
+            raise ConfigError(
+                f"--fail-on {text!r}: {metric} regresses when it "
+                f"{'falls' if worse_is_down else 'rises'}; write the limit as {want}"
+                f"{abs(limit):g}{unit}"
+            )
+    scope: list[tuple[str, str]] = []
+    if m.group("scope"):
+        for part in m.group("scope").split(","):
+            key, sep, value = part.partition("=")
+            key, value = key.strip(), value.strip()
+            if not sep or key not in _SCOPE_KEYS or not value:
+                raise ConfigError(
+                    f"--fail-on {text!r}: scope entries are KEY=VALUE with KEY one of "
+                    f"{', '.join(_SCOPE_KEYS)}, {example}"
+                )
+            scope.append((key, value))
+    return GateSpec(text.strip(), metric, limit, unit, tuple(scope), sign)
+
+
+_KNOWN_DIRECTIONS = {
+    PASS,
+    "smell_density",
+    "unreadability_density",
+    "exception_density",
+    "exec_time_ms",
+}
+
+
+def normalize_group(name: str) -> str:
+    """Accept ``integrated/design`` for ``nfr-integrated/design``."""
+    for short in ("integrated", "enhanced"):
+        if name.startswith(f"{short}/"):
+            return f"nfr-{name}"
+    return name
+
+
+@dataclass
+class Finding:
+    kind: str  # "change", "trade-off", "inconsistency", "gate"
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RegressionReport:
+    """Everything ``compare`` says about two versions."""
+
+    comparisons: list[VersionComparison]
+    alpha: float
+    changes: list[Finding] = field(default_factory=list)
+    trade_offs: list[Finding] = field(default_factory=list)
+    inconsistencies: list[Finding] = field(default_factory=list)
+    violations: list[Finding] = field(default_factory=list)
+    gates: list[GateSpec] = field(default_factory=list)
+
+    @property
+    def gate_failed(self) -> bool:
+        return bool(self.violations)
+
+
+def _fmt_change(c: Comparison) -> str:
+    pct = f"{c.delta_pct:+.2f}%" if c.delta_pct is not None else f"{c.delta:+.3g}"
+    return f"{metric_def(c.metric).label} {pct} (p={c.p_adj:.3g})"
+
+
+def analyse_regression(
+    vcs: Sequence[VersionComparison],
+    gates: Sequence[GateSpec] = (),
+    *,
+    require_significance: bool = True,
+) -> RegressionReport:
+    alpha = vcs[0].old.alpha if vcs else 0.05
+    rep = RegressionReport(list(vcs), alpha, gates=list(gates))
+    for vc in vcs:
+        pair = vc.pair.label
+        group_label = {
+            g.key: g.label if not g.nfr else f"{g.workflow_label} {g.label}" for g in vc.groups
+        }
+        by_cell: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
+        by_metric: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(
+            lambda: {"improved": [], "regressed": []}
+        )
+        for (bench, gkey, metric), c in vc.comparisons.items():
+            if not c.significant or c.direction == "unchanged":
+                continue
+            rep.changes.append(
+                Finding(
+                    "change",
+                    f"{pair} · {bench_label(bench)} · {group_label[gkey]}: "
+                    f"{_fmt_change(c)} {c.direction}",
+                    {
+                        "pair": pair,
+                        "benchmark": bench,
+                        "group": gkey,
+                        "metric": metric,
+                        "direction": c.direction,
+                        "delta_pct": c.delta_pct,
+                        "delta": c.delta,
+                        "p_holm": c.p_adj,
+                    },
+                )
+            )
+            by_cell[(bench, gkey)].append(c)
+            by_metric[(gkey, metric)][c.direction].append(bench)
+        for (bench, gkey), cs in by_cell.items():
+            up = [c for c in cs if c.direction == "improved"]
+            down = [c for c in cs if c.direction == "regressed"]
+            if up and down:
+                rep.trade_offs.append(
+                    Finding(
+                        "trade-off",
+                        f"{pair} · {bench_label(bench)} · {group_label[gkey]}: "
+                        + ", ".join(_fmt_change(c) for c in up)
+                        + " improves while "
+                        + ", ".join(_fmt_change(c) for c in down)
+                        + " regresses",
+                        {
+                            "pair": pair,
+                            "benchmark": bench,
+                            "group": gkey,
+                            "improved": [c.metric for c in up],
+                            "regressed": [c.metric for c in down],
+                        },
+                    )
+                )
+        for (gkey, metric), dirs in by_metric.items():
+            if dirs["improved"] and dirs["regressed"]:
+                rep.inconsistencies.append(
+                    Finding(
+                        "inconsistency",
+                        f"{pair} · {group_label[gkey]}: {metric_def(metric).label} improves on "
+                        + ", ".join(bench_label(b) for b in sorted(dirs["improved"]))
+                        + " but regresses on "
+                        + ", ".join(bench_label(b) for b in sorted(dirs["regressed"])),
+                        {
+                            "pair": pair,
+                            "group": gkey,
+                            "metric": metric,
+                            "improved_on": sorted(dirs["improved"]),
+                            "regressed_on": sorted(dirs["regressed"]),
+                        },
+                    )
+                )
+        for gate in gates:
+            for (bench, gkey, metric), c in vc.comparisons.items():
+                if metric != gate.metric or not _in_scope(gate, vc, bench, gkey):
+                    continue
+                if gate.breached(c) and (c.significant or not require_significance):
+                    rep.violations.append(
+                        Finding(
+                            "gate",
+                            f"FAIL {gate.text}: {pair} · {bench_label(bench)} · "
+                            f"{group_label[gkey]}: {_fmt_change(c)}",
+                            {
+                                "spec": gate.text,
+                                "pair": pair,
+                                "benchmark": bench,
+                                "group": gkey,
+                                "metric": metric,
+                                "change": gate.measure(c),
+                                "p_holm": c.p_adj,
+                            },
+                        )
+                    )
+    return rep
+
+
+def _in_scope(gate: GateSpec, vc: VersionComparison, bench: str, gkey: str) -> bool:
+    for key, value in gate.scope:
+        if key == "benchmark" and value != bench:
+            return False
+        if key == "group" and normalize_group(value) != gkey:
+            return False
+        if key == "model" and value not in (vc.pair.old_model, vc.pair.new_model):
+            return False
+    return True
+
+
+def check_gates(gates: Sequence[GateSpec], vcs: Sequence[VersionComparison]) -> None:
+    """Refuse rules that can never match these runs (a typo must not pass a CI gate)."""
+    metrics = {m for vc in vcs for m in vc.metrics}
+    benches = {b for vc in vcs for b in vc.benchmarks}
+    groups = {g.key for vc in vcs for g in vc.groups}
+    models = {m for vc in vcs for m in (vc.pair.old_model, vc.pair.new_model)}
+    for gate in gates:
+        if gate.metric not in metrics:
+            raise ConfigError(
+                f"--fail-on {gate.text!r}: no metric {gate.metric!r} in both runs "
+                f"(compared: {', '.join(sorted(metrics))})"
+            )
+        for key, value in gate.scope:
+            valid = {"benchmark": benches, "group": groups, "model": models}[key]
+            if (normalize_group(value) if key == "group" else value) not in valid:
+                raise ConfigError(
+                    f"--fail-on {gate.text!r}: no {key} {value!r} in both runs "
+                    f"(have: {', '.join(sorted(valid))})"
+                )
+
+
+__all__ = [
+    "Finding",
+    "GateSpec",
+    "RegressionReport",
+    "analyse_regression",
+    "check_gates",
+    "normalize_group",
+    "parse_gate",
+]

@@ -1,0 +1,381 @@
+"""``beyondpass compare RUN_OLD RUN_NEW``: regression testing of a model update, CI-ready.
+
+Prints the Δ table (old vs new on the same tasks and prompts, with paired tests), names the
+trade-offs and the inconsistencies across benchmarks, and exits with
+:data:`EXIT_GATE_FAILED` when a ``--fail-on`` rule is breached (syntax in
+:mod:`beyondpass.analysis.regression`). ``--out DIR`` also writes the comparison as
+Markdown, LaTeX, JSON and a self-contained HTML page with Δ plots.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from beyondpass.cli.app import cli, emit_json
+
+#: Exit code when a --fail-on rule is breached (distinct from 1 incomplete, 2 bad input).
+EXIT_GATE_FAILED = 4
+
+
+def _load(run_dir: str, seed: int | None, alpha: float) -> Any:
+    from beyondpass.analysis.robunfr import Analysis, RunData
+    from beyondpass.errors import DataError
+    from beyondpass.store.run_store import RunStore
+
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise DataError(f"run directory {run_dir} does not exist")
+    with RunStore(path, create=False) as store:
+        meta = store.all_meta()
+        rows = list(store.rows())
+    if not any(r.result is not None for r in rows):
+        raise DataError(f"{run_dir} has no evaluated samples — run or evaluate it before comparing")
+    study = meta.get("study") if isinstance(meta.get("study"), dict) else {}
+    run_seed = seed if seed is not None else study.get("seed", 0)
+    run_seed = run_seed if isinstance(run_seed, int) else 0
+    return Analysis(RunData(meta, rows, name=str(path)), seed=run_seed, alpha=alpha)
+
+
+def _pairs(old: Any, new: Any, given: tuple[str, ...]) -> list[Any]:
+    from beyondpass.analysis.robunfr import VersionPair
+    from beyondpass.errors import ConfigError
+
+    old_models, new_models = old.data.models, new.data.models
+    if given:
+        pairs = []
+        for text in given:
+            a, sep, b = text.partition("=")
+            if not sep or not a.strip() or not b.strip():
+                raise ConfigError(f"--pair {text!r}: write OLD_MODEL=NEW_MODEL")
+            a, b = a.strip(), b.strip()
+            if a not in old_models:
+                raise ConfigError(
+                    f"--pair {text!r}: {a!r} is not a model of {old.data.name} "
+                    f"(models: {', '.join(old_models)})"
+                )
+            if b not in new_models:
+                raise ConfigError(
+                    f"--pair {text!r}: {b!r} is not a model of {new.data.name} "
+                    f"(models: {', '.join(new_models)})"
+                )
+            pairs.append(VersionPair(a, b))
+        return pairs
+    if len(old_models) == 1 and len(new_models) == 1:
+        return [VersionPair(old_models[0], new_models[0])]
+    shared = [m for m in old_models if m in new_models]
+    if shared:
+        return [VersionPair(m, m) for m in shared]
+    raise ConfigError(
+        f"cannot tell which models to compare ({', '.join(old_models)} vs "
+        f"{', '.join(new_models)}) — give --pair OLD_MODEL=NEW_MODEL"
+    )
+
+
+def _design_notes(old: Any, new: Any) -> list[str]:
+    """What differs between the runs besides the model (reported, not fatal)."""
+    notes = []
+    om, nm = old.data.meta, new.data.meta
+    ob = om.get("benchmarks") if isinstance(om.get("benchmarks"), dict) else {}
+    nb = nm.get("benchmarks") if isinstance(nm.get("benchmarks"), dict) else {}
+    for b in sorted(set(ob) & set(nb)):
+        ov = ob[b].get("version") if isinstance(ob[b], dict) else None
+        nv = nb[b].get("version") if isinstance(nb[b], dict) else None
+        if ov != nv:
+            notes.append(f"benchmark {b} differs between the runs (version {ov} vs {nv})")
+    only_old = sorted(set(old.data.benchmarks) - set(new.data.benchmarks))
+    only_new = sorted(set(new.data.benchmarks) - set(old.data.benchmarks))
+    if only_old or only_new:
+        notes.append(
+            "benchmarks in one run only are not compared: " + ", ".join(only_old + only_new)
+        )
+    oc = om.get("conditions") if isinstance(om.get("conditions"), dict) else {}
+    nc = nm.get("conditions") if isinstance(nm.get("conditions"), dict) else {}
+    changed = sorted(c for c in set(oc) & set(nc) if _steps(oc[c]) != _steps(nc[c]))
+    if changed:
+        notes.append(
+            f"{len(changed)} condition(s) have different prompt text in the two runs "
+            f"(e.g. {changed[0]}): their differences are not the model's alone"
+        )
+    missing = sorted(set(oc) ^ set(nc))
+    if missing:
+        notes.append(f"{len(missing)} condition(s) are in one run only and not compared")
+    for label, an in (("old", old), ("new", new)):
+        if an.data.meta.get("status") not in (None, "complete"):
+            notes.append(
+                f"the {label} run is {an.data.meta.get('status')}: unscored samples are left out"
+            )
+    return notes
+
+
+def _steps(info: Any) -> Any:
+    return info.get("steps") if isinstance(info, dict) else None
+
+
+def _delta_rows(report: Any) -> list[dict[str, Any]]:
+    from beyondpass.analysis.robunfr import bench_label, metric_def
+    from beyondpass.analysis.stats import finite_or_none
+
+    rows = []
+    for vc in report.comparisons:
+        labels = {g.key: g for g in vc.groups}
+        for (bench, gkey, metric), c in vc.comparisons.items():
+            g = labels[gkey]
+            rows.append(
+                {
+                    "pair": vc.pair.label,
+                    "old_model": vc.pair.old_model,
+                    "new_model": vc.pair.new_model,
+                    "benchmark": bench,
+                    "benchmark_label": bench_label(bench),
+                    "group": gkey,
+                    "group_label": g.label if not g.nfr else f"{g.workflow_label} {g.label}",
+                    "metric": metric,
+                    "metric_label": metric_def(metric).label,
+                    "old": finite_or_none(c.base.avg),
+                    "old_sd": finite_or_none(c.base.sd),
+                    "old_ci95": list(c.base.ci) if c.base.ci else None,
+                    "new": finite_or_none(c.other.avg),
+                    "new_sd": finite_or_none(c.other.sd),
+                    "new_ci95": list(c.other.ci) if c.other.ci else None,
+                    "delta": finite_or_none(c.delta),
+                    "delta_pct": finite_or_none(c.delta_pct),
+                    "direction": c.direction,
+                    "test": c.primary.test,
+                    "pairs": c.primary.n,
+                    "p": finite_or_none(c.primary.p),
+                    "p_holm": finite_or_none(c.p_adj),
+                    "effect_name": c.primary.effect_name,
+                    "effect": finite_or_none(c.primary.effect),
+                    "paired_t_p": finite_or_none(c.t_paired.p),
+                    "seed_t_p": finite_or_none(c.t_seed.p),
+                    "significant": c.significant,
+                }
+            )
+    return rows
+
+
+@cli.command()
+@click.argument("run_old", metavar="RUN_OLD")
+@click.argument("run_new", metavar="RUN_NEW")
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    metavar="SPEC",
+    help="Exit 4 when a metric regresses beyond a limit, e.g. 'pass@1:-2%', "
+    "'smell_density[benchmark=mbpp]:+10%', 'pass@1[group=function-only]:-1.5pp' "
+    "(repeatable; see docs/robunfr.md).",
+)
+@click.option(
+    "--pair",
+    "pairs",
+    multiple=True,
+    metavar="OLD=NEW",
+    help="Which model of RUN_OLD to compare with which of RUN_NEW (default: the only "
+    "model of each, else the same labels).",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Significance level (Holm-adjusted within each metric).",
+)
+@click.option(
+    "--require-significance/--no-require-significance",
+    default=True,
+    show_default=True,
+    help="Whether a --fail-on breach must also be significant.",
+)
+@click.option("--seed", type=int, default=None, help="Bootstrap seed (default: RUN_OLD's).")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Also write compare.md, compare.tex, compare.json and compare.html here.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def compare(
+    run_old: str,
+    run_new: str,
+    fail_on: tuple[str, ...],
+    pairs: tuple[str, ...],
+    alpha: float,
+    require_significance: bool,
+    seed: int | None,
+    out: str | None,
+    as_json: bool,
+) -> None:
+    """Compare two runs of the same design (a model update): Δ per metric, trade-offs,
+    inconsistencies across benchmarks, and an exit code for CI."""
+    from beyondpass.analysis.regression import analyse_regression, check_gates, parse_gate
+    from beyondpass.analysis.robunfr import NFR_METRICS, PASS, compare_versions
+
+    gates = [parse_gate(text) for text in fail_on]  # bad rules fail before any work
+    old = _load(run_old, seed, alpha)
+    new = _load(run_new, seed if seed is not None else old.seed, alpha)
+    version_pairs = _pairs(old, new, pairs)
+    metrics = [PASS, *NFR_METRICS] + [g.metric for g in gates if g.metric not in NFR_METRICS]
+    metrics = list(dict.fromkeys(metrics))
+    vcs = compare_versions(old, new, version_pairs, groups="all", metrics=metrics)
+    if not any(vc.benchmarks for vc in vcs):
+        from beyondpass.errors import DataError
+
+        raise DataError(f"{run_old} and {run_new} share no benchmark: nothing to compare")
+    check_gates(gates, vcs)
+    report = analyse_regression(vcs, gates, require_significance=require_significance)
+    notes = _design_notes(old, new)
+    payload = {
+        "old_run": run_old,
+        "new_run": run_new,
+        "pairs": [vc.pair.label for vc in vcs],
+        "alpha": alpha,
+        "seed": old.seed,
+        "notes": notes,
+        "comparisons": _delta_rows(report),
+        "changes": [f.data | {"text": f.text} for f in report.changes],
+        "trade_offs": [f.data | {"text": f.text} for f in report.trade_offs],
+        "inconsistencies": [f.data | {"text": f.text} for f in report.inconsistencies],
+        "gate": {
+            "rules": [g.text for g in gates],
+            "require_significance": require_significance,
+            "violations": [f.data | {"text": f.text} for f in report.violations],
+            "passed": not report.gate_failed,
+        },
+    }
+    if out:
+        payload["files"] = _write_outputs(Path(out), report, payload, old)
+    if as_json:
+        from beyondpass.report.robunfr_section import json_safe
+
+        emit_json(json_safe(payload))
+    else:
+        _print(report, payload)
+    if report.gate_failed:
+        sys.exit(EXIT_GATE_FAILED)
+
+
+def _print(report: Any, payload: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from beyondpass.cli.commands import _console
+
+    console = _console()
+    for vc in report.comparisons:
+        table = Table(title=f"{vc.pair.label}", title_justify="left")
+        table.add_column("benchmark")
+        table.add_column("group")
+        from beyondpass.analysis.robunfr import bench_label, metric_def
+
+        for m in vc.metrics:
+            table.add_column(f"{metric_def(m).label}\nold → new (Δ%)", justify="right")
+        for bench in vc.benchmarks:
+            for g in vc.groups:
+                cells = []
+                for m in vc.metrics:
+                    c = vc.comparisons.get((bench, g.key, m))
+                    cells.append(_cell_text(c, metric_def(m).decimals))
+                label = g.label if not g.nfr else f"{g.workflow_label} {g.label}"
+                table.add_row(bench_label(bench), label, *cells)
+        console.print(table)
+    click.echo(
+        "* significant (Holm-adjusted paired test, alpha "
+        f"{payload['alpha']:g}); old/new are AVG across prompts"
+    )
+    for title, items in (
+        ("Trade-offs", report.trade_offs),
+        ("Inconsistent across benchmarks", report.inconsistencies),
+    ):
+        click.echo(f"{title}: {'none' if not items else ''}")
+        for f in items:
+            click.echo(f"  - {f.text}")
+    click.echo(f"Significant changes: {len(report.changes)}")
+    for note in payload["notes"]:
+        click.echo(f"note: {note}")
+    if report.gates:
+        if report.gate_failed:
+            for f in report.violations:
+                click.echo(f"  {f.text}")
+            click.echo(f"gate: FAILED ({len(report.violations)} breach(es))")
+        else:
+            click.echo(
+                "gate: passed ("
+                + "; ".join(g.describe() for g in report.gates)
+                + ": no significant breach)"
+            )
+    for name, path in payload.get("files", {}).items():
+        click.echo(f"{name}: {path}")
+
+
+def _cell_text(c: Any, decimals: int) -> str:
+    if c is None or c.base.avg is None or c.other.avg is None:
+        return "—"
+    pct = f"{c.delta_pct:+.2f}" if c.delta_pct is not None and math.isfinite(c.delta_pct) else "—"
+    mark = "*" if c.significant else ""
+    return f"{c.base.avg:.{decimals}f} → {c.other.avg:.{decimals}f} ({pct}{mark})"
+
+
+def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) -> dict[str, str]:
+    from beyondpass.analysis.robunfr import table4
+    from beyondpass.report.paper_tables import tables_latex, tables_markdown
+    from beyondpass.report.robunfr_plots import version_delta_svg
+    from beyondpass.report.robunfr_section import json_safe
+
+    out.mkdir(parents=True, exist_ok=True)
+    t4 = table4(report.comparisons)
+    t4.title = "Δ of the new version (old AVG ± STDEV, Δ%)"
+    md = [
+        "# beyondpass compare",
+        "",
+        f"Old: `{payload['old_run']}` · New: `{payload['new_run']}`",
+        "",
+    ]
+    md.append(tables_markdown([t4]))
+    for title, items in (
+        ("Trade-offs", report.trade_offs),
+        ("Inconsistent across benchmarks", report.inconsistencies),
+        ("Gate", report.violations),
+    ):
+        md += [f"## {title}", ""]
+        md += [f"- {f.text}" for f in items] or ["- none"]
+        md.append("")
+    md += [f"- note: {n}" for n in payload["notes"]]
+    files = {
+        "markdown": out / "compare.md",
+        "latex": out / "compare.tex",
+        "json": out / "compare.json",
+        "html": out / "compare.html",
+    }
+    files["markdown"].write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
+    files["latex"].write_text(tables_latex([t4]), encoding="utf-8")
+    files["json"].write_text(
+        json.dumps(json_safe(payload), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
+    plots = [
+        version_delta_svg(vc, b, plot_id=f"cmp{i}-{j}")
+        for i, vc in enumerate(report.comparisons)
+        for j, b in enumerate(vc.benchmarks)
+    ]
+    files["html"].write_text(_html(t4, report, payload, plots), encoding="utf-8")
+    return {k: str(v) for k, v in files.items()}
+
+
+def _html(t4: Any, report: Any, payload: dict[str, Any], plots: list[str]) -> str:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("beyondpass.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    return env.get_template("compare.html.j2").render(
+        t=t4, rep=report, p=payload, plots=[s for s in plots if s]
+    )

@@ -1,0 +1,60 @@
+"""``beyondpass studies``: the built-in study files (e.g. RobuNFR's whole design)."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import click
+
+from beyondpass.cli.app import cli, emit_json
+
+
+@cli.group()
+def studies() -> None:
+    """Built-in study files: list them, print one to save and edit."""
+
+
+def _builtin_files() -> list[Path]:
+    from beyondpass.study.config import BUILTIN_STUDIES
+
+    root = resources.files(BUILTIN_STUDIES)
+    return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith(".toml"))
+
+
+@studies.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def studies_list(as_json: bool) -> None:
+    """List the built-in studies (run one as `beyondpass run studies/NAME.toml --model SPEC`)."""
+    import tomllib
+
+    rows = []
+    for path in _builtin_files():
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        rows.append(
+            {
+                "name": path.stem,
+                "run_as": f"studies/{path.name}",
+                "description": raw.get("description", ""),
+                "path": str(path),
+            }
+        )
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['run_as']}: {r['description']}")
+
+
+@studies.command("show")
+@click.argument("name")
+def studies_show(name: str) -> None:
+    """Print a built-in study file (save it to edit the design)."""
+    from beyondpass.errors import ConfigError
+    from beyondpass.study.config import builtin_study_path
+
+    path = builtin_study_path(name)
+    if path is None:
+        known = ", ".join(p.stem for p in _builtin_files())
+        raise ConfigError(f"no built-in study {name!r} — built-in studies: {known}")
+    click.echo(path.read_text(encoding="utf-8"), nl=False)

@@ -1,0 +1,171 @@
+"""Render :class:`~beyondpass.analysis.tables.PaperTable` as Markdown and LaTeX (booktabs).
+
+The HTML report renders the same objects with a Jinja macro (``robunfr.html.j2``). LaTeX
+output needs ``\\usepackage{booktabs}`` and ``\\usepackage{graphicx}`` (wide tables are scaled
+to the text width); every text is escaped, so task or model names cannot break a paper.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from beyondpass.analysis.tables import SIG_MARK, PaperTable
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+_LATEX_UNICODE = {
+    "±": r"$\pm$",
+    "Δ": r"$\Delta$",
+    "α": r"$\alpha$",
+    "—": "--",
+    "–": "--",
+    "…": r"\ldots{}",
+    "†": r"\dag{}",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "→": r"$\rightarrow$",
+    "·": r"\textperiodcentered{}",
+}
+
+
+def latex_escape(text: str, *, marks: bool = True) -> str:
+    """Escape text for LaTeX; with ``marks``, a trailing significance mark becomes ``^*``."""
+    out = []
+    for ch in text:
+        if ch in _LATEX_SPECIAL:
+            out.append(_LATEX_SPECIAL[ch])
+        elif ch in _LATEX_UNICODE:
+            out.append(_LATEX_UNICODE[ch])
+        elif ch == SIG_MARK and marks:
+            out.append(r"\textsuperscript{*}")
+        elif ord(ch) > 127:
+            out.append("?")  # no silent surprises in a paper build: unknown glyphs are visible
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def md_cell(text: str) -> str:
+    flat = " ".join(str(text).split())
+    return (
+        flat.replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+    )
+
+
+def flat_header(table: PaperTable) -> list[str]:
+    """Header names with their spanning group prefixed (``HumanEval Pass@1``)."""
+    if not table.groups:
+        return list(table.header)
+    out = []
+    i = 0
+    for label, width in table.groups:
+        for h in table.header[i : i + width]:
+            out.append(f"{label} {h}".strip())
+        i += width
+    out += table.header[i:]
+    return out
+
+
+def to_markdown(table: PaperTable, *, level: int = 3) -> str:
+    lines = [f"{'#' * level} {md_cell(table.title)}", ""]
+    if table.caption:
+        lines += [md_cell(table.caption), ""]
+
+    def line(cells: Iterable[str]) -> str:
+        return "| " + " | ".join(md_cell(c) for c in cells) + " |"
+
+    lines.append(line(flat_header(table)))
+    lines.append("|" + "|".join("---:" if a == "r" else ":---" for a in table.align) + "|")
+    lines += [line(c.text for c in row) for row in table.rows]
+    if table.notes:
+        lines.append("")
+        # a note opening with the significance mark must not turn into a list item
+        lines += [("\\" if n.startswith(SIG_MARK) else "") + md_cell(n) for n in table.notes]
+    return "\n".join(lines) + "\n"
+
+
+def _block_rows(table: PaperTable) -> bool:
+    """Tables whose first column is filled only where a block starts get a rule per block."""
+    firsts = [row[0].text for row in table.rows if row]
+    return any(not f for f in firsts) and any(firsts)
+
+
+def to_latex(table: PaperTable) -> str:
+    spec = "".join(table.align)
+    out = [
+        r"\begin{table*}[t]",
+        r"\centering",
+        r"\caption{"
+        + latex_escape(table.title, marks=False)
+        + ". "
+        + latex_escape(table.caption, marks=False)
+        + "}",
+        r"\label{tab:" + re.sub(r"[^A-Za-z0-9:-]+", "-", table.key) + "}",
+        r"\resizebox{\textwidth}{!}{%",
+        r"\begin{tabular}{" + spec + "}",
+        r"\toprule",
+    ]
+    if table.groups and any(label for label, _ in table.groups):
+        cells, rules, col = [], [], 1
+        for label, width in table.groups:
+            if label:
+                cells.append(r"\multicolumn{" + f"{width}" + "}{c}{" + latex_escape(label) + "}")
+                rules.append(r"\cmidrule(lr){" + f"{col}-{col + width - 1}" + "}")
+            else:
+                cells += [""] * width
+            col += width
+        out.append(" & ".join(cells) + r" \\")
+        out.append(" ".join(rules))
+    out.append(" & ".join(latex_escape(h) for h in table.header) + r" \\")
+    out.append(r"\midrule")
+    blocks = _block_rows(table)
+    for i, row in enumerate(table.rows):
+        if blocks and i > 0 and row and row[0].text:
+            out.append(r"\midrule")
+        out.append(" & ".join(latex_escape(c.text) for c in row) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}}"]
+    if table.notes:
+        out.append(r"\par\smallskip{\footnotesize " + latex_escape(" ".join(table.notes)) + "}")
+    out.append(r"\end{table*}")
+    return "\n".join(out) + "\n"
+
+
+LATEX_PREAMBLE = (
+    "% Tables generated by beyondpass. Needs: \\usepackage{booktabs} \\usepackage{graphicx}\n"
+)
+
+
+def tables_markdown(tables: Sequence[PaperTable], *, level: int = 3) -> str:
+    return "\n".join(to_markdown(t, level=level) for t in tables)
+
+
+def tables_latex(tables: Sequence[PaperTable]) -> str:
+    return LATEX_PREAMBLE + "\n" + "\n".join(to_latex(t) for t in tables)
+
+
+__all__ = [
+    "flat_header",
+    "latex_escape",
+    "tables_latex",
+    "tables_markdown",
+    "to_latex",
+    "to_markdown",
+]
