@@ -99,7 +99,7 @@ def test_bom_and_crlf_are_accepted(tmp_path: Path) -> None:
         ),
         (
             b'["task_id", "completion"]\n',
-            "samples.jsonl:1: expected a JSON object, got a list — each line must be one sample "
+            "samples.jsonl:1: expected a JSON object, got a list — each line must be one object "
             'like {"task_id": ..., "completion": ...}',
         ),
         (

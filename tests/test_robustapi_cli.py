@@ -131,8 +131,8 @@ def test_check_human_output(run_cli, tmp_path, data_dir, answers):
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("{not json", "answers.jsonl:2: not JSON (Expecting property name"),
-        ('["a list"]', "answers.jsonl:2: expected an object"),
+        ("{not json", "answers.jsonl:2: invalid JSON (Expecting property name"),
+        ('["a list"]', "answers.jsonl:2: expected a JSON object"),
         ('{"response": "x"}', "answers.jsonl:2: no usable id"),
         (
             '{"id": 999999, "response": "x"}',

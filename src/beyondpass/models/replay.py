@@ -9,7 +9,6 @@ and reports every malformed line as ``file:line: what — what to do``.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import DataError, ModelError
+from beyondpass.jsonl import json_objects, type_name
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 
 #: Where the answer may be, in order of preference.
@@ -45,19 +45,6 @@ class AnswerRow:
     step: int | None = None
     model: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # the whole row
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    return {
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "an object",
-    }.get(type(value), type(value).__name__)
 
 
 def _optional_int(where: str, row: dict[str, Any], name: str) -> int | None:
@@ -105,37 +92,14 @@ def parse_answer_rows(name: str, data: bytes) -> list[AnswerRow]:
     Lines are decoded one by one from bytes so an encoding error reports its own line.
     """
     rows: list[AnswerRow] = []
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]  # a UTF-8 byte order mark
+    for number, row in json_objects(name, data, '{"task_id": ..., "completion": ...}'):
         where = f"{name}:{number}"
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise DataError(
-                f"{where}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column "
-                f"{exc.start + 1}) — re-save the file as UTF-8"
-            ) from None
-        if not text.strip():
-            continue
-        try:
-            row = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(
-                f"{where}: invalid JSON ({exc.msg}: column {exc.colno}) — the line may be "
-                "truncated; fix or remove it"
-            ) from None
-        if not isinstance(row, dict):
-            raise DataError(
-                f"{where}: expected a JSON object, got {_type_name(row)} — each line must be "
-                'one sample like {"task_id": ..., "completion": ...}'
-            )
         task_id = row.get("task_id", row.get("id"))  # RobustAPI's own files say "id"
         if task_id is None or (isinstance(task_id, str) and not task_id.strip()):
             raise DataError(f"{where}: no task_id — every line must name the task it answers")
         if not isinstance(task_id, str | int) or isinstance(task_id, bool):
             raise DataError(
-                f"{where}: task_id is {_type_name(task_id)} — write it as a string or integer"
+                f"{where}: task_id is {type_name(task_id)} — write it as a string or integer"
             )
         answer_field = next((f for f in ANSWER_FIELDS if f in row), None)
         if answer_field is None:
@@ -146,7 +110,7 @@ def parse_answer_rows(name: str, data: bytes) -> list[AnswerRow]:
         answer = row[answer_field]
         if not isinstance(answer, str):
             raise DataError(
-                f"{where}: {answer_field} is {_type_name(answer)}, not a string — store the "
+                f"{where}: {answer_field} is {type_name(answer)}, not a string — store the "
                 "answer as text"
             )
         rows.append(

@@ -26,6 +26,7 @@ from beyondpass.evaluators.api_misuse.checker import (
     Semantics,
     load_ruleset,
 )
+from beyondpass.jsonl import json_objects
 from beyondpass.study.progress import NullProgress, Progress
 
 VERDICTS_FILE = "verdicts.jsonl"
@@ -52,23 +53,8 @@ def read_answers(path: Path, questions: dict[str, str]) -> list[AnswerLine]:
     except OSError as exc:
         raise DataError(f"cannot read {path} ({exc.strerror or exc})") from exc
     out: list[AnswerLine] = []
-    for number, raw in enumerate(data.split(b"\n"), 1):
+    for number, row in json_objects(str(path), data, '{"id": 12, "response": "..."}'):
         where = f"{path}:{number}"
-        try:
-            text = raw.decode("utf-8").lstrip("\ufeff")
-        except UnicodeDecodeError:
-            raise DataError(f"{where}: not valid UTF-8 — re-save the file as UTF-8") from None
-        if not text.strip():
-            continue
-        try:
-            row = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DataError(
-                f"{where}: not JSON ({exc.msg}, column {exc.colno}) — each line must be one "
-                'object like {"id": 12, "response": "..."}; nothing was written'
-            ) from None
-        if not isinstance(row, dict):
-            raise DataError(f'{where}: expected an object like {{"id": 12, "response": "..."}}')
         qid = row.get("id", row.get("task_id"))
         if qid is None or isinstance(qid, bool) or not isinstance(qid, int | str):
             raise DataError(f"{where}: no usable id — name the question the answer is for")
