@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from beyondpass.prompts.robunfr import load_templates, robunfr_plan
 from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sample_key
+from beyondpass.study.runner import condition_records
 
 
 @dataclass
@@ -70,20 +71,7 @@ def write_run(
         )
         store.set_meta("benchmarks", {b: {"version": f"{b}-v1"} for b in benchmarks})
         store.set_meta("models", {m: {"spec": f"synthetic:{m}"} for m in models})
-        store.set_meta(
-            "conditions",
-            {
-                c.id: {
-                    "workflow": c.workflow,
-                    "description": c.description,
-                    "steps": [asdict(s) for s in c.steps],
-                    "metadata": dict(c.metadata),
-                    "repeats": c.repeats,
-                    "samples_per_task": c.repeats,
-                }
-                for c in plan.conditions
-            },
-        )
+        store.set_meta("conditions", condition_records(plan.conditions, 1))
         store.set_meta("sampling", {"n": 1, "temperature": 0.0})
         store.set_meta("status", "complete")
         for b in benchmarks:

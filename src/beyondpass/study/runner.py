@@ -79,6 +79,22 @@ def select_tasks(bench: Benchmark, tasks: Sequence[str] | None, limit: int | Non
     return chosen[:limit] if limit else chosen
 
 
+def condition_records(conditions: Sequence[Condition], n: int) -> dict[str, dict[str, Any]]:
+    """How a run records its prompt conditions (full template text included): the analysis
+    and the report read them back from here."""
+    return {
+        c.id: {
+            "workflow": c.workflow,
+            "description": c.description,
+            "steps": [asdict(s) for s in c.steps],
+            "metadata": dict(c.metadata),
+            "repeats": c.repeats,
+            "samples_per_task": n * c.repeats,
+        }
+        for c in conditions
+    }
+
+
 class StudyRunner:
     def __init__(
         self,
@@ -218,20 +234,7 @@ class StudyRunner:
         for m in cfg.models:
             models.setdefault(m.label, {}).update({"spec": m.spec, "options": m.options})
         store.set_meta("models", models)
-        store.set_meta(
-            "conditions",
-            {
-                c.id: {
-                    "workflow": c.workflow,
-                    "description": c.description,
-                    "steps": [asdict(s) for s in c.steps],
-                    "metadata": dict(c.metadata),
-                    "repeats": c.repeats,
-                    "samples_per_task": cfg.n * c.repeats,
-                }
-                for c in cfg.plan.conditions
-            },
-        )
+        store.set_meta("conditions", condition_records(cfg.plan.conditions, cfg.n))
         store.set_meta("sampling", {"n": cfg.n, **cfg.sampling.as_dict()})
         store.set_meta("environment", environment())
         store.set_meta("evaluators", evaluator_metadata(evaluators))
