@@ -61,15 +61,19 @@ def host(job: dict, sock, streams: tuple = ()) -> None:
             message = decode(recv(sock), resolve)
         except (peer_gone, protocol_error):
             return
-        try:
-            reply = _serve(message, namespace, export, encode, clock)
-        except base_exception as exc:
-            reply = ["err", *_describe(exc), 0]
-        _flush(streams)
-        try:
-            send(sock, reply)
-        except base_exception as exc:  # the answer cannot be encoded (a cycle, too large)
-            send(sock, ["err", "TransferError", "", f"the result cannot be sent: {_msg(exc)}", 0])
+        # a batch is calls the judge sent ahead: one answer each, in order, as they finish
+        batch = message[1] if message and message[0] == "batch" else None
+        for request in [["call", *call] for call in batch] if batch is not None else [message]:
+            try:
+                reply = _serve(request, namespace, export, encode, clock)
+            except base_exception as exc:
+                reply = ["err", *_describe(exc), 0]
+            _flush(streams)
+            try:
+                send(sock, reply)
+            except base_exception as exc:  # the answer cannot be encoded (cycle, too large)
+                failure = f"the result cannot be sent: {_msg(exc)}"
+                send(sock, ["err", "TransferError", "", failure, 0])
 
 
 def _serve(message: list, namespace: dict, export, encode, clock) -> list:

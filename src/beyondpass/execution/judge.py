@@ -18,6 +18,7 @@ This file must import nothing from beyondpass: it runs in the sandboxed interpre
 """
 
 import builtins
+import collections
 import contextlib
 import functools
 import json
@@ -30,7 +31,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import wire  # noqa: E402 - after the path set-up, by design
+import prefetch  # noqa: E402 - after the path set-up, by design
+import wire  # noqa: E402
 
 _HEADER = struct.Struct(">I")
 END_GRACE_S = 10.0  # for the fork server to clean up after a sample
@@ -56,15 +58,19 @@ class CandidateChannel:
 
     def __init__(self, sock: socket.socket, deadline: float) -> None:
         self.sock = sock
+        self.reader = wire.FrameReader(sock)
         self.sample_deadline = deadline
         self.deadline = deadline
         self.elapsed_ns = 0  # candidate-side time of calls since the last reset
         self.over: SampleOver | None = None
         self._handles: dict[int, RemoteObject] = {}
+        # calls sent ahead (prefetch.py) whose answers are still to be read, in order
+        self.ahead: collections.deque = collections.deque()
+        self.current_test = -1
 
     def receive(self) -> list:
         try:
-            reply = wire.decode(wire.recv_frame(self.sock, self.deadline), self._handle)
+            reply = wire.decode(self.reader.read(self.deadline), self._handle)
         except wire.DeadlineExceeded:
             raise self._end("timeout", "the sample ran out of time") from None
         except wire.PeerGone:
@@ -75,16 +81,61 @@ class CandidateChannel:
             raise self._end("protocol", "the candidate sent a message that is not a reply")
         return reply
 
-    def request(self, message: list, mutable_args: tuple = ()) -> object:
+    def send(self, message: list) -> None:
         if self.over is not None:
             raise self.over
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._end("timeout", "the sample ran out of time")
         try:
-            wire.send_frame(self.sock, [wire.encode(part, _export) for part in message])
+            encoded = [wire.encode(part, _export) for part in message]
+        except wire.EncodeError as exc:
+            raise TypeError(f"cannot pass this value to the candidate: {exc}") from None
+        self.sock.settimeout(remaining)  # a program that stops reading cannot stall the judge
+        try:
+            wire.send_frame(self.sock, encoded)
+        except TimeoutError:
+            raise self._end("timeout", "the sample ran out of time") from None
         except wire.EncodeError as exc:
             raise TypeError(f"cannot pass this value to the candidate: {exc}") from None
         except OSError:
             raise self._end("gone", "the candidate's process ended") from None
-        reply = self.receive()
+        finally:
+            self.sock.settimeout(None)
+
+    def send_ahead(self, planned: list) -> None:
+        """Send ``(test index, name, args, kwargs)`` calls at once; answers are read later."""
+        self.send(["batch", [[name, args, kwargs] for _, name, args, kwargs in planned]])
+        self.ahead.extend(planned)
+
+    def call(self, name: str, args: tuple, kwargs: dict) -> object:
+        """Call the program's ``name``: from the answers sent ahead when this is the next
+        planned call of the running test, else as a request of its own."""
+        if self.ahead:
+            test, planned_name, planned_args, planned_kwargs = self.ahead[0]
+            if (
+                test == self.current_test
+                and planned_name == name
+                and planned_args == list(args)
+                and planned_kwargs == kwargs
+            ):
+                self.ahead.popleft()
+                return self._answer(self.receive(), args)
+            self.skip_ahead()  # the test went another way: back to one call at a time
+        return self.request(["call", name, list(args), kwargs], args)
+
+    def skip_ahead(self) -> None:
+        while self.ahead:
+            self.ahead.popleft()
+            self.receive()
+
+    def request(self, message: list, mutable_args: tuple = ()) -> object:
+        if self.ahead:
+            self.skip_ahead()
+        self.send(message)
+        return self._answer(self.receive(), mutable_args)
+
+    def _answer(self, reply: list, mutable_args: tuple) -> object:
         kind = reply[0]
         if kind == "ok" and len(reply) == 4 and isinstance(reply[3], list):
             _, value, ns, changed = reply
@@ -174,7 +225,7 @@ class RemoteFunction:
         self._name = name
 
     def __call__(self, *args: object, **kwargs: object) -> object:
-        return self._channel.request(["call", self._name, list(args), kwargs], args)
+        return self._channel.call(self._name, args, kwargs)
 
     def __repr__(self) -> str:
         return f"<candidate function {self._name}>"
@@ -320,7 +371,11 @@ def _run_tests(job: dict, channel: CandidateChannel, report: dict) -> None:
     try:
         if job["setup"]:
             exec(_compiled(job["setup"], "<test setup>"), namespace)
-        for test in job["tests"]:
+        planned = _plan(job["tests"], namespace, job["repeats"])
+        if planned:
+            channel.send_ahead(planned)
+        for index, test in enumerate(job["tests"]):
+            channel.current_test = index
             result = _run_test(test, namespace, channel, job["repeats"], job["limits"])
             report["tests"].append(result)
             if channel.over is not None:
@@ -356,6 +411,32 @@ def _namespace(names: dict, channel: CandidateChannel) -> TestGlobals:
     namespace["__builtins__"] = builtins
     namespace["__name__"] = "__test__"
     return namespace
+
+
+def _plan(tests: list, namespace: TestGlobals, repeats: int) -> list:
+    """The calls to send ahead: those of the longest run of leading tests whose calls the
+    source fixes (prefetch.py), each test's calls once per run (first run, timing repeats).
+
+    Only where a planned call that the test ends up not making cannot hold up a later test:
+    one call per test (a failed test's unused timing repeats are answers of a call that
+    already returned), or a single test.
+    """
+    callables = frozenset(n for n, v in namespace.items() if isinstance(v, RemoteFunction))
+    program = callables | namespace._lazy
+    per_test = []
+    for test in tests:
+        calls = prefetch.planned_calls(test["code"], callables, program)
+        if calls is None:
+            break
+        per_test.append(calls)
+    if len(tests) > 1 and any(len(calls) > 1 for calls in per_test):
+        return []
+    return [
+        (index, name, args, kwargs)
+        for index, calls in enumerate(per_test)
+        for _ in range(1 + repeats)
+        for name, args, kwargs in calls
+    ]
 
 
 def _run_test(

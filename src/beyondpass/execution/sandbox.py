@@ -107,7 +107,13 @@ def _python_roots() -> list[str]:
 
 
 #: The files a sandboxed worker runs; nothing else of beyondpass is visible inside.
-SANDBOX_FILES = ("judge.py", "candidate_zygote.py", "candidate_host.py", "wire.py")
+SANDBOX_FILES = (
+    "judge.py",
+    "prefetch.py",
+    "candidate_zygote.py",
+    "candidate_host.py",
+    "wire.py",
+)
 ROLES = {"judge": "judge.py", "candidate": "candidate_zygote.py"}
 #: Inside-the-sandbox identity when the harness runs as root: an unprivileged uid with no
 #: capabilities, so the sandbox cannot remount its read-only binds or use root's powers.
