@@ -16,6 +16,7 @@ This file must import nothing from beyondpass: it runs in the sandboxed judge.
 """
 
 import ast
+import functools
 
 Call = tuple  # (name, args: list, kwargs: dict)
 _NO_CALLS_INSIDE = (
@@ -38,10 +39,14 @@ class _Unplannable(Exception):
     pass
 
 
+@functools.lru_cache(maxsize=4096)  # a task's tests recur for every sample of the task
 def planned_calls(source: str, callables: frozenset, program_names: frozenset):
     """The calls ``source`` makes to the program's ``callables``, in order; ``None`` when
     that cannot be known from the source alone. ``program_names`` are all names the program
-    defines (a test that reads one as a value, or rebinds one, is not planned)."""
+    defines (a test that reads one as a value, or rebinds one, is not planned).
+
+    The returned arguments are shared between calls with the same source: never mutate them.
+    """
     try:
         tree = ast.parse(source)
         return _module(tree.body, callables, program_names)

@@ -43,6 +43,7 @@ Rules, in order:
 from __future__ import annotations
 
 import ast
+import functools
 import keyword
 import re
 import textwrap
@@ -610,6 +611,7 @@ def _hoist_future(program: str) -> str:
     return "\n".join(moved + kept)
 
 
+@functools.lru_cache(maxsize=2048)  # n samples of a task often repeat an answer or a prompt
 def _compile_error(source: str) -> SyntaxError | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
