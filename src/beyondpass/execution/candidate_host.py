@@ -61,19 +61,31 @@ def host(job: dict, sock, streams: tuple = ()) -> None:
             message = decode(recv(sock), resolve)
         except (peer_gone, protocol_error):
             return
-        # a batch is calls the judge sent ahead: one answer each, in order, as they finish
+        # A batch is calls the judge sent ahead: one answer each, in order, as they finish;
+        # a quiet batch (timing runs) keeps its answers until the last call is done, so that
+        # nothing but the program runs here, and nothing runs in the judge, while it is timed.
         batch = message[1] if message and message[0] == "batch" else None
+        quiet = batch is not None and len(message) > 2 and message[2] is True
+        held: list = []
         for request in [["call", *call] for call in batch] if batch is not None else [message]:
             try:
                 reply = _serve(request, namespace, export, encode, clock)
             except base_exception as exc:
                 reply = ["err", *_describe(exc), 0]
-            _flush(streams)
-            try:
-                send(sock, reply)
-            except base_exception as exc:  # the answer cannot be encoded (cycle, too large)
-                failure = f"the result cannot be sent: {_msg(exc)}"
-                send(sock, ["err", "TransferError", "", failure, 0])
+            if quiet:
+                held.append(reply)
+            else:
+                _answer(sock, send, reply, streams)
+        for reply in held:
+            _answer(sock, send, reply, streams)
+
+
+def _answer(sock, send, reply: list, streams: tuple) -> None:
+    _flush(streams)
+    try:
+        send(sock, reply)
+    except BaseException as exc:  # noqa: BLE001 - the answer cannot be encoded (cycle, size)
+        send(sock, ["err", "TransferError", "", f"the result cannot be sent: {_msg(exc)}", 0])
 
 
 def _serve(message: list, namespace: dict, export, encode, clock) -> list:

@@ -103,9 +103,13 @@ class CandidateChannel:
         finally:
             self.sock.settimeout(None)
 
-    def send_ahead(self, planned: list) -> None:
-        """Send ``(test index, name, args, kwargs)`` calls at once; answers are read later."""
-        self.send(["batch", [[name, args, kwargs] for _, name, args, kwargs in planned]])
+    def send_ahead(self, planned: list, quiet: bool = False) -> None:
+        """Send ``(test index, name, args, kwargs)`` calls at once; answers are read later.
+
+        ``quiet``: the candidate answers only after the last call (for timing runs).
+        """
+        calls = [[name, args, kwargs] for _, name, args, kwargs in planned]
+        self.send(["batch", calls, quiet])
         self.ahead.extend(planned)
 
     def call(self, name: str, args: tuple, kwargs: dict) -> object:
@@ -373,7 +377,10 @@ def _run_tests(job: dict, channel: CandidateChannel, report: dict) -> None:
             exec(_compiled(job["setup"], "<test setup>"), namespace)
         planned = _plan(job["tests"], namespace, job["repeats"])
         if planned:
-            channel.send_ahead(planned)
+            # timing runs: nothing else should run while the program is timed (a per-test
+            # time limit needs answers as they come, so it keeps the streaming form)
+            quiet = bool(job["repeats"]) and not job["limits"].get("test_timeout_s")
+            channel.send_ahead(planned, quiet)
         for index, test in enumerate(job["tests"]):
             channel.current_test = index
             result = _run_test(test, namespace, channel, job["repeats"], job["limits"])
