@@ -10,7 +10,10 @@ canonical solutions with every test repeated ``--repeats`` times in the same war
 (``perf_counter_ns`` around each test only). Per run and task, the task's time is the sum
 over its tests of the *median* of the repeats. Across runs, the coefficient of variation
 (stdev / mean) of each task's time is reported: its median, 90th percentile, and the share
-of tasks at or below 3%. Prints one JSON line; record it in docs/performance.md.
+of tasks at or below 3%. It also measures the machine's own noise with no harness at all:
+one plain function timed the same way (median of 25 calls) 8 times in one process, 0.5 s
+apart (``machine_cv``) — no executor can be steadier than the machine. Prints one JSON
+line; record it in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ def main() -> None:
             assert result.passed, (tasks[i].task_id, result.message)
             per_task[i].append(sum(statistics.median(t.times_ns) for t in result.tests) / 1e6)
     cvs = sorted(statistics.pstdev(v) / statistics.mean(v) for v in per_task)
+    machine = _machine_noise()
     slow = [
         statistics.pstdev(v) / statistics.mean(v) for v in per_task if statistics.mean(v) >= 0.1
     ]
@@ -73,9 +77,35 @@ def main() -> None:
                 "share_cv_le_3pct_ge_0.1ms": round(sum(c <= 0.03 for c in slow) / len(slow), 3)
                 if slow
                 else None,
+                "machine_cv": round(statistics.pstdev(machine) / statistics.mean(machine), 4),
             }
         )
     )
+
+
+def _spin(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def _machine_noise() -> list[float]:
+    """Medians of 25 timed calls of a fixed function, 8 times, 0.5 s apart, one process."""
+    import time
+
+    for _ in range(5):
+        _spin(2000)
+    medians = []
+    for _ in range(8):
+        times = []
+        for _ in range(25):
+            start = time.perf_counter_ns()
+            _spin(2000)
+            times.append(time.perf_counter_ns() - start)
+        medians.append(statistics.median(times))
+        time.sleep(0.5)
+    return medians
 
 
 if __name__ == "__main__":
