@@ -129,3 +129,20 @@ def test_a_test_that_goes_another_way_falls_back_to_single_calls(executor):
     result = run(executor, program, tests)
     assert result.status is Status.PASSED, result.message
     assert [t.status for t in result.tests] == [Status.PASSED] * 3
+
+
+def test_an_unused_answer_of_an_earlier_test_does_not_hold_up_the_next(executor):
+    program = """
+        def f(x):
+            while x == 3:
+                pass
+            return x
+        """
+    tests = (
+        TestCase("raises_first", "assert undefined_name == f(1)"),
+        TestCase("passes", "assert f(2) == 2"),
+        TestCase("hangs", "assert f(3) == 3"),
+    )
+    result = run(executor, program, tests, timeout_s=2)
+    statuses = [(t.name, t.status) for t in result.tests]
+    assert statuses == [("raises_first", "error"), ("passes", "passed"), ("hangs", "timeout")]

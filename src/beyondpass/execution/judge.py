@@ -115,6 +115,9 @@ class CandidateChannel:
     def call(self, name: str, args: tuple, kwargs: dict) -> object:
         """Call the program's ``name``: from the answers sent ahead when this is the next
         planned call of the running test, else as a request of its own."""
+        while self.ahead and self.ahead[0][0] < self.current_test:
+            self.ahead.popleft()  # an earlier test stopped before using this answer
+            self.receive()
         if self.ahead:
             test, planned_name, planned_args, planned_kwargs = self.ahead[0]
             if (
