@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from typing import Any
 
 from beyondpass.execution import cgroups
@@ -207,6 +208,7 @@ class SandboxExecutor(Executor):
         # parent-death signal bound to the *thread* that started it, so a worker started
         # from a short-lived pool thread would be killed when that thread ends.
         self._spawner = concurrent.futures.ThreadPoolExecutor(1, "beyondpass-spawner")
+        self._finalizer = weakref.finalize(self, _shutdown, self._all, self._lock, self._spawner)
 
     @property
     def workers(self) -> int:
@@ -287,12 +289,15 @@ class SandboxExecutor(Executor):
         worker.close()
 
     def close(self) -> None:
-        with self._lock:
-            workers, self._all = self._all, []
-        for worker in workers:
-            worker.close()
-        self._spawner.shutdown(wait=False)
+        self._finalizer()
 
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):
-            self.close()
+
+def _shutdown(workers: list[_Worker], lock: threading.Lock, spawner: Any) -> None:
+    """Stop every worker; also run at interpreter exit for an executor nobody closed
+    (``weakref.finalize``, which runs before modules are torn down, unlike ``__del__``)."""
+    with lock:
+        stopping = list(workers)
+        workers.clear()
+    for worker in stopping:
+        worker.close()
+    spawner.shutdown(wait=False)
