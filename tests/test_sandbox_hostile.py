@@ -539,3 +539,42 @@ def test_process_level_verdicts(name):
         ex.close()
     assert [r.status for r in results][::2] == [Status.PASSED, Status.PASSED]
     assert results[1].status is not Status.PASSED, results[1].message
+
+
+def test_nothing_a_sample_writes_anywhere_reaches_the_next(executor):
+    """Files, directories and links planted anywhere the sample may write — its working
+    directory, the scratch root, next to its output files — are gone for the next sample."""
+    planted = [
+        "os.path.join(os.getcwd(), 'w.txt')",
+        "os.path.join(os.path.dirname(os.getcwd()), 'root.txt')",
+        "os.path.join(os.path.dirname(os.getcwd()), 'logs', 'extra.txt')",
+        "os.path.join(os.environ['TMPDIR'], 'tmp.txt')",
+    ]
+    writer = (
+        "import os\n"
+        f"PLANTED = [{', '.join(planted)}]\n"
+        "for p in PLANTED:\n"
+        "    try:\n"
+        "        open(p, 'w').write('x')\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "try:\n"
+        "    os.symlink('/etc/passwd', os.path.join(os.path.dirname(os.getcwd()), 'link'))\n"
+        "except OSError:\n"
+        "    pass\n" + GOOD
+    )
+    reader = (
+        "import os\n"
+        f"SEEN = [p for p in [{', '.join(planted)}] if os.path.lexists(p)]\n"
+        "SEEN += [p for p in [os.path.join(os.path.dirname(os.getcwd()), 'link')]"
+        " if os.path.lexists(p)]\n"
+        "print(SEEN)\n"
+        "def inc(x):\n    return x + 1 if not SEEN else 0\n"
+    )
+    ex = create_executor("sandbox", workers=1, isolation=executor.level)
+    try:
+        results = ex.run_many([request(writer), request(reader)])
+    finally:
+        ex.close()
+    assert results[0].status is Status.PASSED, results[0].message
+    assert results[1].status is Status.PASSED, results[1].stdout

@@ -83,16 +83,23 @@ def main() -> None:
 
 
 class Scratch:
-    """The sample's working directory and output files, emptied between samples."""
+    """Where samples may write: a working directory and two output files under ``root``.
+
+    Everything under ``root`` is the sample's to write (same user), so after each sample
+    all of it is checked: anything but the working directory, ``logs`` and the two output
+    files is removed, and a directory the sample made undeletable is abandoned for a fresh
+    one. No sample ever sees another's files.
+    """
 
     def __init__(self, root: str) -> None:
         self.root = root
         self.seq = 0
+        self.logs = os.path.join(root, "logs")
+        self.stdout = os.path.join(self.logs, "stdout")
+        self.stderr = os.path.join(self.logs, "stderr")
+        os.mkdir(self.logs, 0o700)
         self.work = self._fresh()
-        logs = os.path.join(root, "logs")
-        os.mkdir(logs, 0o700)
-        self.stdout = os.path.join(logs, "stdout")
-        self.stderr = os.path.join(logs, "stderr")
+        self.known = frozenset({os.path.basename(self.work), "logs"})
 
     def _fresh(self) -> str:
         self.seq += 1
@@ -103,18 +110,42 @@ class Scratch:
         return path
 
     def clean(self) -> None:
-        """Empty the working directory; a directory the sample made undeletable is
-        abandoned for a fresh one, so no sample ever sees another's files."""
-        try:
-            if not os.listdir(self.work):
-                return
-        except OSError:
-            pass
-        shutil.rmtree(self.work, ignore_errors=True)
-        if os.path.exists(self.work):
-            self.work = self._fresh()
-        else:
-            os.mkdir(self.work, 0o700)
+        if set(_entries(self.root)) != self.known:
+            self._remove_strays()
+        if _entries(self.work):
+            shutil.rmtree(self.work, ignore_errors=True)
+            if os.path.lexists(self.work):
+                self.work = self._fresh()  # made undeletable: abandon it
+                self.known = frozenset({os.path.basename(self.work), "logs"})
+            else:
+                os.mkdir(self.work, 0o700)
+        if set(_entries(self.logs)) - {"stdout", "stderr"} or os.path.islink(self.stdout):
+            shutil.rmtree(self.logs, ignore_errors=True)
+            os.makedirs(self.logs, 0o700, exist_ok=True)
+
+    def _remove_strays(self) -> None:
+        for name in _entries(self.root):
+            if name in self.known:
+                continue
+            path = os.path.join(self.root, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+        for name in self.known:  # replaced by a file or a link: start over
+            path = os.path.join(self.root, name)
+            if os.path.islink(path) or not os.path.isdir(path):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                os.makedirs(path, 0o700, exist_ok=True)
+
+
+def _entries(path: str) -> list:
+    try:
+        return os.listdir(path)
+    except OSError:
+        return []
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -255,7 +286,7 @@ def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.sock
     """Set up the sample's process, wait for its program, then serve the judge."""
     os.setsid()
     ctl.close()
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
     out = os.open(scratch.stdout, flags, 0o600)
     err = os.open(scratch.stderr, flags, 0o600)
     null = os.open(os.devnull, os.O_RDONLY)
