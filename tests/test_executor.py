@@ -120,3 +120,21 @@ def test_a_single_test_has_its_own_time_limit(executor):
     assert result.status is Status.TIMEOUT
     assert "1 s per test" in result.message
     assert [(t.name, t.status) for t in result.tests] == [("quick", "passed"), ("slow", "timeout")]
+
+
+def test_command_line_executor_choice_overrides_the_study_field_by_field():
+    from beyondpass.cli.commands import _executor_choice
+    from beyondpass.errors import ConfigError
+    from beyondpass.execution import ExecutorChoice
+
+    study = ExecutorChoice("ray", "bwrap", "10.0.0.1:6379")
+    assert _executor_choice(None, None, None, study) is study
+    assert _executor_choice(None, "process", None, study) == ExecutorChoice(
+        "ray", "process", "10.0.0.1:6379"
+    )
+    assert _executor_choice("sandbox", None, None, study) == ExecutorChoice("sandbox", "bwrap")
+    assert _executor_choice(None, None, "auto") == ExecutorChoice("ray", "auto", "auto")
+    with pytest.raises(ConfigError, match="needs the ray executor"):
+        _executor_choice("sandbox", None, "auto")
+    with pytest.raises(ConfigError, match="unknown isolation level"):
+        ExecutorChoice(isolation="chroot")

@@ -50,13 +50,9 @@ def _executor_choice(
         return default
     base = default or ExecutorChoice()
     name = executor or ("ray" if ray_address else base.name)
-    return ExecutorChoice(
-        name=name,
-        isolation=isolation or base.isolation,
-        ray_address=ray_address
-        if ray_address is not None
-        else (base.ray_address if name == "ray" else None),
-    )
+    if ray_address is None and name == "ray":
+        ray_address = base.ray_address  # the study's address, unless the CLI names one
+    return ExecutorChoice(name=name, isolation=isolation or base.isolation, ray_address=ray_address)
 
 
 def _pct(value: float | None) -> str:

@@ -109,29 +109,25 @@ def _serve(message: list, namespace: dict, export, encode, clock) -> list:
         return ["ok", encode(result, export), elapsed, changed]
     if op == "get":
         return ["ok", encode(namespace[message[1]], export), 0, []]
-    obj = message[1]
-    if op == "attr":
-        value = getattr(obj, message[2])
-    elif op == "iter":
-        value = iter(obj)
-    elif op == "next":
-        value = next(obj)
-    elif op == "len":
-        value = len(obj)
-    elif op == "bool":
-        value = bool(obj)
-    elif op == "str":
-        value = str(obj)
-    elif op == "repr":
-        value = repr(obj)
-    elif op == "getitem":
-        value = obj[message[2]]
-    elif op == "contains":
-        value = message[2] in obj
-    else:
+    action = _OBJECT_OPS.get(op)
+    if action is None:
         raise ValueError(f"unknown request {op!r}")
+    value = action(*message[1:])
     return ["ok", encode(value, export), 0, []]
 
+
+#: What the judge may ask of an object that stays here: (object[, argument]) -> value.
+_OBJECT_OPS = {
+    "attr": getattr,
+    "iter": iter,
+    "next": next,
+    "len": len,
+    "bool": bool,
+    "str": str,
+    "repr": repr,
+    "getitem": lambda obj, key: obj[key],
+    "contains": lambda obj, item: item in obj,
+}
 
 _BUILTIN_EXCEPTIONS = frozenset(
     n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)

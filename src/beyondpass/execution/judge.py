@@ -1,9 +1,10 @@
 """The judge: runs a task's tests against a candidate that lives in another process.
 
-Runs inside its own sandbox as ``python -s -P judge.py CONTROL_FD``, serving jobs from the
-harness over length-prefixed JSON frames on stdin/stdout. Per job it asks the candidate
-fork server (over the control socket) to start the program in a fresh process, receives
-the channel to that process, and executes the benchmark's test code *here*, with the
+Runs inside its own sandbox as ``python -s -P judge.py CONTROL_FD HARNESS_FD``, serving
+jobs from the harness over length-prefixed JSON frames (:mod:`wire`) on the harness socket.
+Per job it takes the channel to a fresh process that the candidate fork server has ready
+(over the control socket), sends it the program, and executes the benchmark's test code
+*here*, with the
 program's names bound to proxies: calling ``candidate(x)`` sends ``x`` over the channel and
 gets back plain data (:mod:`wire`). Assertions, comparisons and exception matching all
 happen in this process, on values the candidate cannot make lie. The candidate has no way
@@ -25,7 +26,6 @@ import json
 import os
 import random
 import socket
-import struct
 import sys
 import time
 
@@ -34,7 +34,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import prefetch  # noqa: E402 - after the path set-up, by design
 import wire  # noqa: E402
 
-_HEADER = struct.Struct(">I")
 END_GRACE_S = 10.0  # for the fork server to clean up after a sample
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 _MUTABLE = (list, dict, set, bytearray)
@@ -508,47 +507,17 @@ def _outcome(name: str, status: str, error_type: str, exc, prefix: str = "") -> 
 
 
 def main() -> None:
-    ctl = socket.socket(fileno=int(sys.argv[1]))
-    harness_in, harness_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1):
-        os.dup2(devnull, fd)
-    os.close(devnull)
-    config = _read(harness_in)
-    wire.send_frame(ctl, config["candidate"])
+    ctl = socket.socket(fileno=int(sys.argv[1]))  # to the candidate fork server
+    harness = socket.socket(fileno=int(sys.argv[2]))  # jobs in, reports out
+    wire.send_frame(ctl, json.loads(wire.recv_frame(harness))["candidate"])
     hello = json.loads(wire.recv_frame(ctl, time.monotonic() + 60))
-    _write(harness_out, {"ready": True, "candidate": hello})
+    wire.send_frame(harness, {"ready": True, "candidate": hello})
     while True:
-        job = _read(harness_in)
-        if job is None:
+        try:
+            job = json.loads(wire.recv_frame(harness))
+        except wire.PeerGone:
             return
-        _write(harness_out, judge(job, ctl))
-
-
-def _read(fd: int):
-    header = _read_exactly(fd, _HEADER.size)
-    if header is None:
-        return None
-    body = _read_exactly(fd, _HEADER.unpack(header)[0])
-    return None if body is None else json.loads(body)
-
-
-def _read_exactly(fd: int, n: int):
-    chunks, got = [], 0
-    while got < n:
-        chunk = os.read(fd, n - got)
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
-def _write(fd: int, obj: object) -> None:
-    body = json.dumps(obj).encode()
-    data = _HEADER.pack(len(body)) + body
-    while data:
-        data = data[os.write(fd, data) :]
+        wire.send_frame(harness, judge(job, ctl))
 
 
 if __name__ == "__main__":

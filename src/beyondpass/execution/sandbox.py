@@ -120,16 +120,17 @@ ROLES = {"judge": "judge.py", "candidate": "candidate_zygote.py"}
 SANDBOX_UID = 65534
 
 
-def worker_command(level: str, role: str, control_fd: int, scratch_mb: int) -> list[str]:
+def worker_command(level: str, role: str, fds: tuple[int, ...], scratch_mb: int) -> list[str]:
     """The command line of one sandboxed process (``judge`` or ``candidate``) at ``level``.
 
-    ``control_fd`` is the inherited socket that connects the judge and the candidate fork
-    server; each sandbox gets its own namespaces, so the two cannot see each other.
+    ``fds`` are the inherited sockets the process serves (the candidate fork server: the one
+    to the judge; the judge: that one, then the one to the harness), passed by number. Each
+    sandbox gets its own namespaces, so the judge and the candidate cannot see each other.
     """
     script = ROLES[role]
     python = [sys.executable, "-s", "-P"]
     if level == "process":
-        return [*python, str(HERE / script), str(control_fd)]
+        return [*python, str(HERE / script), *map(str, fds)]
     if level == "unshare":
         return [
             "unshare",
@@ -142,7 +143,7 @@ def worker_command(level: str, role: str, control_fd: int, scratch_mb: int) -> l
             "--mount-proc",
             *python,
             str(HERE / script),
-            str(control_fd),
+            *map(str, fds),
         ]
     cmd = [
         "bwrap",
@@ -180,7 +181,7 @@ def worker_command(level: str, role: str, control_fd: int, scratch_mb: int) -> l
     for key, value in SANDBOX_ENV.items():
         cmd += ["--setenv", key, value]
     cmd += ["--setenv", "HOME", SCRATCH, "--setenv", "TMPDIR", SCRATCH, "--chdir", SCRATCH]
-    return [*cmd, *python, f"{INSIDE_DIR}/{script}", str(control_fd)]
+    return [*cmd, *python, f"{INSIDE_DIR}/{script}", *map(str, fds)]
 
 
 @functools.cache
@@ -191,8 +192,8 @@ def level_works(level: str) -> bool:
     tool = "bwrap" if level == "bwrap" else "unshare"
     if shutil.which(tool) is None:
         return False
-    cmd = worker_command(level, "candidate", 3, 16)
-    probe = [*cmd[:-2], "-c", "import socket; print('ok')"]
+    cmd = worker_command(level, "candidate", (), 16)
+    probe = [*cmd[:-1], "-c", "import socket; print('ok')"]
     try:
         out = subprocess.run(
             probe, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL

@@ -19,11 +19,9 @@ import contextlib
 import json
 import os
 import queue
-import select
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -32,7 +30,7 @@ import time
 import weakref
 from typing import Any
 
-from beyondpass.execution import cgroups
+from beyondpass.execution import cgroups, wire
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
 from beyondpass.execution.sandbox import (
     ISOLATION,
@@ -43,7 +41,6 @@ from beyondpass.execution.sandbox import (
 )
 from beyondpass.execution.verdict import verdict
 
-_HEADER = struct.Struct(">I")
 WATCHDOG_GRACE_S = 20.0  # beyond a sample's own timeout, before the worker is presumed hung
 START_TIMEOUT_S = 60.0
 PIDS_MAX = 64  # processes in one candidate sandbox: fork server, sample, its children
@@ -60,21 +57,21 @@ class _Worker:
     def __init__(self, level: str, scratch_mb: int, budget_mb: int) -> None:
         self.level = level
         judge_end, candidate_end = socket.socketpair()
+        self.harness, harness_end = socket.socketpair()  # jobs in, reports out
         self.private_tmp = level == "bwrap"  # bwrap gives each sandbox its own /tmp
         self.scratch = SCRATCH if self.private_tmp else tempfile.mkdtemp(prefix="bp-worker-")
         self.budget = cgroups.create_budget(PIDS_MAX, budget_mb)
         procs: list[subprocess.Popen[bytes]] = []
         try:
             with contextlib.ExitStack() as stack:
-                stack.callback(judge_end.close)
-                stack.callback(candidate_end.close)
-                self.candidate = self._spawn(level, "candidate", candidate_end, scratch_mb)
+                for end in (judge_end, candidate_end, harness_end):
+                    stack.callback(end.close)
+                self.candidate = self._spawn(level, "candidate", (candidate_end,), scratch_mb)
                 procs.append(self.candidate)
                 if self.budget is not None:
                     self.budget.attach(self.candidate.pid)
-                self.judge = self._spawn(level, "judge", judge_end, scratch_mb, pipes=True)
+                self.judge = self._spawn(level, "judge", (judge_end, harness_end), scratch_mb)
                 procs.append(self.judge)
-            self._out = self.judge.stdout.fileno()  # type: ignore[union-attr]
             candidate_config = {
                 "scratch": self.scratch,
                 "own_pid_namespace": level in ("bwrap", "unshare"),
@@ -93,17 +90,17 @@ class _Worker:
         self.procs = procs
 
     def _spawn(
-        self, level: str, role: str, end: socket.socket, scratch_mb: int, pipes: bool = False
+        self, level: str, role: str, ends: tuple[socket.socket, ...], scratch_mb: int
     ) -> subprocess.Popen[bytes]:
-        fd = end.fileno()
+        fds = tuple(end.fileno() for end in ends)
         return subprocess.Popen(
-            worker_command(level, role, fd, scratch_mb),
-            stdin=subprocess.PIPE if pipes else subprocess.DEVNULL,
-            stdout=subprocess.PIPE if pipes else subprocess.DEVNULL,
+            worker_command(level, role, fds, scratch_mb),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env={**SANDBOX_ENV, "HOME": self.scratch, "TMPDIR": self.scratch},
             cwd=self.scratch if os.path.isdir(self.scratch) else None,
-            pass_fds=(fd,),
+            pass_fds=fds,
             start_new_session=True,
         )
 
@@ -115,43 +112,26 @@ class _Worker:
         return all(p.poll() is None for p in self.procs)
 
     def _send(self, obj: dict[str, Any]) -> None:
-        body = json.dumps(obj).encode()
         try:
-            self.judge.stdin.write(_HEADER.pack(len(body)) + body)  # type: ignore[union-attr]
-            self.judge.stdin.flush()  # type: ignore[union-attr]
-        except (BrokenPipeError, OSError) as exc:
+            wire.send_frame(self.harness, obj)
+        except OSError as exc:
             raise WorkerDied(f"the sandboxed worker is gone ({exc})") from exc
 
     def _receive(self, timeout_s: float) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
-        header = self._read(_HEADER.size, deadline)
-        return json.loads(self._read(_HEADER.unpack(header)[0], deadline))
-
-    def _read(self, n: int, deadline: float) -> bytes:
-        chunks, got = [], 0
-        while got < n:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise WorkerDied("the sandboxed worker stopped answering")
-            ready, _, _ = select.select([self._out], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(self._out, n - got)
-            if not chunk:
-                raise WorkerDied(f"the sandboxed worker exited (code {self.judge.poll()})")
-            chunks.append(chunk)
-            got += len(chunk)
-        return b"".join(chunks)
+        try:
+            return json.loads(wire.recv_frame(self.harness, time.monotonic() + timeout_s))
+        except wire.DeadlineExceeded:
+            raise WorkerDied("the sandboxed worker stopped answering") from None
+        except (wire.PeerGone, wire.ProtocolError) as exc:
+            code = self.judge.poll()
+            raise WorkerDied(f"the sandboxed worker exited (code {code}): {exc}") from None
 
     def close(self) -> None:
         for proc in getattr(self, "procs", []):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            for stream in (proc.stdin, proc.stdout):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
             proc.wait()
+        self.harness.close()
         if self.budget is not None:
             self.budget.close()
         if not self.private_tmp:

@@ -24,7 +24,7 @@ import jinja2
 from beyondpass.analysis.robustapi import summarize_rows as summarize_misuse
 from beyondpass.analysis.summary import BOOTSTRAP_RESAMPLES, GroupSummary, summarize
 from beyondpass.errors import DataError
-from beyondpass.report.paper_tables import flat_header, to_markdown
+from beyondpass.report.paper_tables import flat_header, md_cell, to_markdown
 from beyondpass.report.plots import (
     NOT_EVALUATED,
     OTHER_COLOR,
@@ -920,14 +920,7 @@ def _clip(text: str, limit: int, *, tail: bool = False) -> Clip:
 
 def md_escape(value: Any) -> str:
     """Make text safe for one Markdown table cell or line: no newlines, pipes or raw HTML."""
-    text = " ".join(_text(value).split())
-    return (
-        text.replace("\\", "\\\\")
-        .replace("|", "\\|")
-        .replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-    )
+    return md_cell(_text(value))
 
 
 def _md_table(table: Table) -> str:
