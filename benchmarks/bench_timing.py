@@ -48,6 +48,7 @@ def main() -> None:
         for t in tasks
     ]
     per_task: list[list[float]] = [[] for _ in tasks]
+    per_task_ref: list[list[float]] = [[] for _ in tasks]
     for _ in range(args.runs):
         executor = create_executor(args.executor, workers=args.workers)
         try:
@@ -57,11 +58,11 @@ def main() -> None:
         for i, result in enumerate(results):
             assert result.passed, (tasks[i].task_id, result.message)
             per_task[i].append(sum(statistics.median(t.times_ns) for t in result.tests) / 1e6)
-    cvs = sorted(statistics.pstdev(v) / statistics.mean(v) for v in per_task)
+            per_task_ref[i].append(sum(statistics.median(t.times_ref) for t in result.tests))
+    cvs = sorted(_cv(v) for v in per_task)
+    cvs_ref = sorted(_cv(v) for v in per_task_ref)
     machine = _machine_noise()
-    slow = [
-        statistics.pstdev(v) / statistics.mean(v) for v in per_task if statistics.mean(v) >= 0.1
-    ]
+    slow = [_cv(v) for v in per_task if statistics.mean(v) >= 0.1]
     print(
         json.dumps(
             {
@@ -73,6 +74,9 @@ def main() -> None:
                 "median_cv": round(statistics.median(cvs), 4),
                 "p90_cv": round(cvs[int(0.9 * (len(cvs) - 1))], 4),
                 "share_cv_le_3pct": round(sum(c <= 0.03 for c in cvs) / len(cvs), 3),
+                "ref_median_cv": round(statistics.median(cvs_ref), 4),
+                "ref_p90_cv": round(cvs_ref[int(0.9 * (len(cvs_ref) - 1))], 4),
+                "ref_share_cv_le_3pct": round(sum(c <= 0.03 for c in cvs_ref) / len(cvs_ref), 3),
                 "tasks_ge_0.1ms": len(slow),
                 "share_cv_le_3pct_ge_0.1ms": round(sum(c <= 0.03 for c in slow) / len(slow), 3)
                 if slow
@@ -81,6 +85,10 @@ def main() -> None:
             }
         )
     )
+
+
+def _cv(values: list[float]) -> float:
+    return statistics.pstdev(values) / statistics.mean(values)
 
 
 def _spin(n: int) -> int:

@@ -82,6 +82,71 @@ def test_timing_repeats_are_reported_per_test(executor):
     assert all(len(t.times_ns) == 5 and all(x > 0 for x in t.times_ns) for t in result.tests)
 
 
+def test_timing_repeats_are_reported_in_reference_units_too(executor):
+    request = ExecutionRequest(program=GOOD, tests=TESTS, timing_repeats=3)
+    result = executor.run(request)
+    assert all(len(t.times_ref) == 3 and all(x > 0 for x in t.times_ref) for t in result.tests)
+
+
+# The timed repeats of a call must not change what the tests see: a function that changes
+# its argument gets a fresh copy for every repeat, in the planned (sent-ahead) and the
+# one-call-at-a-time paths alike; and a timing run never changes a verdict: a program
+# whose state the repeats changed keeps its pass and loses its times, with the reason.
+STATEFUL = """
+seen = []
+def grow(xs):
+    xs.append(len(xs))
+    seen.append(len(xs))
+    return xs
+def sizes():
+    return sorted(set(seen))
+count = 0
+def tick():
+    global count
+    count += 1
+    return count
+"""
+GROW = (
+    TestCase("grow", "xs = [0, 1]\nassert grow(xs) == [0, 1, 2]\nassert xs == [0, 1, 2]"),
+    TestCase("sizes", "assert sizes() == [3]"),
+)
+TICK = TestCase("tick", "first = tick()\nassert tick() == first + 1")
+
+
+@pytest.mark.parametrize("per_test_timeout", [None, 30.0])  # sent ahead / one call at a time
+def test_timed_repeats_copy_the_arguments_they_change(executor, per_test_timeout):
+    limits = ExecutionLimits(test_timeout_s=per_test_timeout)
+    request = ExecutionRequest(program=STATEFUL, tests=GROW, timing_repeats=5, limits=limits)
+    result = executor.run(request)
+    assert result.status is Status.PASSED, result.message
+    assert all(len(t.times_ref) == 5 for t in result.tests)
+    assert result.timing_error == ""
+
+
+def test_a_failed_timing_run_keeps_the_pass_and_drops_every_time(executor):
+    request = ExecutionRequest(program=STATEFUL, tests=(*GROW, TICK), timing_repeats=5)
+    result = executor.run(request)
+    assert result.status is Status.PASSED, result.message
+    assert all(not t.times_ns and not t.times_ref for t in result.tests)
+    assert result.timing_error.startswith("test tick: failed on a timing run")
+    untimed = executor.run(ExecutionRequest(program=STATEFUL, tests=(*GROW, TICK)))
+    assert untimed.status is Status.PASSED  # the same verdict as without timing
+
+
+def test_a_program_that_hangs_only_when_timed_keeps_its_pass(executor):
+    # the first runs answer at once; the timing runs never end: the sample's time runs out
+    program = "calls = [0]\ndef inc(x):\n    calls[0] += 1\n    while calls[0] > 2:\n"
+    program += "        pass\n    return x + 1\n"
+    limits = ExecutionLimits(timeout_s=2)
+    request = ExecutionRequest(program=program, tests=TESTS, timing_repeats=5, limits=limits)
+    result = executor.run(request)
+    assert result.status is Status.PASSED, result.message
+    assert "timeout on a timing run" in result.timing_error
+    assert all(not t.times_ns for t in result.tests)
+    after = executor.run(ExecutionRequest(program=GOOD, tests=TESTS, timing_repeats=2))
+    assert after.status is Status.PASSED and all(len(t.times_ns) == 2 for t in after.tests)
+
+
 def test_run_many_keeps_request_order(executor):
     programs = [GOOD, "def inc(x):\n    return x\n", GOOD, "syntax error here (", GOOD]
     seen: list[int] = []

@@ -4,6 +4,7 @@ others rely on, checked against values computed independently of the evaluator."
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ BASE_FIELDS = {
 NFR_FIELDS = {
     "code", "loc", "pylint_refactor", "pylint_convention", "exception_handling",
     "smell_density", "unreadability_density", "exception_density", "exec_time_ms",
+    "exec_time_ref",
 }  # fmt: skip
 STATIC = ("loc", "pylint_refactor", "pylint_convention", "exception_handling")
 DENSITIES = {
@@ -111,8 +113,9 @@ def test_evaluate_nfr_fields_and_summary(run_cli, tmp_path: Path) -> None:
     for r in results:
         if r["passed"]:
             assert isinstance(r["exec_time_ms"], float) and r["exec_time_ms"] > 0
+            assert isinstance(r["exec_time_ref"], float) and r["exec_time_ref"] > 0
         else:
-            assert r["exec_time_ms"] is None
+            assert r["exec_time_ms"] is None and r["exec_time_ref"] is None
     with RunStore(tmp_path / "OUT", create=False) as store:
         rows = list(store.rows())
         evaluators = store.get_meta("evaluators")
@@ -124,6 +127,9 @@ def test_evaluate_nfr_fields_and_summary(run_cli, tmp_path: Path) -> None:
         assert all(len(t) == 5 for t in times)
         mean_sum_ms = sum(sum(t) / 5 for t in times) / 1e6
         assert row.result.metrics["exec_time_ms"] == pytest.approx(mean_sum_ms)
+        in_units = [t["times_ref"] for t in row.result.details["tests"]]
+        median_sum = sum(statistics.median(t) for t in in_units)
+        assert row.result.metrics["exec_time_ref"] == pytest.approx(median_sum)
     assert [e["evaluator"] for e in evaluators] == ["functional", "nfr"]
     assert evaluators[1]["pylint"]["pylint"]
 

@@ -15,7 +15,8 @@ The gate (``--fail-on``) turns chosen regressions into a failing exit code. Its 
 
     METRIC[SCOPE]:LIMIT
     METRIC  pass@1, smell_density, unreadability_density, exception_density, exec_time_ms,
-            or any numeric metric the runs carry
+            exec_time_ref (the steadier one on a shared machine), or any numeric metric
+            the runs carry
     SCOPE   optional, e.g. [benchmark=humaneval,group=function-only,model=gpt-4o]
     LIMIT   a signed threshold: -2% (relative change, Δ%), -1.5pp (absolute, in percentage
             points: Pass@1 only), +5 (absolute, in the metric's unit)
@@ -126,6 +127,7 @@ _KNOWN_DIRECTIONS = {
     "unreadability_density",
     "exception_density",
     "exec_time_ms",
+    "exec_time_ref",
 }
 
 

@@ -7,6 +7,7 @@ wrote instructions" apart from "the code was wrong".
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -87,6 +88,11 @@ def _evaluation(result: ExecutionResult) -> Evaluation:
         # mean over repeats of each test, summed over tests: the time of "all tests"
         total_ns = sum(sum(t.times_ns) / len(t.times_ns) for t in result.tests if t.times_ns)
         metrics["exec_time_ms"] = total_ns / 1e6
+        timed = [t.times_ref for t in result.tests if t.times_ref]
+        if timed:
+            # the steady twin (reference units, call_timing.py): median over repeats, since
+            # a repeat caught by a change of the machine's speed is an outlier, not signal
+            metrics["exec_time_ref"] = sum(statistics.median(r) for r in timed)
     return Evaluation(
         status=str(result.status),
         passed=result.passed,
@@ -97,5 +103,6 @@ def _evaluation(result: ExecutionResult) -> Evaluation:
             "stdout": result.stdout,
             "stderr": result.stderr,
             "wall_s": round(result.wall_s, 4),
+            **({"timing_error": result.timing_error} if result.timing_error else {}),
         },
     )

@@ -9,7 +9,8 @@ the benchmark's tests — see docs/nfr-metrics.md for why the program and not th
 - ``smell_density``, ``unreadability_density``, ``exception_density``: those counts per 10 LOC.
 
 The execution-time metric of the seed is the verdict evaluator's ``exec_time_ms`` (timing
-repeats); this evaluator never runs candidate code. Samples without code (``no_code``) or
+repeats), with ``exec_time_ref`` its twin in reference units (execution/call_timing.py);
+this evaluator never runs candidate code. Samples without code (``no_code``) or
 whose program does not compile (``syntax_error``) get no metrics at all: they are counted by
 their status instead (seed 5.2.3). A metric that cannot be computed is absent, never zero.
 """

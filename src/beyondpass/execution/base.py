@@ -67,6 +67,9 @@ class TestResult:
     error_type: str = ""
     message: str = ""
     times_ns: list[int] = field(default_factory=list)
+    # the same timing repeats in reference units: each call's time over the time of a fixed
+    # workload measured around it (call_timing.py); steady where wall-clock time is not
+    times_ref: list[float] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "status": str(self.status)}
@@ -76,6 +79,8 @@ class TestResult:
             out["message"] = self.message
         if self.times_ns:
             out["times_ns"] = self.times_ns
+        if self.times_ref:
+            out["times_ref"] = self.times_ref
         return out
 
 
@@ -87,6 +92,7 @@ class ExecutionResult:
     stdout: str = ""  # tail of what the program printed
     stderr: str = ""
     wall_s: float = 0.0
+    timing_error: str = ""  # why a passing sample has no times (a timing run failed)
 
     @property
     def passed(self) -> bool:

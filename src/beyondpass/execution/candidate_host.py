@@ -19,6 +19,7 @@ import os
 import time
 
 import wire
+from call_timing import TimedCall as _TimedCall
 
 _MUTABLE = (list, dict, set, bytearray)
 
@@ -89,31 +90,47 @@ def _answer(sock, send, reply: list, streams: tuple) -> None:
 
 
 def _serve(message: list, namespace: dict, export, encode, clock) -> list:
+    """One request -> ``["ok", value, ns, changed arguments, reference units]`` or
+    ``["err", type, base, message, ns]``; for a timed call (call_timing.py) ns per call and
+    its time in reference units, else the call's own duration and 0."""
     op = message[0]
     if op == "call":
-        _, target, args, kwargs = message
+        target, args, kwargs = message[1:4]
+        timed = len(message) > 4 and message[4] is True
         fn = namespace[target] if isinstance(target, str) else target
         watched = [(i, encode(a, export)) for i, a in enumerate(args) if type(a) in _MUTABLE]
+        timer = _TimedCall(fn, args, kwargs) if timed else None
+        if timer is not None:
+            timer.start()
         start = clock()
         try:
             result = fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - the candidate's exception is its answer
             elapsed = clock() - start
+            if timer is not None:
+                timer.restore()
             return ["err", *_describe(exc), elapsed]
         elapsed = clock() - start
+        in_reference_units = 0
+        if timer is not None:
+            timer.first_done()
+            value = encode(result, export)  # before a repeat can change what it returned
+            elapsed, in_reference_units = timer.finish()
         changed = []
         for i, before in watched:
             after = encode(args[i], export)
             if after != before:
                 changed.append([i, after])
-        return ["ok", encode(result, export), elapsed, changed]
+        if timer is None:
+            value = encode(result, export)
+        return ["ok", value, elapsed, changed, in_reference_units]
     if op == "get":
-        return ["ok", encode(namespace[message[1]], export), 0, []]
+        return ["ok", encode(namespace[message[1]], export), 0, [], 0]
     action = _OBJECT_OPS.get(op)
     if action is None:
         raise ValueError(f"unknown request {op!r}")
     value = action(*message[1:])
-    return ["ok", encode(value, export), 0, []]
+    return ["ok", encode(value, export), 0, [], 0]
 
 
 #: What the judge may ask of an object that stays here: (object[, argument]) -> value.

@@ -61,6 +61,8 @@ class CandidateChannel:
         self.sample_deadline = deadline
         self.deadline = deadline
         self.elapsed_ns = 0  # candidate-side time of calls since the last reset
+        self.elapsed_ref = 0.0  # the same in reference units (call_timing.py)
+        self.timing = False  # calls are timing repeats (the candidate times them carefully)
         self.over: SampleOver | None = None
         self._handles: dict[int, RemoteObject] = {}
         # calls sent ahead (prefetch.py) whose answers are still to be read, in order
@@ -103,13 +105,14 @@ class CandidateChannel:
             self.sock.settimeout(None)
 
     def send_ahead(self, planned: list, quiet: bool = False) -> None:
-        """Send ``(test index, name, args, kwargs)`` calls at once; answers are read later.
+        """Send ``(test key, name, args, kwargs, timed)`` calls at once; answers are read
+        later, in order.
 
         ``quiet``: the candidate answers only after the last call (for timing runs).
         """
-        calls = [[name, args, kwargs] for _, name, args, kwargs in planned]
+        calls = [[name, args, kwargs, timed] for _, name, args, kwargs, timed in planned]
         self.send(["batch", calls, quiet])
-        self.ahead.extend(planned)
+        self.ahead.extend(call[:4] for call in planned)
 
     def call(self, name: str, args: tuple, kwargs: dict) -> object:
         """Call the program's ``name``: from the answers sent ahead when this is the next
@@ -128,7 +131,7 @@ class CandidateChannel:
                 self.ahead.popleft()
                 return self._answer(self.receive(), args)
             self.skip_ahead()  # the test went another way: back to one call at a time
-        return self.request(["call", name, list(args), kwargs], args)
+        return self.request(["call", name, list(args), kwargs, self.timing], args)
 
     def skip_ahead(self) -> None:
         while self.ahead:
@@ -143,22 +146,29 @@ class CandidateChannel:
 
     def _answer(self, reply: list, mutable_args: tuple) -> object:
         kind = reply[0]
-        if kind == "ok" and len(reply) == 4 and isinstance(reply[3], list):
-            _, value, ns, changed = reply
-            self._add_time(ns)
+        if kind == "ok" and len(reply) == 5 and isinstance(reply[3], list):
+            _, value, ns, changed, in_reference_units = reply
+            self._add_time(ns, in_reference_units)
             for item in changed:
                 _copy_back(mutable_args, item)
             return value
         if kind == "err" and len(reply) == 5:
             _, type_name, base, message_text, ns = reply
-            self._add_time(ns)
+            self._add_time(ns, 0)
             raise remote_exception(str(type_name), str(base), str(message_text)[:500])
         raise self._end("protocol", f"the candidate sent an unexpected {kind!r} reply")
 
-    def _add_time(self, ns: object) -> None:
-        if type(ns) is not int or ns < 0:
+    def _add_time(self, ns: object, in_reference_units: object) -> None:
+        units = in_reference_units
+        if (
+            type(ns) is not int
+            or ns < 0
+            or type(units) not in (int, float)
+            or not 0 <= units < 1e18
+        ):
             raise self._end("protocol", "the candidate reported an invalid duration")
         self.elapsed_ns += ns
+        self.elapsed_ref += units
 
     def _end(self, kind: str, message: str) -> SampleOver:
         if self.over is None:
@@ -377,15 +387,12 @@ def _run_tests(job: dict, channel: CandidateChannel, report: dict) -> None:
     try:
         if job["setup"]:
             exec(_compiled(job["setup"], "<test setup>"), namespace)
-        planned = _plan(job["tests"], namespace, job["repeats"])
-        if planned:
-            # timing runs: nothing else should run while the program is timed (a per-test
-            # time limit needs answers as they come, so it keeps the streaming form)
-            quiet = bool(job["repeats"]) and not job["limits"].get("test_timeout_s")
-            channel.send_ahead(planned, quiet)
+        first_runs, timing_runs = _plan(job["tests"], namespace, job["repeats"])
+        if first_runs:
+            channel.send_ahead(first_runs)
         for index, test in enumerate(job["tests"]):
             channel.current_test = index
-            result = _run_test(test, namespace, channel, job["repeats"], job["limits"])
+            result = _run_test(test, namespace, channel, job["limits"])
             report["tests"].append(result)
             if channel.over is not None:
                 break
@@ -397,6 +404,8 @@ def _run_tests(job: dict, channel: CandidateChannel, report: dict) -> None:
     if channel.over is not None:
         name = report["tests"][-1]["name"] if report["tests"] else None
         report["over"] = {"kind": channel.over.kind, "message": channel.over.message, "test": name}
+    elif job["repeats"] and all(t["status"] == "passed" for t in report["tests"]):
+        _time_tests(job, namespace, channel, report, timing_runs)
 
 
 def _namespace(names: dict, channel: CandidateChannel) -> TestGlobals:
@@ -422,13 +431,14 @@ def _namespace(names: dict, channel: CandidateChannel) -> TestGlobals:
     return namespace
 
 
-def _plan(tests: list, namespace: TestGlobals, repeats: int) -> list:
+def _plan(tests: list, namespace: TestGlobals, repeats: int) -> tuple[list, list]:
     """The calls to send ahead: those of the longest run of leading tests whose calls the
-    source fixes (prefetch.py), each test's calls once per run (first run, timing repeats).
+    source fixes (prefetch.py) -> (every such test's first run in order, and when every
+    test was planned, every test's timing runs), each test keyed by its place in the order
+    first runs, then timing runs.
 
     Only where a planned call that the test ends up not making cannot hold up a later test:
-    one call per test (a failed test's unused timing repeats are answers of a call that
-    already returned), or a single test.
+    one call per test, or a single test.
     """
     callables = frozenset(n for n, v in namespace.items() if isinstance(v, RemoteFunction))
     program = callables | namespace._lazy
@@ -439,22 +449,25 @@ def _plan(tests: list, namespace: TestGlobals, repeats: int) -> list:
             break
         per_test.append(calls)
     if len(tests) > 1 and any(len(calls) > 1 for calls in per_test):
-        return []
-    return [
-        (index, name, args, kwargs)
+        return [], []
+    first_runs = [
+        (index, name, args, kwargs, False)
         for index, calls in enumerate(per_test)
-        for _ in range(1 + repeats)
+        for name, args, kwargs in calls
+    ]
+    if len(per_test) < len(tests):
+        return first_runs, []
+    return first_runs, [
+        (len(tests) + index, name, args, kwargs, True)
+        for index, calls in enumerate(per_test)
+        for _ in range(repeats)
         for name, args, kwargs in calls
     ]
 
 
-def _run_test(
-    test: dict, namespace: dict, channel: CandidateChannel, repeats: int, limits: dict
-) -> dict:
+def _run_test(test: dict, namespace: dict, channel: CandidateChannel, limits: dict) -> dict:
     name = test["name"]
-    per_test = limits.get("test_timeout_s")
-    if per_test:  # a single test may not use up the whole sample's budget
-        channel.deadline = min(channel.sample_deadline, time.monotonic() + float(per_test))
+    _start_test_clock(channel, limits)
     try:
         code = _compiled(test["code"], f"<test {name}>")
     except BaseException as exc:  # noqa: BLE001 - a broken test is reported, not fatal
@@ -462,15 +475,58 @@ def _run_test(
     status, error_type, failure = _exec(code, namespace, channel)
     if status != "passed":
         return _outcome(name, status, error_type, failure)
-    times = []
-    for _ in range(repeats):
-        channel.elapsed_ns = 0
-        status, error_type, failure = _exec(code, namespace, channel)
-        if status != "passed":  # passed once, then broke: not a pass
-            status = "error" if status == "failed" else status
-            return _outcome(name, status, error_type, failure, "on timing repeat: ")
-        times.append(channel.elapsed_ns)
-    return {"name": name, "status": "passed", "times_ns": times}
+    return {"name": name, "status": "passed"}
+
+
+def _start_test_clock(channel: CandidateChannel, limits: dict) -> None:
+    per_test = limits.get("test_timeout_s")
+    if per_test:  # a single test may not use up the whole sample's budget
+        channel.deadline = min(channel.sample_deadline, time.monotonic() + float(per_test))
+
+
+def _time_tests(
+    job: dict, namespace: dict, channel: CandidateChannel, report: dict, planned: list
+) -> None:
+    """Run every test ``repeats`` more times, timed, once all have passed.
+
+    Timing never changes a verdict: the verdict is the first run's. A timing run that
+    fails (a program whose state changed, one that runs out of time) leaves every test
+    without times and says why in ``report["timing_error"]``; a sample timed only in part
+    would report a time for a subset of its tests.
+    """
+    tests, repeats = job["tests"], job["repeats"]
+    timed: list = []
+    channel.timing = True
+    try:
+        if planned:
+            # nothing else should run while the program is timed: the candidate answers
+            # after the last timed call (a per-test time limit needs answers as they come)
+            channel.send_ahead(planned, quiet=not job["limits"].get("test_timeout_s"))
+        for index, test in enumerate(tests):
+            channel.current_test = len(tests) + index  # after every first run (_plan)
+            _start_test_clock(channel, job["limits"])
+            code = _compiled(test["code"], f"<test {test['name']}>")
+            times, times_ref = [], []
+            for _ in range(repeats):
+                channel.elapsed_ns, channel.elapsed_ref = 0, 0.0
+                status, error_type, failure = _exec(code, namespace, channel)
+                if status != "passed":
+                    message = _outcome(test["name"], status, error_type, failure)["message"]
+                    report["timing_error"] = (
+                        f"test {test['name']}: {status} on a timing run: {message}"[:500]
+                    )
+                    return
+                times.append(channel.elapsed_ns)
+                times_ref.append(round(channel.elapsed_ref, 6))
+            timed.append((times, times_ref))
+    except SampleOver as over:  # sending the timing runs found the candidate gone or late
+        report["timing_error"] = f"the timing runs could not start: {over.message}"[:500]
+        return
+    finally:
+        channel.timing = False
+        channel.over = None  # the end of a timing run is not the end of the sample's verdict
+    for result, (times, times_ref) in zip(report["tests"], timed, strict=True):
+        result["times_ns"], result["times_ref"] = times, times_ref
 
 
 def _exec(code, namespace: dict, channel: CandidateChannel) -> tuple:

@@ -113,6 +113,7 @@ SANDBOX_FILES = (
     "candidate_zygote.py",
     "candidate_host.py",
     "wire.py",
+    "call_timing.py",
 )
 ROLES = {"judge": "judge.py", "candidate": "candidate_zygote.py"}
 #: Inside-the-sandbox identity when the harness runs as root: an unprivileged uid with no

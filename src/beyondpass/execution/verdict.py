@@ -25,6 +25,7 @@ def verdict(report: dict[str, Any], request: ExecutionRequest) -> ExecutionResul
             error_type=str(t.get("error_type", "")),
             message=str(t.get("message", "")),
             times_ns=[int(x) for x in t.get("times_ns", [])],
+            times_ref=[float(x) for x in t.get("times_ref", [])],
         )
         for t in report.get("tests", [])
     ]
@@ -35,6 +36,7 @@ def verdict(report: dict[str, Any], request: ExecutionRequest) -> ExecutionResul
         stdout=str(exit_info.get("stdout", "")),
         stderr=str(exit_info.get("stderr", "")),
         wall_s=float(report.get("wall_s", 0.0)),
+        timing_error=str(report.get("timing_error", "")),
     )
     result.status, result.message = _decide(report, tests, exit_info, request)
     output = int(exit_info.get("output_bytes", 0) or 0)
