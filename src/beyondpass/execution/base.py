@@ -57,6 +57,12 @@ class ExecutionRequest:
     limits: ExecutionLimits = field(default_factory=ExecutionLimits)
     timing_repeats: int = 0
 
+    @property
+    def budget_s(self) -> float:
+        """Wall time the sample may take in all: its limit for the runs that decide the
+        verdict, and as much again for each timing run (the judge's sample_budget_s)."""
+        return self.limits.timeout_s * (1 + self.timing_repeats)
+
 
 @dataclass
 class TestResult:

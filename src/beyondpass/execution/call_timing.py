@@ -82,7 +82,7 @@ def _immutable(value: object, depth: int) -> bool:
 
 
 class NotPlain(Exception):
-    """A value that cannot be copied for a repeat (an object of the program, or too big)."""
+    """A value that cannot be copied for a repeat: an object of the program."""
 
 
 def fresh_copies(args: tuple, kwargs: dict, count: int) -> list:
@@ -131,6 +131,7 @@ class TimedCall:
         "fn",
         "args",
         "kwargs",
+        "shared",
         "pristine",
         "ref_before",
         "elapsed",
@@ -143,9 +144,11 @@ class TimedCall:
     def __init__(self, fn, args: tuple, kwargs: dict) -> None:
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.elapsed = 0
-        # what the repeats copy: the arguments as they were before the first call changed them
+        # repeats share immutable arguments, and otherwise copy them as they were before the
+        # first call could change them (no copy: an object of the program, not repeated)
+        self.shared = repeatable(args, kwargs)
         self.pristine = None
-        if not repeatable(args, kwargs):
+        if not self.shared:
             try:
                 copies = fresh_copies(args, kwargs, 1)
             except NotPlain:
@@ -210,7 +213,7 @@ class TimedCall:
         """Run up to ``calls`` calls inside the clock -> (ns, how many finished)."""
         fn, args, kwargs = self.fn, self.args, self.kwargs
         done = 0
-        if self.pristine is None and repeatable(args, kwargs):
+        if self.shared:
             start = _clock()
             try:
                 for done in range(1, calls + 1):  # noqa: B007 - done counts finished calls

@@ -329,6 +329,13 @@ def _compiled(source: str, filename: str):
     return compile(source, filename, "exec")
 
 
+def sample_budget_s(limits: dict, repeats: int) -> float:
+    """Wall time a sample may take in all: its time limit for the first runs, and as much
+    again for each timing run, so that a slow program that passes is timed, not cut off
+    (the harness's ``ExecutionRequest.budget_s``)."""
+    return float(limits["timeout_s"]) * (1 + repeats)
+
+
 def judge(job: dict, ctl: socket.socket) -> dict:
     """Run one sample: start the candidate, run every test, collect what happened."""
     limits = job["limits"]
@@ -351,7 +358,9 @@ def judge(job: dict, ctl: socket.socket) -> dict:
             program = {
                 "program": job["program"],
                 "setup": job["setup"],
-                "limits": limits,
+                # the candidate's CPU limit covers its timing runs too (_time_tests); its
+                # first runs are held to the sample's own time by the deadline here
+                "limits": {**limits, "timeout_s": sample_budget_s(limits, job["repeats"])},
                 "seed": job.get("seed", 0),
             }
             with contextlib.suppress(OSError):  # if it died waiting, the channel says so
@@ -497,6 +506,8 @@ def _time_tests(
     tests, repeats = job["tests"], job["repeats"]
     timed: list = []
     channel.timing = True
+    channel.sample_deadline = time.monotonic() + float(job["limits"]["timeout_s"]) * repeats
+    channel.deadline = channel.sample_deadline
     try:
         if planned:
             # nothing else should run while the program is timed: the candidate answers

@@ -285,7 +285,7 @@ class RayExecutor(Executor):
         parallel = int(self.inner_options.get("workers") or 1)
         worst = max(
             math.ceil(len(idx) / parallel)
-            * (max(requests[i].limits.timeout_s for i in idx) + _PER_SAMPLE_OVERHEAD_S)
+            * (max(requests[i].budget_s for i in idx) + _PER_SAMPLE_OVERHEAD_S)
             for idx in batches
         )
         return STALL_SLACK_S + 2 * worst

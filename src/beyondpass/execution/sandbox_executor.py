@@ -238,7 +238,7 @@ class SandboxExecutor(Executor):
                 worker = None
             if worker is None:
                 worker = self._start()
-            report = worker.run(job, limits.timeout_s)
+            report = worker.run(job, request.budget_s)
         except WorkerDied as exc:
             if worker is not None:
                 self._retire(worker)
