@@ -21,7 +21,7 @@ BASE_FIELDS = {
 NFR_FIELDS = {
     "code", "loc", "pylint_refactor", "pylint_convention", "exception_handling",
     "smell_density", "unreadability_density", "exception_density", "exec_time_ms",
-    "exec_time_ref",
+    "exec_time_stdev_ms", "exec_time_ref",
 }  # fmt: skip
 STATIC = ("loc", "pylint_refactor", "pylint_convention", "exception_handling")
 DENSITIES = {
@@ -114,8 +114,10 @@ def test_evaluate_nfr_fields_and_summary(run_cli, tmp_path: Path) -> None:
         if r["passed"]:
             assert isinstance(r["exec_time_ms"], float) and r["exec_time_ms"] > 0
             assert isinstance(r["exec_time_ref"], float) and r["exec_time_ref"] > 0
+            assert isinstance(r["exec_time_stdev_ms"], float) and r["exec_time_stdev_ms"] >= 0
         else:
             assert r["exec_time_ms"] is None and r["exec_time_ref"] is None
+            assert r["exec_time_stdev_ms"] is None
     with RunStore(tmp_path / "OUT", create=False) as store:
         rows = list(store.rows())
         evaluators = store.get_meta("evaluators")
@@ -127,6 +129,12 @@ def test_evaluate_nfr_fields_and_summary(run_cli, tmp_path: Path) -> None:
         assert all(len(t) == 5 for t in times)
         mean_sum_ms = sum(sum(t) / 5 for t in times) / 1e6
         assert row.result.metrics["exec_time_ms"] == pytest.approx(mean_sum_ms)
+        per_run_ms = [sum(t[r] for t in times) / 1e6 for r in range(5)]
+        stdev_ms = statistics.stdev(per_run_ms)
+        assert row.result.metrics["exec_time_stdev_ms"] == pytest.approx(stdev_ms)
+        for test in row.result.details["tests"]:
+            assert test["time_mean_ns"] == pytest.approx(statistics.mean(test["times_ns"]))
+            assert test["time_stdev_ns"] == pytest.approx(statistics.stdev(test["times_ns"]))
         in_units = [t["times_ref"] for t in row.result.details["tests"]]
         median_sum = sum(statistics.median(t) for t in in_units)
         assert row.result.metrics["exec_time_ref"] == pytest.approx(median_sum)

@@ -19,6 +19,7 @@ from beyondpass.execution.base import (
     ExecutionResult,
     Executor,
     Status,
+    mean_stdev,
 )
 
 
@@ -85,9 +86,13 @@ def _evaluation(result: ExecutionResult) -> Evaluation:
     n_passed = sum(t.status is Status.PASSED for t in result.tests)
     metrics: dict[str, Any] = {"tests_passed": n_passed, "tests_run": len(result.tests)}
     if result.passed and any(t.times_ns for t in result.tests):
-        # mean over repeats of each test, summed over tests: the time of "all tests"
-        total_ns = sum(sum(t.times_ns) / len(t.times_ns) for t in result.tests if t.times_ns)
-        metrics["exec_time_ms"] = total_ns / 1e6
+        # timing run r runs every test once: the sample's time in run r is the sum over its
+        # tests; the mean over runs (= the per-test means, summed) is the time of "all tests"
+        runs = (t.times_ns for t in result.tests if t.times_ns)  # every test, or none
+        per_run = [sum(run) for run in zip(*runs, strict=True)]
+        mean_ns, stdev_ns = mean_stdev(per_run)
+        metrics["exec_time_ms"] = mean_ns / 1e6
+        metrics["exec_time_stdev_ms"] = stdev_ns / 1e6
         timed = [t.times_ref for t in result.tests if t.times_ref]
         if timed:
             # the steady twin (reference units, call_timing.py): median over repeats, since

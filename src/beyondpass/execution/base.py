@@ -7,6 +7,7 @@ of the executor, swappable without touching any metric.
 
 from __future__ import annotations
 
+import statistics
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -85,9 +86,16 @@ class TestResult:
             out["message"] = self.message
         if self.times_ns:
             out["times_ns"] = self.times_ns
+            out["time_mean_ns"], out["time_stdev_ns"] = mean_stdev(self.times_ns)
         if self.times_ref:
             out["times_ref"] = self.times_ref
         return out
+
+
+def mean_stdev(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (0 for a single value) of timing runs."""
+    mean = statistics.fmean(values)
+    return mean, statistics.stdev(values, mean) if len(values) > 1 else 0.0
 
 
 @dataclass

@@ -8,8 +8,9 @@ an interrupted evaluation resumes, and ``beyondpass report OUT`` works on it lik
 ``index`` is the 0-based input line number (blank lines carry no sample and get no line).
 
 With ``nfr``, every line also carries the RobuNFR metrics (docs/nfr-metrics.md): ``code``
-(the program the metrics ran on), the static metrics of ``NFR_METRICS``, ``exec_time_ms`` and
-``exec_time_ref`` (tests timed 5 times each; passing samples only). A metric that is
+(the program the metrics ran on), the static metrics of ``NFR_METRICS``, ``exec_time_ms``,
+``exec_time_stdev_ms`` and ``exec_time_ref`` (tests timed 5 times each; passing samples
+only). A metric that is
 undefined for a sample (no code, syntax error, failing sample for the time) is ``null``.
 """
 
@@ -39,7 +40,7 @@ from beyondpass.study.scoring import evaluator_metadata, make_sample, score_pend
 
 RESULTS_FILE = "results.jsonl"
 # What --nfr adds to each results.jsonl line, besides ``code``.
-NFR_FIELDS = (*NFR_METRICS, "exec_time_ms", "exec_time_ref")
+NFR_FIELDS = (*NFR_METRICS, "exec_time_ms", "exec_time_stdev_ms", "exec_time_ref")
 
 
 @dataclass
@@ -265,8 +266,8 @@ def _nfr_summary(values: dict[str, list[float]], statuses: Counter[str]) -> dict
         "over": (
             "samples where the metric is defined: static metrics exclude no_code and "
             "syntax_error samples (pylint counts and their densities also samples pylint could "
-            "not analyse, densities also samples with 0 LOC); exec_time_ms and exec_time_ref "
-            "cover passing samples whose timing runs all passed"
+            "not analyse, densities also samples with 0 LOC); the exec_time fields cover "
+            "passing samples whose timing runs all passed"
         ),
         "without_metrics": {s: statuses.get(s, 0) for s in ("no_code", "syntax_error")},
     }
