@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from beyondpass.evaluators.code_metrics import count_code
+from beyondpass.execution import call_timing
 from beyondpass.store.run_store import RunStore
 from pylint_oracle import pylint_oracle
 
@@ -122,6 +123,7 @@ def test_evaluate_nfr_fields_and_summary(run_cli, tmp_path: Path) -> None:
         rows = list(store.rows())
         evaluators = store.get_meta("evaluators")
         assert store.get_meta("executor")["timing_repeats"] == 5
+        assert store.get_meta("executor")["timing"]["version"] == call_timing.METHOD_VERSION
     passed = [row for row in rows if row.result.passed]
     assert len(passed) == 2
     for row in passed:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.execution import call_timing
 from beyondpass.execution.base import (
     ExecutionLimits,
     ExecutionRequest,
@@ -39,6 +40,7 @@ class FunctionalEvaluator(Evaluator):
             "evaluator": self.name,
             "limits": vars(self.limits),
             "timing_repeats": self.timing_repeats,
+            **({"timing": call_timing.method()} if self.timing_repeats else {}),
             **self.executor.metadata(),
         }
 

@@ -39,6 +39,10 @@ MAX_COPIED = 100_000
 #: Iterations of the reference workload: about 0.1 ms of mixed interpreter work.
 REFERENCE_SIZE = 300
 
+#: Changes whenever the method or the reference workload does: times in reference units
+#: compare only between runs with the same version (recorded with every run, ``method()``).
+METHOD_VERSION = 1
+
 _clock = time.perf_counter_ns
 _gc_enable, _gc_disable, _gc_isenabled = gc.enable, gc.disable, gc.isenabled
 _PLAIN = frozenset({int, float, complex, str, bytes, bool, type(None)})
@@ -58,6 +62,19 @@ def reference_workload(n: int = REFERENCE_SIZE, str=str, len=len) -> int:  # noq
             keys.sort()
             keys.clear()
     return len(counts)
+
+
+def method() -> dict:
+    """How calls were timed, for a run's provenance."""
+    return {
+        "version": METHOD_VERSION,
+        "chunk_ns": CHUNK_NS,
+        "chunks": CHUNKS,
+        "max_calls": MAX_CALLS,
+        "reference_size": REFERENCE_SIZE,
+        "long_call_window_ns": MAX_WINDOW_NS,
+        "garbage_collector": "paused while timing",
+    }
 
 
 def reference_ns() -> int:

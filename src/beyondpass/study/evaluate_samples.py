@@ -31,7 +31,7 @@ from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.nfr import NFR_METRICS, TIMING_REPEATS, NfrEvaluator
 from beyondpass.evaluators.select import verdict_evaluator
-from beyondpass.execution import ExecutionLimits, ExecutorChoice
+from beyondpass.execution import ExecutionLimits, ExecutorChoice, call_timing
 from beyondpass.models.replay import read_answer_rows
 from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
 from beyondpass.study.progress import NullProgress, Progress
@@ -117,7 +117,9 @@ def evaluate_samples(
         evaluators: list[Evaluator] = [evaluator]
         if nfr:
             evaluators.append(NfrEvaluator(workers))
-        settings = {"nfr": nfr, "timing_repeats": repeats}
+        settings: dict[str, Any] = {"nfr": nfr, "timing_repeats": repeats}
+        if repeats:  # times taken by another timing method do not mix with these
+            settings["timing_method"] = call_timing.METHOD_VERSION
         old_limits = store.get_meta("limits")
         old_settings = store.get_meta("evaluation", {"nfr": False, "timing_repeats": 0})
         if old_limits is not None and (old_limits, old_settings) != (vars(limits), settings):
