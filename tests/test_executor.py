@@ -82,9 +82,16 @@ def test_timing_repeats_are_reported_per_test(executor):
     assert all(len(t.times_ns) == 5 and all(x > 0 for x in t.times_ns) for t in result.tests)
 
 
-def test_timing_repeats_are_reported_in_reference_units_too(executor):
-    request = ExecutionRequest(program=GOOD, tests=TESTS, timing_repeats=3)
-    result = executor.run(request)
+@pytest.mark.parametrize(
+    "tests",
+    [
+        TESTS,  # one call per test: every call is sent ahead
+        # two calls in one of several tests: nothing is sent ahead, calls go one at a time
+        (TestCase("a", "assert inc(1) == 2\nassert inc(2) == 3"), TESTS[1]),
+    ],
+)
+def test_timing_repeats_are_reported_in_reference_units_too(executor, tests):
+    result = executor.run(ExecutionRequest(program=GOOD, tests=tests, timing_repeats=3))
     assert all(len(t.times_ref) == 3 and all(x > 0 for x in t.times_ref) for t in result.tests)
 
 
