@@ -11,12 +11,12 @@ each has its remedy here:
   (an object of the program) is not repeated. The value the judge checks is always the
   first call's. The garbage collector is paused for the chunk, as timeit does.
 * **The machine's speed is not constant.** On a shared or virtual machine the same loop
-  can take twice as long from one millisecond to the next (another tenant on the same
-  physical core); no number of repeats removes that from wall-clock time. So a fixed
-  reference workload is timed right before and right after each chunk, and the call's
-  time is also reported *in reference units*: the call's time divided by the reference's,
-  measured at the same moment, the median over :data:`CHUNKS` chunks. Both are slowed
-  alike, so the ratio stays put (docs/performance.md shows how much).
+  can take twice as long from one millisecond to the next (other work on the same
+  physical core, outside the machine); no number of repeats removes that from wall-clock
+  time. So a fixed reference workload is timed right before and right after each chunk,
+  and the call's time is also reported *in reference units*: the call's time divided by
+  the reference's, measured at the same moment, the median over :data:`CHUNKS` chunks.
+  Both are slowed alike, so the ratio stays put (docs/performance.md shows how much).
 
 This file must import nothing from beyondpass: it runs inside the candidate sandbox, and
 everything it uses is bound at import, before the candidate's code can patch anything.
