@@ -105,12 +105,30 @@ def _design_notes(old: Any, new: Any) -> list[str]:
     missing = sorted(set(oc) ^ set(nc))
     if missing:
         notes.append(f"{len(missing)} condition(s) are in one run only and not compared")
+    notes.extend(_timing_notes(om, nm))
     for label, an in (("old", old), ("new", new)):
         if an.data.meta.get("status") not in (None, "complete"):
             notes.append(
                 f"the {label} run is {an.data.meta.get('status')}: unscored samples are left out"
             )
     return notes
+
+
+def _timing_notes(old_meta: dict, new_meta: dict) -> list[str]:
+    """Execution times compare only between runs timed the same way (call_timing.py)."""
+    methods = []
+    for meta in (old_meta, new_meta):
+        executor = meta.get("executor") if isinstance(meta.get("executor"), dict) else {}
+        if not executor.get("timing_repeats"):
+            return []  # a run without times: nothing to mix up
+        methods.append(executor.get("timing"))
+    if methods[0] == methods[1]:
+        return []
+    versions = [m.get("version") if isinstance(m, dict) else "unrecorded" for m in methods]
+    return [
+        f"the runs timed calls differently (timing method {versions[0]} vs {versions[1]}): "
+        "their execution times are not the model's difference alone"
+    ]
 
 
 def _steps(info: Any) -> Any:
