@@ -154,13 +154,15 @@ def test_a_program_that_hangs_only_when_timed_keeps_its_pass(executor):
     assert after.status is Status.PASSED and all(len(t.times_ns) == 2 for t in after.tests)
 
 
-def test_a_slow_program_that_passes_is_timed_not_cut_off(executor):
+@pytest.mark.parametrize("per_test_timeout", [None, 1.0])
+def test_a_slow_program_that_passes_is_timed_not_cut_off(executor, per_test_timeout):
     # one first run takes 0.3 s of the sample's 1 s; five timing runs take 1.5 s more: each
-    # timing run has a budget of its own, so timing costs neither the pass nor the times
+    # timing run has a budget of its own (the sample's, and the per-test limit if set), so
+    # timing costs neither the pass nor the times
     program = "import time\ndef slow(x):\n    end = time.monotonic() + 0.3\n"
     program += "    while time.monotonic() < end:\n        pass\n    return x\n"
     tests = (TestCase("slow", "assert slow(7) == 7"),)
-    limits = ExecutionLimits(timeout_s=1)
+    limits = ExecutionLimits(timeout_s=1, test_timeout_s=per_test_timeout)
     result = executor.run(
         ExecutionRequest(program=program, tests=tests, timing_repeats=5, limits=limits)
     )

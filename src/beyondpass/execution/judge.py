@@ -515,10 +515,10 @@ def _time_tests(
             channel.send_ahead(planned, quiet=not job["limits"].get("test_timeout_s"))
         for index, test in enumerate(tests):
             channel.current_test = len(tests) + index  # after every first run (_plan)
-            _start_test_clock(channel, job["limits"])
             code = _compiled(test["code"], f"<test {test['name']}>")
             times, times_ref = [], []
             for _ in range(repeats):
+                _start_test_clock(channel, job["limits"])  # a per-test limit, per timing run
                 channel.elapsed_ns, channel.elapsed_ref = 0, 0.0
                 status, error_type, failure = _exec(code, namespace, channel)
                 if status != "passed":
