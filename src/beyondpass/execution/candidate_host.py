@@ -114,7 +114,11 @@ def _serve(message: list, namespace: dict, export, encode, clock) -> list:
         in_reference_units = 0
         if timer is not None:
             timer.first_done()
-            value = encode(result, export)  # before a repeat can change what it returned
+            try:
+                value = encode(result, export)  # before a repeat can change what it returned
+            except BaseException:
+                timer.restore()  # the answer is an error (e.g. a cycle): no repeats
+                raise
             elapsed, in_reference_units = timer.finish()
         changed = []
         for i, before in watched:
