@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 from beyondpass.errors import DataError
@@ -507,14 +506,3 @@ def parse_rules(text: str, *, source: str = "<rules>") -> list[Rule]:
     if not rules:
         raise RuleError(f"{source}: no rules (expected lines like Class#method#SEQUENCE)")
     return rules
-
-
-def read_rules(path: str | Path) -> list[Rule]:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"rule file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read rule file {path} ({exc})") from exc
-    return parse_rules(text, source=path.name)
