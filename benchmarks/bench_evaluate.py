@@ -22,7 +22,6 @@ in docs/performance.md.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import multiprocessing
@@ -34,15 +33,11 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from _common import argument_parser
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir",
-        default=os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data")),
-    )
+    parser = argument_parser(__doc__)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--executor", default=None, help="sandbox (default) or subprocess")

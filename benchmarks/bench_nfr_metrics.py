@@ -25,7 +25,6 @@ exit 1. Prints one JSON object; record it in docs/performance.md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -38,7 +37,8 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from _common import REPO, argument_parser
+
 sys.path.insert(0, str(REPO / "src"))
 
 from beyondpass.benchmarks import load_benchmark  # noqa: E402
@@ -75,11 +75,7 @@ def baseline_one(program: str, index: int, scratch: Path, rcfile: Path) -> list[
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir",
-        default=os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data")),
-    )
+    parser = argument_parser(__doc__)
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument(

@@ -13,7 +13,6 @@ line; record results in docs/performance.md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -24,16 +23,13 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from _common import REPO, argument_parser
+
 RECORDED = Path("recorded") / "robustapi-gpt-4-0613-zero_shot.jsonl"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--data-dir",
-        default=os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data")),
-    )
+    parser = argument_parser(__doc__)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--cli", action="store_true", help="also time the CLI end to end")
     args = parser.parse_args()

@@ -18,14 +18,12 @@ line; record it in docs/performance.md.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from _common import REPO, argument_parser
+
 sys.path.insert(0, str(REPO / "src"))
 
 from beyondpass.benchmarks import load_benchmark  # noqa: E402
@@ -33,9 +31,7 @@ from beyondpass.execution import ExecutionRequest, create_executor  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    default_data = os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data"))
-    parser.add_argument("--data-dir", default=default_data)
+    parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--executor", default="sandbox")
