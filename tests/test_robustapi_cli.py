@@ -36,6 +36,17 @@ def write_answers(path, rows):
 
 
 @pytest.fixture
+def check(run_cli, tmp_path, data_dir):
+    """``beyondpass robustapi check --answers ANSWERS OPTIONS... --data-dir DATA`` in tmp_path."""
+
+    def run(answers, *options):
+        args = ["robustapi", "check", "--answers", answers, *options, "--data-dir", data_dir]
+        return run_cli(args, cwd=tmp_path)
+
+    return run
+
+
+@pytest.fixture
 def answers(tmp_path, data_dir):
     questions = [json.loads(x) for x in (data_dir / "robustapi" / "question.jsonl").open()]
     it_ids = [q["id"] for q in questions if q["api"] == "Iterator.next"][:2]
@@ -51,22 +62,9 @@ def answers(tmp_path, data_dir):
     )
 
 
-def test_check_json_summary_and_verdict_lines(run_cli, tmp_path, data_dir, answers):
+def test_check_json_summary_and_verdict_lines(check, tmp_path, answers):
     out = tmp_path / "out"
-    proc = run_cli(
-        [
-            "robustapi",
-            "check",
-            "--answers",
-            answers,
-            "--out",
-            out,
-            "--json",
-            "--data-dir",
-            data_dir,
-        ],
-        cwd=tmp_path,
-    )
+    proc = check(answers, "--out", out, "--json")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert set(summary) >= SUMMARY_FIELDS
@@ -90,24 +88,9 @@ def test_check_json_summary_and_verdict_lines(run_cli, tmp_path, data_dir, answe
     assert json.loads((out / "summary.json").read_text())["n"] == 4
 
 
-def test_check_original_semantics(run_cli, tmp_path, data_dir, answers):
+def test_check_original_semantics(check, tmp_path, answers):
     out = tmp_path / "orig"
-    proc = run_cli(
-        [
-            "robustapi",
-            "check",
-            "--answers",
-            answers,
-            "--out",
-            out,
-            "--semantics",
-            "original",
-            "--json",
-            "--data-dir",
-            data_dir,
-        ],
-        cwd=tmp_path,
-    )
+    proc = check(answers, "--out", out, "--semantics", "original", "--json")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     # an undeclared receiver has no type for the original checker (pass); the declared
@@ -118,10 +101,8 @@ def test_check_original_semantics(run_cli, tmp_path, data_dir, answers):
     assert verdicts == ["pass", "violation", "unparsable", "unparsable"]
 
 
-def test_check_human_output(run_cli, tmp_path, data_dir, answers):
-    proc = run_cli(
-        ["robustapi", "check", "--answers", answers, "--data-dir", data_dir], cwd=tmp_path
-    )
+def test_check_human_output(check, tmp_path, answers):
+    proc = check(answers)
     assert proc.returncode == 0, proc.stderr
     assert "misuse rate 50.0%, executable 50.0%" in proc.stdout
     default = tmp_path / "beyondpass-robustapi" / "answers-correct" / "verdicts.jsonl"
@@ -142,61 +123,35 @@ def test_check_human_output(run_cli, tmp_path, data_dir, answers):
         ('{"id": 1, "response": 5}', "answers.jsonl:2: no answer text"),
     ],
 )
-def test_bad_answer_lines_are_reported_and_nothing_is_lost(
-    run_cli, tmp_path, data_dir, line, message
-):
+def test_bad_answer_lines_are_reported_and_nothing_is_lost(check, tmp_path, line, message):
     out = tmp_path / "out"
     good = write_answers(tmp_path / "good.jsonl", [{"id": 0, "response": GUARDED}])
-    first = run_cli(
-        ["robustapi", "check", "--answers", good, "--out", out, "--data-dir", data_dir],
-        cwd=tmp_path,
-    )
+    first = check(good, "--out", out)
     assert first.returncode == 0, first.stderr
     before = (out / "verdicts.jsonl").read_bytes()
     bad = tmp_path / "answers.jsonl"
     bad.write_text(json.dumps({"id": 0, "response": GUARDED}) + "\n" + line + "\n")
-    proc = run_cli(
-        ["robustapi", "check", "--answers", bad, "--out", out, "--data-dir", data_dir], cwd=tmp_path
-    )
+    proc = check(bad, "--out", out)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert (out / "verdicts.jsonl").read_bytes() == before
 
 
-def test_bad_rule_file_and_missing_answers(run_cli, tmp_path, data_dir, answers):
+def test_bad_rule_file_and_missing_answers(check, tmp_path, answers):
     rules = tmp_path / "rules.txt"
     rules.write_text("Iterator#next#next()@rcv.hasNext(\n")
-    proc = run_cli(
-        ["robustapi", "check", "--answers", answers, "--rules", rules, "--data-dir", data_dir],
-        cwd=tmp_path,
-    )
+    proc = check(answers, "--rules", rules)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: rules.txt:1: column")
-    missing = run_cli(
-        ["robustapi", "check", "--answers", tmp_path / "nope.jsonl", "--data-dir", data_dir],
-        cwd=tmp_path,
-    )
+    missing = check(tmp_path / "nope.jsonl")
     assert missing.returncode == 2 and "nope.jsonl does not exist" in missing.stderr
 
 
-def test_custom_rules_are_used(run_cli, tmp_path, data_dir, answers):
+def test_custom_rules_are_used(check, tmp_path, answers):
     rules = tmp_path / "rules.txt"
     rules.write_text("Map#get#get(String)@true, IF, END_BLOCK\n")
-    proc = run_cli(
-        [
-            "robustapi",
-            "check",
-            "--answers",
-            answers,
-            "--rules",
-            rules,
-            "--json",
-            "--data-dir",
-            data_dir,
-        ],
-        cwd=tmp_path,
-    )
+    proc = check(answers, "--rules", rules, "--json")
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["n_misuse"] == 0  # the Iterator rule is gone
