@@ -14,12 +14,53 @@ from typing import Any, Literal
 PromptStyle = Literal["completion", "description"]
 
 
+#: How an I/O test's output is compared with the expected output (docs/verdicts.md).
+COMPARE_MODES = ("exact", "whitespace", "numeric")
+
+
+@dataclass(frozen=True)
+class OutputComparison:
+    """How the harness compares a program's stdout with an I/O test's expected stdout.
+
+    ``exact``: byte for byte. ``whitespace``: line by line, each line's runs of blanks
+    collapsed and its ends stripped, ``\r\n`` as ``\n``, trailing blank lines ignored.
+    ``numeric``: as ``whitespace``, then token by token; two tokens that are both decimal
+    numbers match when ``math.isclose(got, expected, rel_tol, abs_tol)``, any other token
+    must be equal.
+    """
+
+    mode: str = "exact"
+    abs_tol: float = 0.0
+    rel_tol: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.mode not in COMPARE_MODES:
+            raise ValueError(
+                f"unknown comparison {self.mode!r} — choose {', '.join(COMPARE_MODES)}"
+            )
+        if not (self.abs_tol >= 0 and self.rel_tol >= 0):  # also rejects NaN
+            raise ValueError("comparison tolerances must be numbers >= 0")
+        if self.mode != "numeric" and (self.abs_tol or self.rel_tol):
+            raise ValueError(f"tolerances apply to the numeric comparison only, not {self.mode!r}")
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"mode": self.mode}
+        if self.mode == "numeric":
+            out.update(abs_tol=self.abs_tol, rel_tol=self.rel_tol)
+        return out
+
+
+EXACT = OutputComparison()
+
+
 @dataclass(frozen=True)
 class TestCase:
-    """One test of a task.
+    """One test of a task: call-style or I/O.
 
-    ``code`` is source run in the program's namespace after the program (an ``assert`` or a
-    ``check(candidate)`` call). For I/O tasks ``stdin``/``expected_stdout`` are used instead.
+    Call-style: ``code`` is source run by the judge with the program's names bound (an
+    ``assert`` or a ``check(candidate)`` call). I/O: the whole program runs with ``stdin``
+    (text, UTF-8) as its standard input and must exit with status 0 having written
+    ``expected_stdout``, compared as ``compare`` says; ``code`` is then empty.
     """
 
     __test__ = False  # not a pytest class
@@ -28,6 +69,11 @@ class TestCase:
     code: str = ""
     stdin: str | None = None
     expected_stdout: str | None = None
+    compare: OutputComparison = EXACT
+
+    @property
+    def is_io(self) -> bool:
+        return self.expected_stdout is not None
 
 
 @dataclass(frozen=True)

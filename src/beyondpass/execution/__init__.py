@@ -3,6 +3,7 @@
 from dataclasses import dataclass
 
 from beyondpass.execution.base import (
+    CompileStep,
     ExecutionLimits,
     ExecutionRequest,
     ExecutionResult,
@@ -12,6 +13,7 @@ from beyondpass.execution.base import (
 )
 
 __all__ = [
+    "CompileStep",
     "ExecutionLimits",
     "ExecutionRequest",
     "ExecutionResult",

@@ -22,11 +22,12 @@ class Status(StrEnum):
     """Verdict of one sample. Only ``passed`` counts towards pass@k."""
 
     PASSED = "passed"
-    FAILED = "failed"  # a test's assertion failed: wrong result
+    FAILED = "failed"  # a test's assertion failed, or an I/O test's output differed
     ERROR = "error"  # the code raised (or exited) instead of returning
     TIMEOUT = "timeout"  # wall-clock or CPU limit
     NO_CODE = "no_code"  # the answer holds no code (e.g. instructions instead)
-    SYNTAX_ERROR = "syntax_error"  # code found but does not compile
+    SYNTAX_ERROR = "syntax_error"  # code found but does not compile (found by extraction)
+    COMPILE_ERROR = "compile_error"  # the executor's compile step rejected the program
     MEMORY = "memory"  # memory limit hit
     OUTPUT_LIMIT = "output_limit"  # wrote more output than allowed
     KILLED = "killed"  # died from a signal (segfault, abort, ...)
@@ -44,11 +45,31 @@ class ExecutionLimits:
 
 
 @dataclass(frozen=True)
-class ExecutionRequest:
-    """One program and the tests to run against it.
+class CompileStep:
+    """How a compiled language builds its program: once per program, before any test.
 
-    ``timing_repeats`` > 0 re-runs each passing test that many times and reports the
-    durations, for the performance NFR.
+    ``command`` is an argv run in the sample's scratch directory after the program was
+    written to ``source_name`` there (e.g. ``("g++", "-O2", "-o", "main", "main.cpp")``);
+    a non-zero exit is ``compile_error`` with the compiler's output as the message. Python
+    has none: its compile step is the executor's ``compile()`` of the program.
+    """
+
+    command: tuple[str, ...]
+    source_name: str
+    timeout_s: float = 60.0
+    memory_mb: int = 2048
+
+
+@dataclass(frozen=True)
+class ExecutionRequest:
+    """One program and the tests to run against it: the one request of every language.
+
+    ``tests`` are call-style (``TestCase.code``, run by the judge against the program's
+    functions) or I/O (``TestCase.stdin``/``expected_stdout``: the whole program runs once
+    per test, its output compared by the judge); one kind per request. ``compile`` is the
+    build step of a compiled language (``None`` for Python). ``timing_repeats`` > 0
+    re-runs each passing call-style test that many times and reports the durations, for
+    the performance NFR.
     """
 
     program: str
@@ -57,6 +78,16 @@ class ExecutionRequest:
     test_setup: str = ""
     limits: ExecutionLimits = field(default_factory=ExecutionLimits)
     timing_repeats: int = 0
+    compile: CompileStep | None = None
+
+    def __post_init__(self) -> None:
+        if len({t.is_io for t in self.tests}) > 1:
+            raise ValueError("a request holds call-style tests or I/O tests, not both")
+
+    @property
+    def io(self) -> bool:
+        """Whether the tests are I/O tests (stdin in, stdout compared)."""
+        return bool(self.tests) and self.tests[0].is_io
 
     @property
     def budget_s(self) -> float:
@@ -77,6 +108,9 @@ class TestResult:
     # the same timing repeats in reference units: each call's time over the time of a fixed
     # workload measured around it (call_timing.py); steady where wall-clock time is not
     times_ref: list[float] = field(default_factory=list)
+    # I/O tests: how the output was compared (OutputComparison.as_dict) and the exit status
+    compare: dict[str, Any] = field(default_factory=dict)
+    exit_code: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "status": str(self.status)}
@@ -84,6 +118,9 @@ class TestResult:
             out["error_type"] = self.error_type
         if self.message:
             out["message"] = self.message
+        if self.compare:
+            out["compare"] = self.compare
+            out["exit_code"] = self.exit_code
         if self.times_ns:
             out["times_ns"] = self.times_ns
             out["time_mean_ns"], out["time_stdev_ns"] = mean_stdev(self.times_ns)

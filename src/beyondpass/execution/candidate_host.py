@@ -204,7 +204,54 @@ def _flush(streams: tuple) -> None:
             pass
 
 
-def flush_and_exit(streams: tuple) -> None:
+def run_main(job: dict, sock, streams: tuple) -> int:
+    """Run ``job["program"]`` as a script (an I/O test) -> its exit status.
+
+    The compile step comes first and its outcome is the only message sent: ``["ready"]``
+    or ``["compile_error", type, base, message]``, both before any of the program's code
+    runs. The judge reads nothing after it; the program's verdict is its exit status and
+    what it wrote to stdout, which the judge gets from the fork server.
+    """
+    import sys
+
+    try:
+        code = compile(job["program"], "main.py", "exec")
+    except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL), MemoryError
+        wire.send_frame(sock, ["compile_error", *_describe(exc)])
+        return 1
+    wire.send_frame(sock, ["ready"])
+    sys.argv = ["main.py"]
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        exec(code, namespace)
+    except SystemExit as exc:
+        return _exit_status(exc.code, streams)
+    except BaseException:  # noqa: BLE001 - reported like the interpreter does: traceback, 1
+        try:  # noqa: SIM105 - keep the child's imports minimal
+            sys.__excepthook__(*sys.exc_info())
+        except BaseException:  # noqa: BLE001 - a program that broke printing
+            pass
+        return 1
+    finally:  # streams the program put in place of the standard ones (a faster writer)
+        _flush((getattr(sys, "stdout", None), getattr(sys, "stderr", None)))
+    return 0
+
+
+def _exit_status(code: object, streams: tuple) -> int:
+    """``sys.exit(code)`` as the interpreter maps it: None -> 0, an int as such, anything
+    else printed to stderr -> 1."""
+    if code is None:
+        return 0
+    if type(code) is int:
+        return code & 0xFF
+    try:  # noqa: SIM105 - keep the child's imports minimal
+        streams[1].write(f"{code}\n")
+    except BaseException:  # noqa: BLE001 - a program that broke printing
+        pass
+    return 1
+
+
+def flush_and_exit(streams: tuple, status: int = 0) -> None:
     """Flush what the candidate printed, then leave without running its atexit hooks."""
     _flush(streams)
-    os._exit(0)
+    os._exit(status)

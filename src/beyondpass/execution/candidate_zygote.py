@@ -16,6 +16,7 @@ so nothing outlives its sample, and reports the child's exit status and output t
 This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
 """
 
+import base64
 import contextlib
 import ctypes
 import errno
@@ -27,6 +28,7 @@ import resource
 import shutil
 import signal
 import socket
+import stat
 import sys
 import time
 
@@ -85,10 +87,15 @@ def main() -> None:
 class Scratch:
     """Where samples may write: a working directory and two output files under ``root``.
 
-    Everything under ``root`` is the sample's to write (same user), so after each sample
-    all of it is checked: anything but the working directory, ``logs`` and the two output
-    files is removed, and a directory the sample made undeletable is abandoned for a fresh
-    one. No sample ever sees another's files.
+    Everything under ``root`` that the sandbox did not put there is the sample's to write
+    (same user), so after each sample it is checked: anything but the working directory,
+    ``logs`` and the two output files is removed, and a directory the sample made
+    undeletable is abandoned for a fresh one. No sample ever sees another's files.
+
+    What the sandbox put under ``root`` before any sample ran — read-only binds, such as
+    a Python installation under ``/tmp``, and the directories holding them — is left as
+    it is: clean-up never walks into another file system (a sample cannot write there),
+    and looks only for strays in those directories.
     """
 
     def __init__(self, root: str) -> None:
@@ -97,6 +104,8 @@ class Scratch:
         self.logs = os.path.join(root, "logs")
         self.stdout = os.path.join(self.logs, "stdout")
         self.stderr = os.path.join(self.logs, "stderr")
+        # directory -> the names it held at start, for every directory on root's file system
+        self.fixed = _skeleton(root, os.stat(root).st_dev)
         os.mkdir(self.logs, 0o700)
         self.work = self._fresh()
         self.known = frozenset({os.path.basename(self.work), "logs"})
@@ -110,8 +119,11 @@ class Scratch:
         return path
 
     def clean(self) -> None:
-        if set(_entries(self.root)) != self.known:
+        if set(_entries(self.root)) != self.known | self.fixed[self.root]:
             self._remove_strays()
+        for directory, names in self.fixed.items():
+            if directory != self.root and set(_entries(directory)) != names:
+                _remove(directory, names)
         if _entries(self.work):
             shutil.rmtree(self.work, ignore_errors=True)
             if os.path.lexists(self.work):
@@ -124,21 +136,43 @@ class Scratch:
             os.makedirs(self.logs, 0o700, exist_ok=True)
 
     def _remove_strays(self) -> None:
-        for name in _entries(self.root):
-            if name in self.known:
-                continue
-            path = os.path.join(self.root, name)
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
+        _remove(self.root, self.known | self.fixed[self.root])
         for name in self.known:  # replaced by a file or a link: start over
             path = os.path.join(self.root, name)
             if os.path.islink(path) or not os.path.isdir(path):
                 with contextlib.suppress(OSError):
                     os.unlink(path)
                 os.makedirs(path, 0o700, exist_ok=True)
+
+
+def _skeleton(root: str, dev: int) -> dict:
+    """Every directory under ``root`` on file system ``dev`` -> the names it holds now."""
+    fixed = {}
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        names = _entries(directory)
+        fixed[directory] = frozenset(names)
+        for name in names:
+            path = os.path.join(directory, name)
+            with contextlib.suppress(OSError):
+                st = os.lstat(path)
+                if stat.S_ISDIR(st.st_mode) and st.st_dev == dev:
+                    pending.append(path)
+    return fixed
+
+
+def _remove(directory: str, keep: frozenset) -> None:
+    """Remove every entry of ``directory`` not in ``keep``."""
+    for name in _entries(directory):
+        if name in keep:
+            continue
+        path = os.path.join(directory, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
 
 def _entries(path: str) -> list:
@@ -211,17 +245,18 @@ def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratc
     stdout, out_size = _tail(scratch.stdout)
     stderr, err_size = _tail(scratch.stderr)
     if end.get("op") == "end":  # answer, then reap and clean up while the judge reports
-        wire.send_frame(
-            ctl,
-            {
-                "returncode": returncode,
-                "killed_at_end": still_running,
-                "fork_failed": pid < 0,
-                "stdout": stdout,
-                "stderr": stderr,
-                "output_bytes": out_size + err_size,
-            },
-        )
+        exit_info = {
+            "returncode": returncode,
+            "killed_at_end": still_running,
+            "fork_failed": pid < 0,
+            "stdout": stdout,
+            "stderr": stderr,
+            "output_bytes": out_size + err_size,
+        }
+        wanted = end.get("stdout_bytes")
+        if type(wanted) is int and wanted > 0:  # an I/O test: the judge compares all of it
+            exit_info["stdout_b64"] = _head_b64(scratch.stdout, wanted)
+        wire.send_frame(ctl, exit_info)
     if pid > 0 and still_running:
         os.waitpid(pid, 0)
     _reap()
@@ -271,15 +306,37 @@ def _reap() -> None:
             return
 
 
-def _tail(path: str) -> tuple:
+def _open_output(path: str):
+    """The sample's output file for reading, or None: never through a link and never
+    anything but a regular file (a sample may have replaced it with a FIFO that blocks)."""
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as fh:
-            if size > TAIL_BYTES:
-                fh.seek(size - TAIL_BYTES)
-            return fh.read().decode("utf-8", "replace"), size
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return open(fd, "rb")  # noqa: SIM115 - closed by the callers' with
+
+
+def _tail(path: str) -> tuple:
+    fh = _open_output(path)
+    if fh is None:
         return "", 0
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > TAIL_BYTES:
+            fh.seek(size - TAIL_BYTES)
+        return fh.read().decode("utf-8", "replace"), size
+
+
+def _head_b64(path: str, limit: int) -> str:
+    """The first ``limit`` bytes of the file, base64-encoded (bytes, exactly as written)."""
+    fh = _open_output(path)
+    if fh is None:
+        return ""
+    with fh:
+        return base64.b64encode(fh.read(limit)).decode("ascii")
 
 
 def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.socket) -> None:
@@ -323,10 +380,30 @@ def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.sock
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     random.seed(job.get("seed", 0))  # programs that draw random numbers are reproducible
+    if "stdin" in job:  # an I/O test: the whole program runs once, on this input
+        _give_stdin(job["stdin"])
+        code = 1
+        try:
+            code = candidate_host.run_main(job, sock, streams)
+        finally:
+            candidate_host.flush_and_exit(streams, code)
     try:
         candidate_host.host(job, sock, streams)
     finally:
         candidate_host.flush_and_exit(streams)
+
+
+def _give_stdin(text: str) -> None:
+    """Make ``text`` the process's standard input: an anonymous in-memory file, so that
+    the input is complete before the program starts and reading past it is end of file."""
+    fd = os.memfd_create("stdin")
+    data = text.encode("utf-8")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.dup2(fd, 0)
+    os.close(fd)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import time
 import weakref
 from typing import Any
 
+from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import cgroups, wire
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
 from beyondpass.execution.sandbox import (
@@ -138,6 +139,29 @@ class _Worker:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
+def _unsupported(request: ExecutionRequest) -> str:
+    """Why this executor cannot run the request (empty: it can)."""
+    if request.language != "python":
+        return f"the sandbox executor runs python programs, not {request.language} (no runner yet)"
+    if request.compile is not None:
+        return "python programs have no compile step: the request's compile step cannot run"
+    if request.io and request.timing_repeats:
+        return "timing runs of I/O tests are not supported yet: evaluate them without timing"
+    return ""
+
+
+def _test_job(test: TestCase) -> dict[str, Any]:
+    """What the judge needs of a test (it never reaches the candidate's sandbox)."""
+    if test.is_io:
+        return {
+            "name": test.name,
+            "stdin": test.stdin or "",
+            "expected_stdout": test.expected_stdout,
+            "compare": test.compare.as_dict(),
+        }
+    return {"name": test.name, "code": test.code}
+
+
 def _nproc_limit() -> int | None:
     """RLIMIT_NPROC for a sample: the user's current process count plus headroom.
 
@@ -219,16 +243,17 @@ class SandboxExecutor(Executor):
         }
 
     def run(self, request: ExecutionRequest) -> ExecutionResult:
-        if request.language != "python":
-            raise NotImplementedError(f"the sandbox executor runs python, not {request.language}")
-        limits = request.limits
+        unsupported = _unsupported(request)
+        if unsupported:  # a check that cannot run is an error, never a pass
+            return ExecutionResult(status=Status.ERROR, message=unsupported)
         job = {
             "program": request.program,
             "setup": request.test_setup,
-            "tests": [{"name": t.name, "code": t.code} for t in request.tests],
+            "tests": [_test_job(t) for t in request.tests],
             "repeats": request.timing_repeats,
-            "limits": vars(limits),
+            "limits": vars(request.limits),
             "seed": self.seed,
+            "io": request.io,
         }
         worker = self._idle.get()
         report: dict[str, Any] | None = None

@@ -26,6 +26,8 @@ def verdict(report: dict[str, Any], request: ExecutionRequest) -> ExecutionResul
             message=str(t.get("message", "")),
             times_ns=[int(x) for x in t.get("times_ns", [])],
             times_ref=[float(x) for x in t.get("times_ref", [])],
+            compare=dict(t["compare"]) if isinstance(t.get("compare"), dict) else {},
+            exit_code=t["exit_code"] if type(t.get("exit_code")) is int else None,
         )
         for t in report.get("tests", [])
     ]
@@ -72,6 +74,13 @@ def _decide(
         return Status.ERROR, f"{over.get('message', 'the sample broke')} {where}"
     if over is not None:  # the benchmark's own set-up code failed
         return Status.ERROR, f"test set-up failed: {over.get('message', '')}"
+    compile_error = report.get("compile_error")
+    if compile_error is not None:
+        kind = str(compile_error.get("error_type", ""))
+        return (
+            Status.COMPILE_ERROR,
+            f"the program does not compile: {kind} {compile_error.get('message', '')}",
+        )
     if load_error is not None:
         kind = str(load_error.get("error_type", ""))
         status = Status.MEMORY if kind == "MemoryError" else Status.ERROR
