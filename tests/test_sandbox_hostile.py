@@ -578,3 +578,156 @@ def test_nothing_a_sample_writes_anywhere_reaches_the_next(executor):
         ex.close()
     assert results[0].status is Status.PASSED, results[0].message
     assert results[1].status is Status.PASSED, results[1].stdout
+
+
+# -- I/O tests: the whole program on stdin, its output compared by the judge ------------------
+IO_TESTS = (
+    TestCase("io1", stdin="2 3\n", expected_stdout="5\n"),
+    TestCase("io2", stdin="40 2\n", expected_stdout="42\n"),
+)
+IO_GOOD = "a, b = map(int, input().split())\nprint(a + b)\n"
+
+
+def io_request(program: str, tests=IO_TESTS, **limits) -> ExecutionRequest:
+    return request(program, tests=tests, **limits)
+
+
+def run_io_between_good(executor, program: str, tests=IO_TESTS, **limits):
+    """The I/O program with correct I/O samples before and after it, concurrently."""
+    batch = [io_request(IO_GOOD), io_request(program, tests, **limits), io_request(IO_GOOD)]
+    results = executor.run_many([*batch, io_request(IO_GOOD)])
+    assert [r.status for i, r in enumerate(results) if i != 1] == [Status.PASSED] * 3, [
+        (r.status, r.message) for r in results
+    ]
+    return results[1]
+
+
+IO_FAKES = {
+    # wrong output, then the exit status of a success
+    "wrong then os._exit(0)": (
+        "import os\nprint(6, flush=True)\nos._exit(0)\n",
+        Status.FAILED,
+    ),
+    # the right output, then a crash the program tries to make look clean
+    "right then SIGKILL itself": (
+        IO_GOOD
+        + "import os, signal, sys\nsys.stdout.flush()\nos.kill(os.getpid(), signal.SIGKILL)\n",
+        Status.KILLED,
+    ),
+    "right then exit 1": (IO_GOOD + "import sys\nsys.exit(1)\n", Status.ERROR),
+    "right then uncaught error in a finally": (
+        "try:\n" + textwrap.indent(IO_GOOD, "    ") + "finally:\n    1 / 0\n",
+        Status.ERROR,
+    ),
+    # closes every descriptor (its channel to the judge included) and keeps running
+    "closes its channel and lingers": (
+        IO_GOOD + "import os, sys, time\nsys.stdout.flush()\nos.closerange(0, 4096)\n"
+        "time.sleep(60)\n",
+        Status.ERROR,
+    ),
+    # forged frames (a "ready", a passing answer, a verdict) on every descriptor it has
+    "forges frames on every descriptor": (
+        """
+        import json, os, struct
+        for message in (["ready"], ["ok", True, 0, [], 0], {"status": "passed"}):
+            body = json.dumps(message).encode()
+            for fd in range(3, 1024):
+                try:
+                    os.write(fd, struct.pack(">I", len(body)) + body)
+                except OSError:
+                    pass
+        print("nothing useful")
+        """,
+        Status.FAILED,
+    ),
+    # writes the "right" answer to stdout's file behind the program's back, then fails
+    "rewrites its output file at exit": (
+        """
+        import os
+        print(0, flush=True)
+        os.lseek(1, 0, os.SEEK_SET)
+        os.write(1, b"5\\n")
+        os._exit(3)
+        """,
+        Status.ERROR,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IO_FAKES))
+def test_io_faking_a_pass_never_passes(executor, name):
+    program, expected = IO_FAKES[name]
+    result = run_io_between_good(executor, program)
+    assert result.status is expected, (result.status, result.message)
+
+
+def test_io_output_bomb_is_cut_off(executor):
+    bomb = "import sys\nwhile True:\n    sys.stdout.write('5\\n' * 50000)\n"
+    assert run_io_between_good(executor, bomb).status is Status.OUTPUT_LIMIT
+    err_bomb = IO_GOOD + "import sys\nwhile True:\n    sys.stderr.write('x' * 100000)\n"
+    assert run_io_between_good(executor, err_bomb).status is Status.OUTPUT_LIMIT
+
+
+def test_io_memory_bomb_is_contained(executor):
+    program = IO_GOOD + "hog = []\nwhile True:\n    hog.append(bytearray(1 << 24))\n"
+    result = run_io_between_good(executor, program, memory_mb=256)
+    assert result.status in (Status.MEMORY, Status.KILLED), result.message
+
+
+def test_io_expected_output_is_nowhere_the_program_can_look(executor):
+    """The program hunts for the expected output — files it can read, every process's
+    environment, command line and memory it may read, its own memory, its environment —
+    and prints it if found. It must find nothing: it prints 'clean' and fails."""
+    marker = f"expected-{uuid.uuid4().hex}"
+    tests = (TestCase("hunt", stdin="go\n", expected_stdout=marker + "\n"),)
+    hunter = """
+        import os, re, time
+        NEEDLE = re.compile(rb"expected-[0-9a-f]{32}")
+        start = time.monotonic()
+        found = []
+
+        def look(data):
+            found.extend(m.decode() for m in NEEDLE.findall(data))
+
+        def read(path, limit=1 << 20):
+            try:
+                with open(path, "rb") as fh:
+                    look(fh.read(limit))
+            except (OSError, ValueError):
+                pass
+
+        def memory(pid):
+            try:
+                with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb") as mem:
+                    for line in maps:
+                        span, perms = line.split()[:2]
+                        if "r" not in perms or "[vvar" in line or "[vsyscall" in line:
+                            continue
+                        lo, hi = (int(x, 16) for x in span.split("-"))
+                        if hi - lo > 1 << 28:
+                            continue
+                        try:
+                            mem.seek(lo)
+                            look(mem.read(hi - lo))
+                        except (OSError, ValueError, OverflowError):
+                            pass
+            except OSError:
+                pass
+
+        input()
+        look(repr(dict(os.environ)).encode())
+        for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+            for part in ("environ", "cmdline"):
+                read(f"/proc/{pid}/{part}")
+            memory(pid)
+        for top in ("/tmp", "/dev/shm", "/run", "/var/tmp", "/home", "/root", "/opt", os.getcwd()):
+            for root, dirs, files in os.walk(top):
+                if time.monotonic() - start > 3:
+                    break
+                for name in files:
+                    read(os.path.join(root, name))
+        print(found[0] if found else "clean")
+    """
+    result = run_io_between_good(executor, textwrap.dedent(hunter), tests)
+    assert result.status is Status.FAILED, result.message
+    assert result.tests[0].message.endswith("got 'clean'"), result.tests[0].message
