@@ -18,3 +18,10 @@ def argument_parser(doc: str) -> argparse.ArgumentParser:
         default=os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data")),
     )
     return parser
+
+
+def machine_cpu_s() -> float:
+    """Busy CPU seconds of the whole machine since boot (all cores, all processes)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")

