@@ -237,10 +237,18 @@ def test_per_test_and_sample_timeouts(executor) -> None:
 def test_requests_the_executor_cannot_run_are_errors_never_passes(executor) -> None:
     java = ExecutionRequest("class Main {}", SUM_TESTS, language="java")
     compiled = ExecutionRequest(SUM, SUM_TESTS, compile=CompileStep(("true",), "main.py"))
-    timed = ExecutionRequest(SUM, SUM_TESTS, timing_repeats=3)
-    for request in (java, compiled, timed):
+    for request in (java, compiled):
         result = executor.run(request)
         assert result.status is Status.ERROR and result.message, request
+
+
+def test_timing_runs_of_io_tests_leave_the_verdict_and_say_why_there_are_no_times(executor):
+    passing = executor.run(ExecutionRequest(SUM, SUM_TESTS, timing_repeats=3))
+    assert passing.status is Status.PASSED
+    assert "not supported" in passing.timing_error
+    assert not any(t.times_ns for t in passing.tests)
+    failing = executor.run(ExecutionRequest("print(1)\n", SUM_TESTS, timing_repeats=3))
+    assert failing.status is Status.FAILED and failing.timing_error == ""
 
 
 # -- end to end through the CLI -----------------------------------------------------------------

@@ -46,6 +46,7 @@ WATCHDOG_GRACE_S = 20.0  # beyond a sample's own timeout, before the worker is p
 START_TIMEOUT_S = 60.0
 PIDS_MAX = 64  # processes in one candidate sandbox: fork server, sample, its children
 NPROC_HEADROOM = 256  # RLIMIT_NPROC above the user's current processes, where no cgroup
+IO_TIMING_UNSUPPORTED = "timing runs of I/O tests are not supported yet: no times"
 
 
 class WorkerDied(Exception):
@@ -145,8 +146,6 @@ def _unsupported(request: ExecutionRequest) -> str:
         return f"the sandbox executor runs python programs, not {request.language} (no runner yet)"
     if request.compile is not None:
         return "python programs have no compile step: the request's compile step cannot run"
-    if request.io and request.timing_repeats:
-        return "timing runs of I/O tests are not supported yet: evaluate them without timing"
     return ""
 
 
@@ -250,7 +249,7 @@ class SandboxExecutor(Executor):
             "program": request.program,
             "setup": request.test_setup,
             "tests": [_test_job(t) for t in request.tests],
-            "repeats": request.timing_repeats,
+            "repeats": 0 if request.io else request.timing_repeats,
             "limits": vars(request.limits),
             "seed": self.seed,
             "io": request.io,
@@ -278,7 +277,10 @@ class SandboxExecutor(Executor):
                 self._retire(worker)
                 worker = None
             self._idle.put(worker)
-        return verdict(report, request)
+        result = verdict(report, request)
+        if request.io and request.timing_repeats and result.passed:
+            result.timing_error = IO_TIMING_UNSUPPORTED
+        return result
 
     def _start(self) -> _Worker:
         started = self._spawner.submit(_Worker, self.level, self.scratch_mb, self.budget_mb)
