@@ -15,10 +15,11 @@ code can return an object whose ``__eq__`` is always true, skip assertions with 
 function, or find the result channel in memory. Here, the candidate process never holds a
 test, an expected value or the verdict channel.
 
+I/O tests (stdin in, stdout compared) run whole programs instead: :mod:`io_judge`.
+
 This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
 """
 
-import base64
 import builtins
 import collections
 import contextlib
@@ -26,18 +27,17 @@ import functools
 import json
 import os
 import random
-import signal
 import socket
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import io_compare  # noqa: E402 - after the path set-up, by design
+import fork_server  # noqa: E402 - after the path set-up, by design
+import io_judge  # noqa: E402
 import prefetch  # noqa: E402
 import wire  # noqa: E402
 
-END_GRACE_S = 10.0  # for the fork server to clean up after a sample
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 _MUTABLE = (list, dict, set, bytearray)
 
@@ -342,12 +342,12 @@ def sample_budget_s(limits: dict, repeats: int) -> float:
 def judge(job: dict, ctl: socket.socket) -> dict:
     """Run one sample: start the candidate, run every test, collect what happened."""
     if job.get("io"):
-        return judge_io(job, ctl)
+        return io_judge.judge_io(job, ctl)
     limits = job["limits"]
     start = time.monotonic()
     deadline = start + float(limits["timeout_s"])
     report: dict = {"tests": [], "load_error": None, "over": None, "exit": None}
-    sock, over, ctl_ok = _take_candidate(ctl, limits)
+    sock, over, ctl_ok = fork_server.take_candidate(ctl, limits)
     if not ctl_ok:
         report["over"] = over
         report["wall_s"] = time.monotonic() - start
@@ -371,158 +371,9 @@ def judge(job: dict, ctl: socket.socket) -> dict:
         if sock is not None:
             sock.close()
         over = report.get("over") or {}
-        report["exit"] = _end_candidate(ctl, over.get("kind") == "gone")
+        report["exit"] = fork_server.end_candidate(ctl, over.get("kind") == "gone")
     report["wall_s"] = time.monotonic() - start
     return report
-
-
-def _take_candidate(ctl: socket.socket, limits: dict) -> tuple:
-    """The channel to the process the fork server has ready -> (socket or None, why not,
-    whether the control socket still works)."""
-    try:  # the fork server has a process ready (or is forking it): take its channel
-        ctl.settimeout(END_GRACE_S + float(limits["timeout_s"]))
-        data, fds, _, _ = socket.recv_fds(ctl, 1, 1)
-    except OSError as exc:
-        return None, {"kind": "sandbox", "message": f"the candidate sandbox failed: {exc}"}, False
-    if fds and data == b"F":
-        return socket.socket(fileno=fds[0]), None, True
-    kind = "start" if data == b"E" else "sandbox"
-    return None, {"kind": kind, "message": "the candidate process could not start"}, True
-
-
-def _end_candidate(ctl: socket.socket, closed: bool, stdout_bytes: int = 0) -> "dict | None":
-    """Have the fork server end the process -> its exit status and output (None: the
-    sandbox is broken and the harness replaces this worker)."""
-    try:
-        wire.send_frame(ctl, {"op": "end", "closed": closed, "stdout_bytes": stdout_bytes})
-        return json.loads(wire.recv_frame(ctl, time.monotonic() + END_GRACE_S))
-    except (OSError, wire.PeerGone, wire.DeadlineExceeded, wire.ProtocolError, ValueError):
-        return None
-
-
-def judge_io(job: dict, ctl: socket.socket) -> dict:
-    """Run one sample of I/O tests: a fresh process per test runs the whole program on the
-    test's input; the fork server hands back its exit status and output, compared here.
-
-    The program's process gets its input and nothing else: the expected output stays in
-    this process. It sends one message, before any of its code runs (compiled, or not);
-    after that nothing it sends is read, only whether its channel closed.
-    """
-    limits = job["limits"]
-    start = time.monotonic()
-    deadline = start + float(limits["timeout_s"])
-    report: dict = {"tests": [], "load_error": None, "over": None, "exit": None}
-    for test in job["tests"]:
-        case_deadline = deadline
-        if limits.get("test_timeout_s"):
-            case_deadline = min(deadline, time.monotonic() + float(limits["test_timeout_s"]))
-        sock, over, ctl_ok = _take_candidate(ctl, limits)
-        if not ctl_ok or sock is None:
-            report["over"] = over
-            if ctl_ok:
-                report["exit"] = _end_candidate(ctl, False)
-            break
-        outcome, closed = _run_io_case(job, test, sock, case_deadline)
-        sock.close()
-        exit_info = _end_candidate(ctl, closed, int(limits["output_bytes"]))
-        report["exit"] = exit_info
-        if exit_info is None:
-            break
-        report["tests"].append(_io_result(test, outcome, exit_info, limits))
-        exit_info.pop("stdout_b64", None)  # compared: the harness keeps tails only
-        if outcome["kind"] == "compile_error":
-            report["compile_error"] = {"error_type": outcome["type"], "message": outcome["message"]}
-            break
-        if outcome["kind"] == "timeout":
-            report["over"] = {"kind": "timeout", "message": "out of time", "test": test["name"]}
-            break
-    report["wall_s"] = time.monotonic() - start
-    return report
-
-
-def _run_io_case(job: dict, test: dict, sock: socket.socket, deadline: float) -> tuple:
-    """Send the program and the test's input; wait for the process to end -> (outcome,
-    whether its channel closed)."""
-    limits = job["limits"]
-    try:
-        wire.send_frame(
-            sock,
-            {
-                "program": job["program"],
-                "limits": limits,
-                "seed": job.get("seed", 0),
-                "stdin": test["stdin"],
-            },
-        )
-        hello = wire.decode(wire.FrameReader(sock).read(deadline))
-    except wire.DeadlineExceeded:
-        return {"kind": "timeout"}, False
-    except (OSError, wire.PeerGone, wire.ProtocolError):
-        return {"kind": "died"}, True  # before it compiled: the exit status may say how
-    if isinstance(hello, list) and hello[:1] == ["compile_error"] and len(hello) == 4:
-        return {"kind": "compile_error", "type": str(hello[1]), "message": str(hello[3])}, False
-    if hello != ["ready"]:
-        return {"kind": "protocol"}, False
-    while True:  # whatever the program sends is discarded: only the end of the channel counts
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return {"kind": "timeout"}, False
-        sock.settimeout(remaining)
-        try:
-            if not sock.recv(1 << 16):
-                return {"kind": "ended"}, True
-        except TimeoutError:
-            return {"kind": "timeout"}, False
-        except OSError:
-            return {"kind": "ended"}, True
-
-
-def _io_result(test: dict, outcome: dict, exit_info: dict, limits: dict) -> dict:
-    """One I/O test's outcome: the exit status decides first, then the output."""
-    name = test["name"]
-    returncode = exit_info.get("returncode")
-    result = {"name": name, "compare": test["compare"], "exit_code": returncode}
-
-    def verdict(status: str, error_type: str = "", message: str = "") -> dict:
-        return {**result, "status": status, "error_type": error_type, "message": message[:500]}
-
-    kind = outcome["kind"]
-    if kind == "compile_error":
-        return verdict("compile_error", outcome["type"], outcome["message"])
-    if kind == "timeout":
-        return verdict("timeout", "Timeout", "the program did not end in time")
-    if kind == "protocol":
-        return verdict("error", "ProtocolError", "the program's process broke the protocol")
-    if isinstance(returncode, int) and returncode < 0:
-        sig = -returncode
-        if sig == signal.SIGXFSZ:
-            return verdict("output_limit", "SIGXFSZ", "file size limit exceeded")
-        if sig == signal.SIGXCPU:
-            return verdict("timeout", "SIGXCPU", "CPU time limit")
-        name_of = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
-        return verdict("killed", str(name_of), f"killed by {name_of}")
-    if int(exit_info.get("output_bytes", 0) or 0) >= int(limits["output_bytes"]):
-        return verdict(
-            "output_limit", "OutputLimit", f"output exceeded {limits['output_bytes']} bytes"
-        )
-    if returncode is None:
-        return verdict("error", "NoExit", "the program closed its channel but did not exit")
-    if kind == "died" and returncode == 0:
-        return verdict("error", "NoStart", "the program's process ended before it started")
-    if returncode != 0:
-        last = _last_line(str(exit_info.get("stderr", "")))
-        status = "memory" if last.startswith("MemoryError") else "error"
-        return verdict(status, "NonZeroExit", f"exit status {returncode}: {last}".rstrip(": "))
-    stdout = base64.b64decode(exit_info.get("stdout_b64", ""))
-    difference = io_compare.compare(stdout, test["expected_stdout"], test["compare"])
-    if difference:
-        return verdict("failed", "WrongOutput", difference)
-    return verdict("passed")
-
-
-def _last_line(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1].strip()[:300] if lines else ""
 
 
 def _run_tests(job: dict, channel: CandidateChannel, report: dict) -> None:

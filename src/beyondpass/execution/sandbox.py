@@ -109,6 +109,8 @@ def _python_roots() -> list[str]:
 #: The files a sandboxed worker runs; nothing else of beyondpass is visible inside.
 SANDBOX_FILES = (
     "judge.py",
+    "fork_server.py",
+    "io_judge.py",
     "io_compare.py",
     "prefetch.py",
     "candidate_zygote.py",
