@@ -2,7 +2,9 @@
 
 Answers without code or with unparsable code never reach the executor; their verdict comes
 from extraction (``no_code`` / ``syntax_error``), so failure analysis can tell "the model
-wrote instructions" apart from "the code was wrong".
+wrote instructions" apart from "the code was wrong". The task's tests go to the executor as
+they are, call-style or I/O (stdin/stdout, with their comparison); the executor's own
+compile step may still reject a program (``compile_error``).
 """
 
 from __future__ import annotations
