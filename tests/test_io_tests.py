@@ -188,7 +188,7 @@ def test_reading_past_the_given_input_fails(executor) -> None:
     assert "EOFError" in result.tests[0].message
 
 
-def test_the_whole_input_is_there_and_binary_safe(executor) -> None:
+def test_the_whole_input_is_there_however_large(executor) -> None:
     big = "".join(f"{i}\n" for i in range(200_000))  # larger than a pipe's buffer
     tests = (TestCase("big", stdin=big, expected_stdout=f"{sum(range(200_000))}\n"),)
     program = "import sys\nprint(sum(int(x) for x in sys.stdin.buffer.read().split()))\n"
