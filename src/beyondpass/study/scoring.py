@@ -1,8 +1,9 @@
-"""Shared by ``run`` and ``evaluate``: turn an answer into a stored sample, and score the
-stored samples that have no result yet.
+"""Shared by ``run``, ``evaluate`` and ``rescore``: turn an answer into a stored sample, and
+let each evaluator score the stored samples it has not scored yet.
 
 Scoring reads samples back from the store rather than from memory, so a run interrupted
-between answering and scoring resumes exactly where it stopped.
+between answering and scoring resumes exactly where it stopped; each evaluator's result is
+its own row, stored as soon as it is known (docs/store.md).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from beyondpass.benchmarks.task import Task
+from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator
 from beyondpass.extraction import extract
 from beyondpass.extraction.result import Extraction
-from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord
+from beyondpass.store.run_store import EvaluationRecord, RunStore, SampleRecord
 from beyondpass.study.progress import NullProgress, Progress
 
 
@@ -70,46 +72,124 @@ def score_pending(
     progress: Progress | None = None,
     label: str = "evaluate",
 ) -> int:
-    """Evaluate the samples among ``keys`` that have no result; returns how many were scored.
+    """Let every evaluator score the samples among ``keys`` it has not scored yet; returns
+    how many samples got a new evaluation.
 
-    The first evaluator decides the verdict; later ones add metrics. Each result is written
-    as soon as all evaluators are done with that sample.
+    The first evaluator decides the verdict; later ones add metrics.
+    """
+    check_evaluators(evaluators)
+    return score_evaluators(store, tasks, evaluators, keys, progress, label)
+
+
+def check_evaluators(evaluators: Sequence[Evaluator]) -> None:
+    """Exactly one verdict evaluator, first; distinct names; no metric declared twice."""
+    if not evaluators or not evaluators[0].decides_verdict:
+        raise ConfigError("the first evaluator of a run must be the one deciding the verdict")
+    check_compatible(evaluators)
+
+
+def check_compatible(evaluators: Sequence[Evaluator]) -> None:
+    """Distinct names, at most one verdict evaluator, no metric declared by two of them."""
+    names = [ev.name for ev in evaluators]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"an evaluator is listed twice: {names}")
+    verdicts = [ev.name for ev in evaluators if ev.decides_verdict]
+    if len(verdicts) > 1:
+        raise ConfigError(f"exactly one evaluator may decide the verdict, not {verdicts}")
+    owner: dict[str, str] = {}
+    for ev in evaluators:
+        for metric in ev.metrics:
+            if owner.setdefault(metric, ev.name) != ev.name:
+                raise ConfigError(
+                    f"evaluators {owner[metric]!r} and {ev.name!r} both declare metric "
+                    f"{metric!r} — metric names must be unique across evaluators"
+                )
+
+
+def score_evaluators(
+    store: RunStore,
+    tasks: Mapping[tuple[str, str], Task],
+    evaluators: Sequence[Evaluator],
+    keys: Sequence[str],
+    progress: Progress | None = None,
+    label: str = "evaluate",
+    *,
+    redo_before: Mapping[str, float] | None = None,
+) -> int:
+    """Run each evaluator on the samples among ``keys`` it has not scored, one after the
+    other, storing each evaluation the moment the evaluator reports it (per sample or per
+    batch, as its ``on_result`` fires): a kill loses only the work in flight.
+
+    ``redo_before`` maps an evaluator to a time: its evaluations stored before then count
+    as not done (``rescore`` recomputing it, resumably).
     """
     progress = progress or NullProgress()
-    done = store.result_keys()
-    samples = [s for k in keys if k not in done and (s := store.get_sample(k)) is not None]
-    if not samples:
-        return 0
-    progress.start(label, len(samples))
-    candidates = [
-        Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s), s.raw) for s in samples
-    ]
-    extra: list[list[Evaluation]] = [ev.evaluate(candidates) for ev in evaluators[1:]]
-
-    def store_one(i: int, verdict: Evaluation) -> None:
-        metrics = dict(verdict.metrics)
-        details = dict(verdict.details)
-        for j, ev in enumerate(evaluators[1:]):
-            metrics.update(extra[j][i].metrics)
-            if extra[j][i].details:
-                details[ev.name] = extra[j][i].details
-        store.put_result(
-            ResultRecord(
-                key=samples[i].key,
-                status=str(verdict.status),
-                passed=bool(verdict.passed),
-                metrics=metrics,
-                details=details,
-            )
+    redo_before = redo_before or {}
+    for ev in evaluators:
+        store.register_evaluator(
+            ev.name,
+            version=ev.version,
+            decides_verdict=ev.decides_verdict,
+            metrics=ev.metrics,
+            metadata=ev.metadata(),
         )
-        progress.advance(label)
+    loaded: dict[str, SampleRecord | None] = {}
+    touched: set[str] = set()
+    for ev in evaluators:
+        done = store.evaluation_keys(ev.name, since=redo_before.get(ev.name))
+        pending = [k for k in dict.fromkeys(keys) if k not in done]
+        for k in pending:
+            if k not in loaded:
+                loaded[k] = store.get_sample(k)
+        samples = [s for k in pending if (s := loaded[k]) is not None]
+        if not samples:
+            continue
+        step = label if ev.decides_verdict else f"{label}: {ev.name}"
+        progress.start(step, len(samples))
+        candidates = [
+            Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s), s.raw) for s in samples
+        ]
 
-    evaluators[0].evaluate(candidates, on_result=store_one)
-    return len(samples)
+        def store_one(
+            i: int,
+            evaluation: Evaluation,
+            ev: Evaluator = ev,
+            samples: list[SampleRecord] = samples,
+            step: str = step,
+        ) -> None:
+            store.put_evaluation(evaluation_record(samples[i].key, ev, evaluation))
+            touched.add(samples[i].key)
+            progress.advance(step)
+
+        ev.evaluate(candidates, on_result=store_one)
+    return len(touched)
+
+
+def evaluation_record(key: str, ev: Evaluator, evaluation: Evaluation) -> EvaluationRecord:
+    """How the store keeps one evaluator's evaluation of one sample."""
+    verdict = ev.decides_verdict
+    return EvaluationRecord(
+        key=key,
+        evaluator=ev.name,
+        version=ev.version,
+        metrics=dict(evaluation.metrics),
+        details=dict(evaluation.details),
+        status=str(evaluation.status) if verdict else None,
+        passed=bool(evaluation.passed) if verdict else None,
+    )
 
 
 def evaluator_metadata(evaluators: Sequence[Evaluator]) -> list[dict[str, Any]]:
     return [ev.metadata() for ev in evaluators]
 
 
-__all__ = ["evaluator_metadata", "extraction_of", "make_sample", "score_pending"]
+__all__ = [
+    "check_compatible",
+    "check_evaluators",
+    "evaluation_record",
+    "evaluator_metadata",
+    "extraction_of",
+    "make_sample",
+    "score_evaluators",
+    "score_pending",
+]
