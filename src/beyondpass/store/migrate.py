@@ -63,6 +63,11 @@ def migrate(db: sqlite3.Connection, path: Path, found: int, schema: str, target:
             f"{path.parent}: cannot migrate this run from store schema {found} to {target} "
             f"({exc}) — make the directory writable and open it again"
         ) from exc
+    except (ValueError, TypeError) as exc:  # a row the old release could not have written
+        raise DataError(
+            f"{path.parent}: cannot migrate this run from store schema {found} to {target}: "
+            f"a stored result is damaged ({exc}); the run is left as it was"
+        ) from exc
 
 
 def _migrate_1_to_2(db: sqlite3.Connection, schema: str, target: int, backup: str) -> None:

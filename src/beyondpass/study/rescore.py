@@ -34,7 +34,7 @@ from beyondpass.models.replay import AnswerRow, read_answer_rows
 from beyondpass.store.run_store import RunStore
 from beyondpass.study.progress import NullProgress, Progress
 from beyondpass.study.provenance import environment, now_iso
-from beyondpass.study.scoring import check_compatible, score_evaluators
+from beyondpass.study.scoring import check_compatible, register_evaluators, score_evaluators
 
 IN_PROGRESS = "rescore_in_progress"  # meta: evaluator name -> when its recomputation began
 HISTORY = "rescores"  # meta: one record per finished rescore
@@ -129,6 +129,7 @@ def rescore(
             evaluators = [build(name, options.get(name, {}), context) for name in names]
             evaluators.sort(key=lambda ev: not ev.decides_verdict)
             check_compatible(evaluators)
+            register_evaluators(store, evaluators)
             started = dict(store.get_meta(IN_PROGRESS, {}))
             now = time.time()
             redo = {ev.name: float(started.get(ev.name, now)) for ev in evaluators}

@@ -125,14 +125,7 @@ def score_evaluators(
     """
     progress = progress or NullProgress()
     redo_before = redo_before or {}
-    for ev in evaluators:
-        store.register_evaluator(
-            ev.name,
-            version=ev.version,
-            decides_verdict=ev.decides_verdict,
-            metrics=ev.metrics,
-            metadata=ev.metadata(),
-        )
+    register_evaluators(store, evaluators)
     loaded: dict[str, SampleRecord | None] = {}
     touched: set[str] = set()
     for ev in evaluators:
@@ -165,6 +158,19 @@ def score_evaluators(
     return len(touched)
 
 
+def register_evaluators(store: RunStore, evaluators: Sequence[Evaluator]) -> None:
+    """Record each evaluator (name, version, role, metrics, metadata) in the run; the store
+    refuses a second verdict evaluator or a metric another evaluator already produces."""
+    for ev in evaluators:
+        store.register_evaluator(
+            ev.name,
+            version=ev.version,
+            decides_verdict=ev.decides_verdict,
+            metrics=ev.metrics,
+            metadata=ev.metadata(),
+        )
+
+
 def evaluation_record(key: str, ev: Evaluator, evaluation: Evaluation) -> EvaluationRecord:
     """How the store keeps one evaluator's evaluation of one sample."""
     verdict = ev.decides_verdict
@@ -190,6 +196,7 @@ __all__ = [
     "evaluator_metadata",
     "extraction_of",
     "make_sample",
+    "register_evaluators",
     "score_evaluators",
     "score_pending",
 ]
