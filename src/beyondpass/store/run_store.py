@@ -283,14 +283,7 @@ class RunStore:
                 )
         elif name in known and known[name].decides_verdict:
             raise DataError(f"{self.run_dir}: evaluator {name!r} decides this run's verdicts")
-        clashes = sorted(m for m in metrics if self._owners.get(m, name) != name)
-        if clashes:
-            m = clashes[0]
-            raise DataError(
-                f"evaluator {name!r} declares metric {m!r}, which evaluator "
-                f"{self._owners[m]!r} already produces in this run — metric names must be "
-                "unique across evaluators"
-            )
+        self._check_owner(name, "declares", metrics)
         position = known[name].position if name in known else len(known)
         with self._lock, self._db:
             self._db.execute(
@@ -318,6 +311,17 @@ class RunStore:
             for n, v, d, p, m, md, u in fetched
         ]
 
+    def _check_owner(self, evaluator: str, verb: str, metrics: Iterable[str]) -> None:
+        """A metric another evaluator of the run produces is an error, never an overwrite."""
+        clashes = sorted(m for m in metrics if self._owners.get(m, evaluator) != evaluator)
+        if clashes:
+            m = clashes[0]
+            raise DataError(
+                f"evaluator {evaluator!r} {verb} metric {m!r}, which evaluator "
+                f"{self._owners[m]!r} already produces in this run — metric names must be "
+                "unique across evaluators"
+            )
+
     def metric_owners(self) -> dict[str, str]:
         """Metric name -> the evaluator that produces it in this run."""
         with self._lock:
@@ -339,15 +343,8 @@ class RunStore:
         if bool(role[0]) != (e.status is not None):
             what = "must set" if role[0] else "must not set"
             raise DataError(f"evaluator {e.evaluator!r} {what} the verdict (status)")
+        self._check_owner(e.evaluator, "produced", e.metrics)
         new = [m for m in e.metrics if m not in self._owners]
-        clashes = [m for m in e.metrics if self._owners.get(m, e.evaluator) != e.evaluator]
-        if clashes:
-            m = clashes[0]
-            raise DataError(
-                f"evaluator {e.evaluator!r} produced metric {m!r}, which evaluator "
-                f"{self._owners[m]!r} already produces in this run — metric names must be "
-                "unique across evaluators"
-            )
         with self._lock, self._db:
             self._db.executemany(
                 "INSERT OR IGNORE INTO metric_owners VALUES (?, ?)",

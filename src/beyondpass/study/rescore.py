@@ -34,7 +34,7 @@ from beyondpass.models.replay import AnswerRow, read_answer_rows
 from beyondpass.store.run_store import RunStore
 from beyondpass.study.progress import NullProgress, Progress
 from beyondpass.study.provenance import environment, now_iso
-from beyondpass.study.scoring import check_compatible, register_evaluators, score_evaluators
+from beyondpass.study.scoring import check_evaluators, register_evaluators, score_pending
 
 IN_PROGRESS = "rescore_in_progress"  # meta: evaluator name -> when its recomputation began
 HISTORY = "rescores"  # meta: one record per finished rescore
@@ -128,7 +128,7 @@ def rescore(
         try:
             evaluators = [build(name, options.get(name, {}), context) for name in names]
             evaluators.sort(key=lambda ev: not ev.decides_verdict)
-            check_compatible(evaluators)
+            check_evaluators(store, evaluators)
             register_evaluators(store, evaluators)
             started = dict(store.get_meta(IN_PROGRESS, {}))
             now = time.time()
@@ -139,7 +139,7 @@ def rescore(
                 ev.name: len(keys) - len(store.evaluation_keys(ev.name, since=redo[ev.name]))
                 for ev in evaluators
             }
-            score_evaluators(
+            score_pending(
                 store, context.tasks, evaluators, keys, progress, "rescore", redo_before=redo
             )
         finally:

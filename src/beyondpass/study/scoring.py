@@ -71,58 +71,18 @@ def score_pending(
     keys: Sequence[str],
     progress: Progress | None = None,
     label: str = "evaluate",
-) -> int:
-    """Let every evaluator score the samples among ``keys`` it has not scored yet; returns
-    how many samples got a new evaluation.
-
-    The first evaluator decides the verdict; later ones add metrics.
-    """
-    check_evaluators(evaluators)
-    return score_evaluators(store, tasks, evaluators, keys, progress, label)
-
-
-def check_evaluators(evaluators: Sequence[Evaluator]) -> None:
-    """Exactly one verdict evaluator, first; distinct names; no metric declared twice."""
-    if not evaluators or not evaluators[0].decides_verdict:
-        raise ConfigError("the first evaluator of a run must be the one deciding the verdict")
-    check_compatible(evaluators)
-
-
-def check_compatible(evaluators: Sequence[Evaluator]) -> None:
-    """Distinct names, at most one verdict evaluator, no metric declared by two of them."""
-    names = [ev.name for ev in evaluators]
-    if len(set(names)) != len(names):
-        raise ConfigError(f"an evaluator is listed twice: {names}")
-    verdicts = [ev.name for ev in evaluators if ev.decides_verdict]
-    if len(verdicts) > 1:
-        raise ConfigError(f"exactly one evaluator may decide the verdict, not {verdicts}")
-    owner: dict[str, str] = {}
-    for ev in evaluators:
-        for metric in ev.metrics:
-            if owner.setdefault(metric, ev.name) != ev.name:
-                raise ConfigError(
-                    f"evaluators {owner[metric]!r} and {ev.name!r} both declare metric "
-                    f"{metric!r} — metric names must be unique across evaluators"
-                )
-
-
-def score_evaluators(
-    store: RunStore,
-    tasks: Mapping[tuple[str, str], Task],
-    evaluators: Sequence[Evaluator],
-    keys: Sequence[str],
-    progress: Progress | None = None,
-    label: str = "evaluate",
     *,
     redo_before: Mapping[str, float] | None = None,
 ) -> int:
     """Run each evaluator on the samples among ``keys`` it has not scored, one after the
-    other, storing each evaluation the moment the evaluator reports it (per sample or per
-    batch, as its ``on_result`` fires): a kill loses only the work in flight.
+    other (the verdict evaluator first), storing each evaluation the moment the evaluator
+    reports it (per sample or per batch, as its ``on_result`` fires): a kill loses only
+    the work in flight. Returns how many samples got a new evaluation.
 
     ``redo_before`` maps an evaluator to a time: its evaluations stored before then count
     as not done (``rescore`` recomputing it, resumably).
     """
+    check_evaluators(store, evaluators)
     progress = progress or NullProgress()
     redo_before = redo_before or {}
     register_evaluators(store, evaluators)
@@ -158,6 +118,28 @@ def score_evaluators(
     return len(touched)
 
 
+def check_evaluators(store: RunStore, evaluators: Sequence[Evaluator]) -> None:
+    """Distinct names; one verdict evaluator, listed first or already in the run; no metric
+    declared by two of them (the store checks against the run's other evaluators)."""
+    names = [ev.name for ev in evaluators]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"an evaluator is listed twice: {names}")
+    if any(ev.decides_verdict for ev in evaluators[1:]):
+        raise ConfigError("the evaluator deciding the verdict must come first")
+    if not (evaluators and evaluators[0].decides_verdict) and not any(
+        e.decides_verdict for e in store.evaluators()
+    ):
+        raise ConfigError("no evaluator decides the verdict of this run")
+    owner: dict[str, str] = {}
+    for ev in evaluators:
+        for metric in ev.metrics:
+            if owner.setdefault(metric, ev.name) != ev.name:
+                raise ConfigError(
+                    f"evaluators {owner[metric]!r} and {ev.name!r} both declare metric "
+                    f"{metric!r} — metric names must be unique across evaluators"
+                )
+
+
 def register_evaluators(store: RunStore, evaluators: Sequence[Evaluator]) -> None:
     """Record each evaluator (name, version, role, metrics, metadata) in the run; the store
     refuses a second verdict evaluator or a metric another evaluator already produces."""
@@ -190,13 +172,11 @@ def evaluator_metadata(evaluators: Sequence[Evaluator]) -> list[dict[str, Any]]:
 
 
 __all__ = [
-    "check_compatible",
     "check_evaluators",
     "evaluation_record",
     "evaluator_metadata",
     "extraction_of",
     "make_sample",
     "register_evaluators",
-    "score_evaluators",
     "score_pending",
 ]
