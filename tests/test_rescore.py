@@ -324,3 +324,20 @@ def test_kill_during_nfr_scoring_keeps_every_stored_result(tmp_path, run_cli, da
             k: v for k, v in w.items() if k not in EXEC_TIME
         }
         assert [g[k] is None for k in EXEC_TIME] == [w[k] is None for k in EXEC_TIME]
+
+
+def test_recomputed_verdicts_use_the_limits_the_run_recorded(tmp_path, run_cli, data_dir):
+    run = unpack("demo-run", tmp_path)  # its study sets timeout_s = 2 (default: 10)
+    before = evaluations(run, "functional")
+    with RunStore(run, create=False) as store:
+        statuses = {r.sample.key: r.result.status for r in store.rows()}
+    done = run_cli(["rescore", run, "--evaluator", "functional", "--json"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    after = evaluations(run, "functional")
+    assert all(after[k][0] > before[k][0] for k in before)  # every verdict recomputed
+    with RunStore(run, create=False) as store:
+        assert {r.sample.key: r.result.status for r in store.rows()} == statuses
+        (record,) = store.get_meta("rescores")
+        executor = store.get_meta("executor")
+    assert record["limits"]["timeout_s"] == 2 == executor["limits"]["timeout_s"]
+    assert record["evaluators"][0]["metadata"]["limits"]["timeout_s"] == 2
