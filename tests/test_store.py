@@ -12,6 +12,7 @@ import pytest
 
 from beyondpass.errors import DataError
 from beyondpass.evaluators.nfr import NFR_METRICS
+from beyondpass.store import migrate, run_store
 from beyondpass.store.run_store import (
     SCHEMA_VERSION,
     EvaluationRecord,
@@ -234,3 +235,18 @@ def test_a_run_of_a_newer_schema_is_refused(tmp_path):
         store.set_meta("schema_version", SCHEMA_VERSION + 1)
     with pytest.raises(DataError, match=f"newer beyondpass \\(store schema {SCHEMA_VERSION + 1}"):
         RunStore(tmp_path, create=False)
+
+
+def test_a_run_migrated_meanwhile_by_another_process_is_left_alone(tmp_path):
+    with tarfile.open(V1 / "demo-run.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    run = tmp_path / "demo-run"
+    late = sqlite3.connect(run / "run.sqlite3")  # opened while the run was still schema 1
+    assert migrate.schema_version(late) == 1
+    with RunStore(run, create=False) as store:  # the other process migrates it
+        rows = list(store.rows())
+    migrate.migrate(late, run / "run.sqlite3", 1, run_store._SCHEMA, SCHEMA_VERSION)
+    late.close()
+    with RunStore(run, create=False) as store:
+        assert list(store.rows()) == rows
+        assert len(store.get_meta("migrations")) == 1

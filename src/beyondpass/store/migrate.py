@@ -76,6 +76,9 @@ def _migrate_1_to_2(db: sqlite3.Connection, schema: str, target: int, backup: st
     try:
         db.execute("BEGIN IMMEDIATE")
         try:
+            if schema_version(db) == target:  # another process migrated it meanwhile
+                db.execute("COMMIT")
+                return
             for statement in schema.split(";"):
                 if statement.strip():
                     db.execute(statement)
