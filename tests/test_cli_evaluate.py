@@ -62,7 +62,9 @@ def assert_line_contract(results: list[dict[str, Any]], expected_ids: list[str])
 def results_table(out: Path) -> list[tuple[str, str, float]]:
     db = sqlite3.connect(f"file:{out / 'run.sqlite3'}?mode=ro", uri=True)
     try:
-        return db.execute("SELECT key, status, created_at FROM results ORDER BY key").fetchall()
+        return db.execute(
+            "SELECT key, status, created_at FROM evaluations WHERE status IS NOT NULL ORDER BY key"
+        ).fetchall()
     finally:
         db.close()
 

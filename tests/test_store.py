@@ -1,13 +1,26 @@
-"""The run store: round trips, replacement semantics, WAL, clear errors."""
+"""The run store: round trips, replacement semantics, WAL, clear errors, per-evaluator rows,
+schema migration (on run directories made by the previous release)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import tarfile
+from pathlib import Path
 
 import pytest
 
 from beyondpass.errors import DataError
-from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sample_key
+from beyondpass.evaluators.nfr import NFR_METRICS
+from beyondpass.store import migrate, run_store
+from beyondpass.store.run_store import (
+    SCHEMA_VERSION,
+    EvaluationRecord,
+    ResultRecord,
+    RunStore,
+    SampleRecord,
+    sample_key,
+)
 
 
 def sample(key: str, task: str = "T/1") -> SampleRecord:
@@ -77,3 +90,163 @@ def test_not_a_run_and_corrupt_database(tmp_path):
     (tmp_path / "bad" / "run.sqlite3").write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(DataError, match="not a usable run database"):
         RunStore(tmp_path / "bad")
+
+
+# -- per-evaluator rows ----------------------------------------------------------------------
+def two_evaluators(store: RunStore) -> None:
+    store.register_evaluator("functional", version="1", decides_verdict=True)
+    store.register_evaluator("nfr", version="2", decides_verdict=False, metrics=("loc",))
+
+
+def test_each_evaluator_has_its_own_row_and_rows_merge_them(tmp_path):
+    with RunStore(tmp_path) as store:
+        store.put_sample(sample("k"))
+        two_evaluators(store)
+        store.put_evaluation(
+            EvaluationRecord("k", "nfr", "2", {"loc": 3}, {"pylint_counts": {"refactor": 0}})
+        )
+        assert store.result_keys() == set()  # no verdict yet
+        assert [r.result for r in store.rows()] == [None]
+        store.put_evaluation(
+            EvaluationRecord(
+                "k", "functional", "1", {"tests_run": 2}, {"message": ""}, "passed", True
+            )
+        )
+        assert store.result_keys() == {"k"}
+        (row,) = store.rows()
+        assert row.result == ResultRecord(
+            "k",
+            "passed",
+            True,
+            {"tests_run": 2, "loc": 3},
+            {"message": "", "nfr": {"pylint_counts": {"refactor": 0}}},
+        )
+        assert {(e.evaluator, e.version) for e in store.evaluations()} == {
+            ("functional", "1"),
+            ("nfr", "2"),
+        }
+        assert store.counts() == {"samples": 1, "results": 1}
+
+
+def test_one_verdict_evaluator_and_unique_metric_names(tmp_path):
+    with RunStore(tmp_path) as store:
+        store.put_sample(sample("k"))
+        two_evaluators(store)
+        store.put_evaluation(
+            EvaluationRecord("k", "functional", "1", {"tests_run": 2}, {}, "failed", False)
+        )
+        with pytest.raises(DataError, match="decided by evaluator 'functional'"):
+            store.register_evaluator("robustapi", version="1", decides_verdict=True)
+        with pytest.raises(DataError, match="'tests_run'.*'functional' already produces"):
+            store.register_evaluator(
+                "other", version="1", decides_verdict=False, metrics=["tests_run"]
+            )
+        with pytest.raises(DataError, match="produced metric 'tests_run'"):  # undeclared too
+            store.put_evaluation(EvaluationRecord("k", "nfr", "2", {"loc": 1, "tests_run": 5}))
+        with pytest.raises(DataError, match="must not set the verdict"):
+            store.put_evaluation(EvaluationRecord("k", "nfr", "2", {"loc": 1}, {}, "passed", True))
+        with pytest.raises(DataError, match="not registered"):
+            store.put_evaluation(EvaluationRecord("k", "ghost", "1"))
+        (row,) = store.rows()  # nothing refused was written
+        assert row.result == ResultRecord("k", "failed", False, {"tests_run": 2}, {})
+        assert store.evaluations("nfr") == [] and store.metric_owners() == {
+            "tests_run": "functional"
+        }
+
+
+def test_clearing_results_forgets_evaluators_but_keeps_samples(tmp_path):
+    with RunStore(tmp_path) as store:
+        store.put_sample(sample("k"))
+        two_evaluators(store)
+        store.put_evaluation(EvaluationRecord("k", "functional", "1", {}, {}, "passed", True))
+        store.put_evaluation(EvaluationRecord("k", "nfr", "2", {"loc": 1}))
+        assert store.clear_results() == 1
+        assert store.evaluations() == [] and store.evaluators() == []
+        assert store.metric_owners() == {} and store.sample_keys() == {"k"}
+
+
+# -- schema versions -------------------------------------------------------------------------
+V1 = Path(__file__).parent / "data" / "store-v1"
+
+
+def v1_results(db_path: Path) -> dict[str, ResultRecord]:
+    """Read a schema-1 database directly: the oracle for what its results were."""
+    with sqlite3.connect(db_path) as conn:
+        fetched = conn.execute("SELECT key, status, passed, metrics, details FROM results")
+        return {
+            k: ResultRecord(k, s, bool(p), json.loads(m), json.loads(d))
+            for k, s, p, m, d in fetched.fetchall()
+        }
+
+
+@pytest.mark.parametrize("name", ["ev-nfr", "ev-plain", "demo-run"])
+def test_runs_of_the_previous_release_are_migrated_in_place(tmp_path, name):
+    with tarfile.open(V1 / f"{name}.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    run = tmp_path / name
+    before = v1_results(run / "run.sqlite3")
+    assert before
+    with RunStore(run, create=False) as store:
+        after = {r.sample.key: r.result for r in store.rows()}
+        assert after == before  # same verdicts, metrics and details
+        assert store.get_meta("schema_version") == SCHEMA_VERSION
+        (migration,) = store.get_meta("migrations")
+        evaluators = [e.name for e in store.evaluators()]
+        nfr_rows = store.evaluations("nfr")
+        verdict_rows = store.evaluations("functional")
+    assert migration["backup"] == "run.sqlite3.schema1.bak"
+    assert v1_results(run / "run.sqlite3.schema1.bak") == before  # the untouched old run
+    assert {e.key for e in verdict_rows} == set(before)
+    if name == "ev-nfr":  # NFR metrics and details go to nfr, the rest stays with the verdict
+        assert evaluators == ["functional", "nfr"]
+        assert {e.key for e in nfr_rows} == set(before)
+        for e in nfr_rows:
+            assert set(e.metrics) <= set(NFR_METRICS) and e.status is None
+            assert e.details == before[e.key].details["nfr"]
+        for e in verdict_rows:
+            assert not set(e.metrics) & set(NFR_METRICS) and "nfr" not in e.details
+        assert any(e.metrics for e in nfr_rows)
+    else:
+        assert evaluators == ["functional"] and nfr_rows == []
+    with RunStore(run, create=False) as store:  # opening again migrates nothing
+        assert len(store.get_meta("migrations")) == 1
+
+
+def test_a_failed_migration_leaves_the_old_run_as_it_was(tmp_path):
+    with tarfile.open(V1 / "ev-nfr.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    db = tmp_path / "ev-nfr" / "run.sqlite3"
+    with sqlite3.connect(db) as conn:  # one row the migration cannot read
+        conn.execute("UPDATE results SET metrics = 'not json' WHERE rowid = 2")
+    before = sqlite3.connect(db).execute("SELECT * FROM results ORDER BY key").fetchall()
+    with pytest.raises(DataError, match="cannot migrate this run from store schema 1"):
+        RunStore(tmp_path / "ev-nfr", create=False)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT * FROM results ORDER BY key").fetchall() == before
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (
+            "1",
+        )
+        tables = {t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "evaluations" not in tables
+
+
+def test_a_run_of_a_newer_schema_is_refused(tmp_path):
+    with RunStore(tmp_path) as store:
+        store.set_meta("schema_version", SCHEMA_VERSION + 1)
+    with pytest.raises(DataError, match=f"newer beyondpass \\(store schema {SCHEMA_VERSION + 1}"):
+        RunStore(tmp_path, create=False)
+
+
+def test_a_run_migrated_meanwhile_by_another_process_is_left_alone(tmp_path):
+    with tarfile.open(V1 / "demo-run.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    run = tmp_path / "demo-run"
+    late = sqlite3.connect(run / "run.sqlite3")  # opened while the run was still schema 1
+    assert migrate.schema_version(late) == 1
+    with RunStore(run, create=False) as store:  # the other process migrates it
+        rows = list(store.rows())
+    migrate.migrate(late, run / "run.sqlite3", 1, run_store._SCHEMA, SCHEMA_VERSION)
+    late.close()
+    with RunStore(run, create=False) as store:
+        assert list(store.rows()) == rows
+        assert len(store.get_meta("migrations")) == 1

@@ -38,6 +38,7 @@ def main() -> None:
         commands,
         compare,
         prompts,
+        rescore,
         robustapi,
         studies,
     )

@@ -41,6 +41,12 @@ OnEvaluation = Callable[[int, Evaluation], None]
 class Evaluator(ABC):
     name: str = ""
     decides_verdict: bool = False
+    #: Bump when the same candidate would get other metrics or details: stored with every
+    #: result, so a run shows which version scored it (and ``rescore`` can redo it).
+    version: str = "1"
+    #: The metric names this evaluator produces, when known up front. Two evaluators of a
+    #: run may not declare (or produce) the same name: the store refuses it.
+    metrics: tuple[str, ...] = ()
 
     @abstractmethod
     def evaluate(

@@ -52,6 +52,8 @@ class NfrEvaluator(Evaluator):
 
     name = "nfr"
     decides_verdict = False
+    version = "1"
+    metrics = NFR_METRICS
 
     def __init__(
         self,

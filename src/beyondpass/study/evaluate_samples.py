@@ -26,14 +26,14 @@ from typing import Any
 
 from beyondpass.analysis.passk import mean_pass_at_k
 from beyondpass.analysis.summary import KS
-from beyondpass.benchmarks import load_benchmark
+from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.nfr import NFR_METRICS, TIMING_REPEATS, NfrEvaluator
 from beyondpass.evaluators.select import verdict_evaluator
 from beyondpass.execution import ExecutionLimits, ExecutorChoice, call_timing
-from beyondpass.models.replay import read_answer_rows
-from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
+from beyondpass.models.replay import AnswerRow, read_answer_rows
+from beyondpass.store.run_store import DB_NAME, Row, RunStore, sample_key
 from beyondpass.study.progress import NullProgress, Progress
 from beyondpass.study.provenance import environment, now_iso
 from beyondpass.study.scoring import evaluator_metadata, make_sample, score_pending
@@ -149,21 +149,15 @@ def evaluate_samples(
         if store.get_meta("created_at") is None:
             store.set_meta("created_at", now_iso())
 
-        per_task_count: Counter[tuple[str, str]] = Counter()
-        keys: list[str] = []
+        identities = answer_identities(rows, resolved, bench.name, model_label)
+        keys = [ident[0] if ident else "" for ident in identities]
         stored = store.sample_keys()
         models: dict[str, dict[str, Any]] = {}
-        for row, tid in zip(rows, resolved, strict=True):
-            if tid is None:
-                keys.append("")
+        for row, tid, ident in zip(rows, resolved, identities, strict=True):
+            if tid is None or ident is None:
                 continue
-            condition = row.condition or ""
-            index = per_task_count[(tid, condition)]
-            per_task_count[(tid, condition)] += 1
-            model = row.model or model_label
+            key, model, condition, index = ident
             models.setdefault(model, {"spec": f"samples:{samples_path.name}"})
-            key = sample_key(bench.name, tid, model, condition, index)
-            keys.append(key)
             if key not in stored:
                 store.put_sample(
                     make_sample(
@@ -177,7 +171,7 @@ def evaluate_samples(
                     )
                 )
         store.set_meta("models", models)
-        store.set_meta("sampling", {"n": max(per_task_count.values())})
+        store.set_meta("sampling", {"n": sampling_n(identities)})
         scored_keys = [k for k in keys if k]
         try:
             score_pending(
@@ -189,6 +183,43 @@ def evaluate_samples(
         store.set_meta("status", "complete")
         store.set_meta("updated_at", now_iso())
 
+    return write_results(out_dir, bench, rows, resolved, keys, by_key, nfr)
+
+
+def answer_identities(
+    rows: list[AnswerRow], resolved: list[str | None], benchmark: str, model_label: str
+) -> list[tuple[str, str, str, int] | None]:
+    """Each answer line's sample (key, model, condition, index); None for skipped lines."""
+    per_task_count: Counter[tuple[str, str]] = Counter()
+    out: list[tuple[str, str, str, int] | None] = []
+    for row, tid in zip(rows, resolved, strict=True):
+        if tid is None:
+            out.append(None)
+            continue
+        condition = row.condition or ""
+        index = per_task_count[(tid, condition)]
+        per_task_count[(tid, condition)] += 1
+        model = row.model or model_label
+        out.append((sample_key(benchmark, tid, model, condition, index), model, condition, index))
+    return out
+
+
+def sampling_n(identities: list[tuple[str, str, str, int] | None]) -> int:
+    """Samples per task and condition (the largest count)."""
+    return max(ident[3] for ident in identities if ident) + 1
+
+
+def write_results(
+    out_dir: Path,
+    bench: Benchmark,
+    rows: list[AnswerRow],
+    resolved: list[str | None],
+    keys: list[str],
+    by_key: dict[str, Row],
+    nfr: bool,
+) -> EvaluateOutcome:
+    """Write ``results.jsonl`` (one line per input line) and return the summary."""
+    scored_keys = [k for k in keys if k]
     results_path = out_dir / RESULTS_FILE
     lines = []
     per_task: dict[str, list[bool]] = defaultdict(list)

@@ -1,8 +1,9 @@
-"""Shared by ``run`` and ``evaluate``: turn an answer into a stored sample, and score the
-stored samples that have no result yet.
+"""Shared by ``run``, ``evaluate`` and ``rescore``: turn an answer into a stored sample, and
+let each evaluator score the stored samples it has not scored yet.
 
 Scoring reads samples back from the store rather than from memory, so a run interrupted
-between answering and scoring resumes exactly where it stopped.
+between answering and scoring resumes exactly where it stopped; each evaluator's result is
+its own row, stored as soon as it is known (docs/store.md).
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from beyondpass.benchmarks.task import Task
+from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator
 from beyondpass.extraction import extract
 from beyondpass.extraction.result import Extraction
-from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord
+from beyondpass.store.run_store import EvaluationRecord, RunStore, SampleRecord
 from beyondpass.study.progress import NullProgress, Progress
 
 
@@ -69,47 +71,112 @@ def score_pending(
     keys: Sequence[str],
     progress: Progress | None = None,
     label: str = "evaluate",
+    *,
+    redo_before: Mapping[str, float] | None = None,
 ) -> int:
-    """Evaluate the samples among ``keys`` that have no result; returns how many were scored.
+    """Run each evaluator on the samples among ``keys`` it has not scored, one after the
+    other (the verdict evaluator first), storing each evaluation the moment the evaluator
+    reports it (per sample or per batch, as its ``on_result`` fires): a kill loses only
+    the work in flight. Returns how many samples got a new evaluation.
 
-    The first evaluator decides the verdict; later ones add metrics. Each result is written
-    as soon as all evaluators are done with that sample.
+    ``redo_before`` maps an evaluator to a time: its evaluations stored before then count
+    as not done (``rescore`` recomputing it, resumably).
     """
+    check_evaluators(store, evaluators)
     progress = progress or NullProgress()
-    done = store.result_keys()
-    samples = [s for k in keys if k not in done and (s := store.get_sample(k)) is not None]
-    if not samples:
-        return 0
-    progress.start(label, len(samples))
-    candidates = [
-        Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s), s.raw) for s in samples
-    ]
-    extra: list[list[Evaluation]] = [ev.evaluate(candidates) for ev in evaluators[1:]]
+    redo_before = redo_before or {}
+    register_evaluators(store, evaluators)
+    loaded: dict[str, SampleRecord | None] = {}
+    touched: set[str] = set()
+    for ev in evaluators:
+        done = store.evaluation_keys(ev.name, since=redo_before.get(ev.name))
+        pending = [k for k in dict.fromkeys(keys) if k not in done]
+        for k in pending:
+            if k not in loaded:
+                loaded[k] = store.get_sample(k)
+        samples = [s for k in pending if (s := loaded[k]) is not None]
+        if not samples:
+            continue
+        step = label if ev.decides_verdict else f"{label}: {ev.name}"
+        progress.start(step, len(samples))
+        candidates = [
+            Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s), s.raw) for s in samples
+        ]
 
-    def store_one(i: int, verdict: Evaluation) -> None:
-        metrics = dict(verdict.metrics)
-        details = dict(verdict.details)
-        for j, ev in enumerate(evaluators[1:]):
-            metrics.update(extra[j][i].metrics)
-            if extra[j][i].details:
-                details[ev.name] = extra[j][i].details
-        store.put_result(
-            ResultRecord(
-                key=samples[i].key,
-                status=str(verdict.status),
-                passed=bool(verdict.passed),
-                metrics=metrics,
-                details=details,
-            )
+        def store_one(
+            i: int,
+            evaluation: Evaluation,
+            ev: Evaluator = ev,
+            samples: list[SampleRecord] = samples,
+            step: str = step,
+        ) -> None:
+            store.put_evaluation(evaluation_record(samples[i].key, ev, evaluation))
+            touched.add(samples[i].key)
+            progress.advance(step)
+
+        ev.evaluate(candidates, on_result=store_one)
+    return len(touched)
+
+
+def check_evaluators(store: RunStore, evaluators: Sequence[Evaluator]) -> None:
+    """Distinct names; one verdict evaluator, listed first or already in the run; no metric
+    declared by two of them (the store checks against the run's other evaluators)."""
+    names = [ev.name for ev in evaluators]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"an evaluator is listed twice: {names}")
+    if any(ev.decides_verdict for ev in evaluators[1:]):
+        raise ConfigError("the evaluator deciding the verdict must come first")
+    if not (evaluators and evaluators[0].decides_verdict) and not any(
+        e.decides_verdict for e in store.evaluators()
+    ):
+        raise ConfigError("no evaluator decides the verdict of this run")
+    owner: dict[str, str] = {}
+    for ev in evaluators:
+        for metric in ev.metrics:
+            if owner.setdefault(metric, ev.name) != ev.name:
+                raise ConfigError(
+                    f"evaluators {owner[metric]!r} and {ev.name!r} both declare metric "
+                    f"{metric!r} — metric names must be unique across evaluators"
+                )
+
+
+def register_evaluators(store: RunStore, evaluators: Sequence[Evaluator]) -> None:
+    """Record each evaluator (name, version, role, metrics, metadata) in the run; the store
+    refuses a second verdict evaluator or a metric another evaluator already produces."""
+    for ev in evaluators:
+        store.register_evaluator(
+            ev.name,
+            version=ev.version,
+            decides_verdict=ev.decides_verdict,
+            metrics=ev.metrics,
+            metadata=ev.metadata(),
         )
-        progress.advance(label)
 
-    evaluators[0].evaluate(candidates, on_result=store_one)
-    return len(samples)
+
+def evaluation_record(key: str, ev: Evaluator, evaluation: Evaluation) -> EvaluationRecord:
+    """How the store keeps one evaluator's evaluation of one sample."""
+    verdict = ev.decides_verdict
+    return EvaluationRecord(
+        key=key,
+        evaluator=ev.name,
+        version=ev.version,
+        metrics=dict(evaluation.metrics),
+        details=dict(evaluation.details),
+        status=str(evaluation.status) if verdict else None,
+        passed=bool(evaluation.passed) if verdict else None,
+    )
 
 
 def evaluator_metadata(evaluators: Sequence[Evaluator]) -> list[dict[str, Any]]:
     return [ev.metadata() for ev in evaluators]
 
 
-__all__ = ["evaluator_metadata", "extraction_of", "make_sample", "score_pending"]
+__all__ = [
+    "check_evaluators",
+    "evaluation_record",
+    "evaluator_metadata",
+    "extraction_of",
+    "make_sample",
+    "register_evaluators",
+    "score_pending",
+]

@@ -1,0 +1,124 @@
+"""``beyondpass rescore``: add or recompute evaluators on an existing run (no model asked)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from beyondpass.cli.app import cli, emit_json
+from beyondpass.cli.commands import DATA_DIR_HELP, _executor_choice, executor_options
+from beyondpass.cli.progress import RichProgress
+from beyondpass.errors import ConfigError
+from beyondpass.evaluators.base import Evaluator
+from beyondpass.study.rescore import RunContext
+
+KNOWN_EVALUATORS = ("functional", "robustapi", "nfr")
+
+
+def _evaluator_from_name(name: str, options: Mapping[str, Any], context: RunContext) -> Evaluator:
+    """Build the evaluator called ``name`` for the run described by ``context``.
+
+    Stand-in for the method registry: the integrator replaces this function by the
+    registry's evaluator lookup (``beyondpass.registry``), which knows every method's
+    evaluators and validates their options.
+    """
+    if name == "functional":
+        from beyondpass.evaluators.functional import FunctionalEvaluator
+
+        return FunctionalEvaluator(
+            context.executor(), context.limits, timing_repeats=context.timing_repeats
+        )
+    if name == "robustapi":
+        from beyondpass.evaluators.api_misuse import ApiMisuseEvaluator
+
+        return ApiMisuseEvaluator.from_data(context.data_dir, **options)
+    if name == "nfr":
+        from beyondpass.evaluators.nfr import NfrEvaluator
+
+        return NfrEvaluator(context.workers, **options)
+    raise ConfigError(f"unknown evaluator {name!r} — known: {', '.join(KNOWN_EVALUATORS)}")
+
+
+@cli.command()
+@click.argument("run_dir", metavar="RUN", type=click.Path(file_okay=False))
+@click.option(
+    "--evaluator",
+    "evaluators",
+    multiple=True,
+    metavar="NAME",
+    help="Evaluator to add or recompute (repeatable; default: every evaluator the run has). "
+    f"Known: {', '.join(KNOWN_EVALUATORS)}.",
+)
+@click.option(
+    "--samples",
+    type=click.Path(dir_okay=False),
+    help="Runs of `evaluate`: the answers file, if it moved since (results.jsonl is rebuilt).",
+)
+@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
+@click.option("--workers", type=int, default=None, help="Parallel samples / pylint processes.")
+@executor_options
+@click.option(
+    "--report/--no-report",
+    default=True,
+    show_default=True,
+    help="Render the report again when the run already has one.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
+def rescore(
+    run_dir: str,
+    evaluators: tuple[str, ...],
+    samples: str | None,
+    data_dir: str | None,
+    workers: int | None,
+    executor: str | None,
+    isolation: str | None,
+    ray_address: str | None,
+    report: bool,
+    as_json: bool,
+) -> None:
+    """Add or recompute evaluators on a run of `run` or `evaluate`, without asking a model
+    and without re-running the other evaluators."""
+    from beyondpass.errors import DataError
+    from beyondpass.study.rescore import rescore as rescore_run
+
+    if not Path(run_dir).is_dir():
+        raise DataError(f"run directory {run_dir} does not exist")
+    with RichProgress(enabled=not as_json) as progress:
+        outcome = rescore_run(
+            run_dir,
+            evaluators,
+            _evaluator_from_name,
+            data_dir=data_dir,
+            workers=workers,
+            executor=_executor_choice(executor, isolation, ray_address),
+            samples_path=samples,
+            progress=progress,
+        )
+    paths = None
+    if report and (outcome.run_dir / "report.html").is_file():
+        from beyondpass.report import render_report
+
+        paths = render_report(outcome.run_dir)
+    payload: dict[str, Any] = {
+        "run_dir": str(outcome.run_dir),
+        "kind": outcome.kind,
+        "n_samples": outcome.n_samples,
+        "evaluators": outcome.evaluators,
+        "summary": outcome.results.summary if outcome.results else None,
+        "report_html": str(paths.html) if paths else None,
+    }
+    if as_json:
+        emit_json(payload)
+        return
+    for record in outcome.evaluators:
+        click.echo(
+            f"{record['evaluator']} (version {record['version']}): scored "
+            f"{record['samples_scored']} of {outcome.n_samples} samples"
+        )
+    if outcome.results:
+        click.echo(f"results: {outcome.results.results_path}")
+    if paths:
+        click.echo(f"report: {paths.html}")

@@ -1,0 +1,302 @@
+"""``beyondpass rescore``: add or recompute evaluators on an existing run.
+
+The samples (answers and extracted code) are already in the run, so no model is asked, and
+every evaluator's results are their own rows, so only the evaluators named are run: their
+rows are added or replaced, the others' stay as they are (docs/store.md). Which evaluator a
+name means is not decided here: the caller passes a builder, ``(name, options, context) ->
+Evaluator``; the :class:`RunContext` gives it what the run recorded (benchmark tasks,
+executor, limits, timing repeats, seed), so a recomputed verdict is made under the same
+conditions as the original one.
+
+Resumable like everything else: each evaluation is stored as it completes, and the time a
+recomputation started is kept in the run's metadata until it finishes, so the same command
+after a kill only redoes what was not redone yet. What was done (evaluators, versions,
+metadata, when) is appended to the run's ``rescores`` metadata.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from beyondpass.benchmarks import Benchmark, load_benchmark
+from beyondpass.benchmarks.task import Task
+from beyondpass.errors import ConfigError, DataError
+from beyondpass.evaluators.base import Evaluator
+from beyondpass.execution import ISOLATION_LEVELS, ExecutionLimits, ExecutorChoice
+from beyondpass.execution.base import Executor
+from beyondpass.models.replay import AnswerRow, read_answer_rows
+from beyondpass.store.run_store import RunStore
+from beyondpass.study.progress import NullProgress, Progress
+from beyondpass.study.provenance import environment, now_iso
+from beyondpass.study.scoring import check_evaluators, register_evaluators, score_pending
+
+IN_PROGRESS = "rescore_in_progress"  # meta: evaluator name -> when its recomputation began
+HISTORY = "rescores"  # meta: one record per finished rescore
+
+
+@dataclass
+class RunContext:
+    """What an evaluator builder may read about the run it scores."""
+
+    run_dir: Path
+    meta: dict[str, Any]
+    tasks: dict[tuple[str, str], Task]
+    data_dir: str | None
+    workers: int | None
+    executor_choice: ExecutorChoice
+    limits: ExecutionLimits
+    timing_repeats: int
+    seed: int
+    _executor: Executor | None = field(default=None, repr=False)
+
+    def executor(self) -> Executor:
+        """The run's executor (built once, on first use; closed when the rescore ends)."""
+        if self._executor is None:
+            self._executor = self.executor_choice.build(workers=self.workers, seed=self.seed)
+        return self._executor
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+
+
+EvaluatorBuilder = Callable[[str, Mapping[str, Any], RunContext], Evaluator]
+
+
+@dataclass
+class RescoreOutcome:
+    run_dir: Path
+    kind: str
+    evaluators: list[dict[str, Any]]  # name, version, samples scored
+    n_samples: int
+    results: Any = None  # evaluate runs: the refreshed results.jsonl's EvaluateOutcome
+
+
+def rescore(
+    run_dir: str | Path,
+    names: Sequence[str],
+    build: EvaluatorBuilder,
+    *,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    data_dir: str | None = None,
+    workers: int | None = None,
+    executor: ExecutorChoice | None = None,
+    samples_path: str | Path | None = None,
+    progress: Progress | None = None,
+) -> RescoreOutcome:
+    """Add or recompute the evaluators ``names`` (default: all the run has) on ``run_dir``.
+
+    ``executor`` overrides the executor the run recorded (how code runs, not what is
+    measured); ``samples_path`` is where an evaluation's answers file is now, when it moved
+    (``results.jsonl`` is rebuilt from it).
+    """
+    progress = progress or NullProgress()
+    run_dir = Path(run_dir)
+    options = options or {}
+    with RunStore(run_dir, create=False) as store:
+        meta = store.all_meta()
+        kind = meta.get("kind")
+        if kind not in ("study", "evaluate"):
+            raise DataError(f"{run_dir}: not a run of `beyondpass run` or `evaluate` ({kind=})")
+        names = list(dict.fromkeys(names)) or [e.name for e in store.evaluators()]
+        if not names:
+            raise ConfigError(f"{run_dir} has no evaluators yet; name one with --evaluator")
+        unknown_options = sorted(set(options) - set(names))
+        if unknown_options:
+            raise ConfigError(f"options given for evaluators not rescored: {unknown_options}")
+        benchmarks = _benchmarks(meta, data_dir)
+        answers = None
+        if kind == "evaluate":
+            bench = benchmarks[meta["benchmark_name"]]
+            answers = _answers(meta, bench, run_dir, samples_path)
+        context = _context(run_dir, meta, benchmarks, data_dir, workers, executor)
+        keys = sorted(store.sample_keys())
+        missing = {
+            (s.benchmark, s.task_id)
+            for k in keys
+            if (s := store.get_sample(k)) and (s.benchmark, s.task_id) not in context.tasks
+        }
+        if missing:
+            raise DataError(f"{run_dir}: tasks of stored samples not in the benchmark: {missing}")
+        try:
+            evaluators = [build(name, options.get(name, {}), context) for name in names]
+            evaluators.sort(key=lambda ev: not ev.decides_verdict)
+            check_evaluators(store, evaluators)
+            register_evaluators(store, evaluators)
+            started = dict(store.get_meta(IN_PROGRESS, {}))
+            now = time.time()
+            redo = {ev.name: float(started.get(ev.name, now)) for ev in evaluators}
+            store.set_meta(IN_PROGRESS, {**started, **redo})
+            began = now_iso()
+            counts = {
+                ev.name: len(keys) - len(store.evaluation_keys(ev.name, since=redo[ev.name]))
+                for ev in evaluators
+            }
+            score_pending(
+                store, context.tasks, evaluators, keys, progress, "rescore", redo_before=redo
+            )
+        finally:
+            context.close()
+        records = [
+            {"evaluator": ev.name, "version": ev.version, "samples_scored": counts[ev.name]}
+            for ev in evaluators
+        ]
+        _record(store, evaluators, records, options, began, context)
+        rows = {r.sample.key: r for r in store.rows()}
+        has_nfr = "nfr" in {e.name for e in store.evaluators()}
+    outcome = RescoreOutcome(run_dir, kind, records, len(keys))
+    if answers is not None:
+        from beyondpass.study.evaluate_samples import write_results
+
+        rows_in, resolved, line_keys = answers
+        bench = benchmarks[meta["benchmark_name"]]
+        outcome.results = write_results(run_dir, bench, rows_in, resolved, line_keys, rows, has_nfr)
+    return outcome
+
+
+def _record(
+    store: RunStore,
+    evaluators: list[Evaluator],
+    records: list[dict[str, Any]],
+    options: Mapping[str, Mapping[str, Any]],
+    began: str,
+    context: RunContext,
+) -> None:
+    """Write what this rescore did into the run's metadata; clear its in-progress mark."""
+    listed = store.get_meta("evaluators")
+    listed = list(listed) if isinstance(listed, list) else []
+    for ev in evaluators:
+        md = ev.metadata()
+        at = [i for i, e in enumerate(listed) if _dict(e).get("evaluator") == ev.name]
+        if at:
+            listed[at[0]] = md
+        elif ev.decides_verdict:
+            listed.insert(0, md)
+        else:
+            listed.append(md)
+        if ev.decides_verdict:
+            store.set_meta("executor", md)
+    store.set_meta("evaluators", listed)
+    history = list(store.get_meta(HISTORY, []))
+    history.append(
+        {
+            "started_at": began,
+            "finished_at": now_iso(),
+            "evaluators": [
+                {**r, "options": dict(options.get(r["evaluator"], {})), "metadata": ev.metadata()}
+                for r, ev in zip(records, evaluators, strict=True)
+            ],
+            "limits": dataclasses.asdict(context.limits),
+            "timing_repeats": context.timing_repeats,
+            "environment": environment(),
+        }
+    )
+    store.set_meta(HISTORY, history)
+    done = {ev.name for ev in evaluators}
+    pending = {k: v for k, v in store.get_meta(IN_PROGRESS, {}).items() if k not in done}
+    if pending:
+        store.set_meta(IN_PROGRESS, pending)
+    else:
+        store.delete_meta(IN_PROGRESS)
+    store.set_meta("updated_at", now_iso())
+
+
+def _benchmarks(meta: dict[str, Any], data_dir: str | None) -> dict[str, Benchmark]:
+    """The run's benchmarks, refused when their data changed since the run was made."""
+    out = {}
+    for name, recorded in (meta.get("benchmarks") or {}).items():
+        bench = load_benchmark(name, data_dir)
+        version = recorded.get("version") if isinstance(recorded, dict) else None
+        if version and bench.version != version:
+            raise DataError(
+                f"benchmark {name} is version {bench.version} here but the run used {version}: "
+                "rescoring against other tasks or tests would mix two benchmarks — point "
+                "--data-dir at the data the run used"
+            )
+        out[name] = bench
+    return out
+
+
+def _context(
+    run_dir: Path,
+    meta: dict[str, Any],
+    benchmarks: dict[str, Benchmark],
+    data_dir: str | None,
+    workers: int | None,
+    executor: ExecutorChoice | None,
+) -> RunContext:
+    """How the run executed code (executor, limits, timing), as its metadata recorded."""
+    recorded = _functional_metadata(meta.get("executor"))
+    limits_fields = {f.name for f in dataclasses.fields(ExecutionLimits)}
+    raw_limits = recorded.get("limits") or meta.get("limits") or {}
+    limits = ExecutionLimits(**{k: v for k, v in raw_limits.items() if k in limits_fields})
+    isolation = recorded.get("isolation")
+    address = recorded.get("ray_address")
+    if recorded.get("ray_started_here", True):
+        address = None  # a private instance started by that run is gone
+    choice = executor or ExecutorChoice(
+        name=str(recorded.get("executor") or ExecutorChoice.name),
+        isolation=isolation if isolation in ISOLATION_LEVELS else "auto",
+        ray_address=address if recorded.get("executor") == "ray" else None,
+    )
+    tasks: dict[tuple[str, str], Task] = {}
+    for bench in benchmarks.values():
+        tasks.update(bench.tasks_by_key())
+    study = _dict(meta.get("study"))
+    return RunContext(
+        run_dir=run_dir,
+        meta=meta,
+        tasks=tasks,
+        data_dir=data_dir,
+        workers=workers,
+        executor_choice=choice,
+        limits=limits,
+        timing_repeats=int(recorded.get("timing_repeats") or 0),
+        seed=int(study.get("seed") or 0),
+    )
+
+
+def _functional_metadata(executor_meta: Any) -> dict[str, Any]:
+    """The recorded metadata of the evaluator that ran code (possibly inside a dispatch)."""
+    if not isinstance(executor_meta, dict):
+        return {}
+    if executor_meta.get("evaluator") == "dispatch":
+        inner = (executor_meta.get("by_kind") or {}).get("functional")
+        return inner if isinstance(inner, dict) else {}
+    return executor_meta if executor_meta.get("evaluator") == "functional" else {}
+
+
+def _answers(
+    meta: dict[str, Any], bench: Benchmark, run_dir: Path, samples_path: str | Path | None
+) -> tuple[list[AnswerRow], list[str | None], list[str]]:
+    """An evaluation's answer lines, their tasks and sample keys, for ``results.jsonl``.
+
+    Read from the answers file the run recorded (or ``samples_path``), which must be the
+    same file: its sha256 is checked.
+    """
+    from beyondpass.study.evaluate_samples import answer_identities
+
+    recorded = meta.get("samples") or {}
+    path = Path(samples_path or recorded.get("path", ""))
+    hint = f"pass --samples with the answers file {run_dir} was evaluated from"
+    if not path.is_file():
+        raise DataError(f"{path}: answers file of {run_dir} not found — {hint}")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != recorded.get("sha256"):
+        raise DataError(f"{path} is not the answers file {run_dir} was evaluated from — {hint}")
+    rows = read_answer_rows(path)
+    resolved = [bench.resolve_id(row.task_id) for row in rows]
+    label = Path(recorded["path"]).stem  # the model label came from the original name
+    identities = answer_identities(rows, resolved, bench.name, label)
+    return rows, resolved, [ident[0] if ident else "" for ident in identities]
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
