@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from beyondpass.analysis.summary import bootstrap_ci, summarize
+from beyondpass.analysis.stats import bootstrap_ci
+from beyondpass.analysis.summary import summarize
 from beyondpass.errors import DataError
 from beyondpass.report import ReportPaths, render_report
-from beyondpass.report import render as render_mod
+from beyondpass.report import details as render_mod
 from beyondpass.report.plots import pass1_svg, status_svg
 from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sample_key
 
