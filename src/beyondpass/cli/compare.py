@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from beyondpass.analysis.meta import as_dict
 from beyondpass.cli.app import cli, emit_json
 
 #: Exit code when a --fail-on rule is breached (distinct from 1 incomplete, 2 bad input).
@@ -36,7 +37,6 @@ def version_comparison() -> Any:
 
 
 def _load(run_dir: str, seed: int | None, alpha: float) -> Any:
-    from beyondpass.analysis.meta import as_dict
     from beyondpass.errors import DataError
     from beyondpass.store.run_store import RunStore
 
@@ -92,11 +92,11 @@ def _design_notes(old: Any, new: Any) -> list[str]:
     """What differs between the runs besides the model (reported, not fatal)."""
     notes = []
     om, nm = old.data.meta, new.data.meta
-    ob = om.get("benchmarks") if isinstance(om.get("benchmarks"), dict) else {}
-    nb = nm.get("benchmarks") if isinstance(nm.get("benchmarks"), dict) else {}
+    ob = as_dict(om.get("benchmarks"))
+    nb = as_dict(nm.get("benchmarks"))
     for b in sorted(set(ob) & set(nb)):
-        ov = ob[b].get("version") if isinstance(ob[b], dict) else None
-        nv = nb[b].get("version") if isinstance(nb[b], dict) else None
+        ov = as_dict(ob[b]).get("version")
+        nv = as_dict(nb[b]).get("version")
         if ov != nv:
             notes.append(f"benchmark {b} differs between the runs (version {ov} vs {nv})")
     only_old = sorted(set(old.data.benchmarks) - set(new.data.benchmarks))
@@ -105,8 +105,8 @@ def _design_notes(old: Any, new: Any) -> list[str]:
         notes.append(
             "benchmarks in one run only are not compared: " + ", ".join(only_old + only_new)
         )
-    oc = om.get("conditions") if isinstance(om.get("conditions"), dict) else {}
-    nc = nm.get("conditions") if isinstance(nm.get("conditions"), dict) else {}
+    oc = as_dict(om.get("conditions"))
+    nc = as_dict(nm.get("conditions"))
     changed = sorted(c for c in set(oc) & set(nc) if _steps(oc[c]) != _steps(nc[c]))
     if changed:
         notes.append(
@@ -129,7 +129,7 @@ def _timing_notes(old_meta: dict, new_meta: dict) -> list[str]:
     """Execution times compare only between runs timed the same way (call_timing.py)."""
     methods = []
     for meta in (old_meta, new_meta):
-        executor = meta.get("executor") if isinstance(meta.get("executor"), dict) else {}
+        executor = as_dict(meta.get("executor"))
         if not executor.get("timing_repeats"):
             return []  # a run without times: nothing to mix up
         methods.append(executor.get("timing"))
@@ -143,7 +143,7 @@ def _timing_notes(old_meta: dict, new_meta: dict) -> list[str]:
 
 
 def _steps(info: Any) -> Any:
-    return info.get("steps") if isinstance(info, dict) else None
+    return as_dict(info).get("steps")
 
 
 def _delta_rows(report: Any) -> list[dict[str, Any]]:

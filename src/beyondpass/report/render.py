@@ -70,9 +70,9 @@ def render_report(
     plus the artifacts of the report sections (e.g. ``robunfr-tables.tex``).
 
     ``seed`` drives the bootstrap CI; by default the study's seed, so the report's intervals
-    are reproducible from the run alone. ``plots`` and any other ``options`` reach every
-    report section (``robunfr_plots=False`` leaves the RobuNFR plots out: they are the slow
-    part of large designs; their tables are always there).
+    are reproducible from the run alone. ``plots`` and any other keyword ``options`` reach
+    every report section as :attr:`ReportContext.options` (a method may read its own, e.g.
+    to leave its slow plots out).
     """
     run_dir = Path(run_dir)
     with RunStore(run_dir, create=False) as store:

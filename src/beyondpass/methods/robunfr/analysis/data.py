@@ -1,27 +1,6 @@
-"""A run's samples indexed for the RobuNFR analysis: roles, groups and per-task matrices.
+"""A run's samples indexed for the RobuNFR analysis: roles, groups, per-task matrices.
 
-Vocabulary. A *group* is what one table row aggregates: Function-Only, or one (workflow,
-NFR) pair such as NFR-Integrated x Readability. A group's *units* are what its STDEV is
-taken across: the 10 prompt variants of an NFR group, or the repeated runs of Function-Only
-(``function_only_repeats``; a single run has no STDEV). For one benchmark, model, group and
-metric:
-
-* per (unit, task): the mean of the metric over that unit's samples of the task;
-* unit value: the mean over tasks (Pass@1 of one prompt, in %, or e.g. its mean smell density);
-* AVG: the mean of the unit values; STDEV: their sample standard deviation (ddof = 1);
-* 95% CI of AVG: percentile bootstrap over tasks (seeded), the same task draw for every unit;
-* per-task value: the mean over units — what paired tests compare, task by task.
-
-Metric definitions follow the seed (section 3.2): Pass@1 over evaluated samples; the static
-densities over samples that have them (code that could be analysed); execution time over
-*passing* samples only (a failing sample's time measures a crash, not the algorithm), so
-a paired time comparison uses the tasks both sides pass.
-
-Significance: a difference is marked when its primary paired test (Wilcoxon signed-rank on
-per-task values; McNemar's exact test when both sides are a single pass/fail verdict per
-task) has a Holm-adjusted p below alpha, Holm being applied within each (workflow, metric)
-family of a table. The seed's t-test (Welch, on unit values) and the paired t-test are
-reported alongside, with effect sizes.
+The vocabulary (group, unit, per-task value) is in :mod:`beyondpass.methods.robunfr.analysis`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 
-from beyondpass.analysis.cells import BOOTSTRAP_RESAMPLES, Comparison, adjust, pooled_compare
+from beyondpass.analysis.cells import Comparison, adjust, pooled_compare
+from beyondpass.analysis.stats import BOOTSTRAP_RESAMPLES
 from beyondpass.analysis.tables import MISSING, Cell, PaperTable, bench_label, fmt_num
 from beyondpass.methods.robunfr.analysis.data import Group, RunData
 from beyondpass.methods.robunfr.analysis.failures import failure_table

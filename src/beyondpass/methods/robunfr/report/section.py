@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from beyondpass.analysis.meta import as_dict
 from beyondpass.analysis.tables import PaperTable, bench_label
 from beyondpass.methods.robunfr.analysis.metrics import NFR_METRICS, PASS
 from beyondpass.methods.robunfr.analysis.run import Analysis, analyse
@@ -79,9 +80,9 @@ class RobunfrSection:
 
 
 def version_pairs(meta: Mapping[str, Any]) -> list[VersionPair]:
-    study = meta.get("study") if isinstance(meta.get("study"), dict) else {}
-    config = study.get("config") if isinstance(study.get("config"), dict) else {}
-    report = config.get("report") if isinstance(config.get("report"), dict) else {}
+    study = as_dict(meta.get("study"))
+    config = as_dict(study.get("config"))
+    report = as_dict(config.get("report"))
     pairs = report.get("version_pairs", [])
     out = []
     for p in pairs if isinstance(pairs, list) else []:
