@@ -51,6 +51,7 @@ __all__ = [
     "build_report",
     "md_escape",
     "render_html",
+    "render_markdown",
     "render_report",
     "template_environment",
 ]
@@ -192,6 +193,11 @@ def template_environment(*extra: jinja2.BaseLoader) -> jinja2.Environment:
     env.filters["paper_md"] = to_markdown
     env.filters["flat_header"] = flat_header
     return env
+
+
+def render_markdown(source: str, **values: Any) -> str:
+    """Render a Markdown fragment template (filters ``md``, ``md_table``, ``paper_md``)."""
+    return template_environment().from_string(source).render(**values)
 
 
 def render_html(source: str, **values: Any) -> str:

@@ -19,7 +19,7 @@ from beyondpass.analysis.tables import fmt_pct
 from beyondpass.methods.robustapi.analysis import summarize_rows as summarize_misuse
 from beyondpass.report.model import Table
 from beyondpass.report.plots import PLOT_RC, figure_svg, short_label, zero_nan
-from beyondpass.report.render import render_html, template_environment
+from beyondpass.report.render import render_html, render_markdown
 from beyondpass.report.sections import Fragment, ReportContext, SectionOutput
 from beyondpass.store.run_store import Row
 
@@ -210,7 +210,7 @@ class MisuseReportSection:
                 continue
             values = {"name": bench, "t": tables}
             parts[bench] = Fragment(
-                template_environment().from_string(_MARKDOWN).render(**values),
+                render_markdown(_MARKDOWN, **values),
                 render_html(_HTML, **values),
             )
         if not parts:

@@ -21,7 +21,7 @@ from beyondpass.methods.robunfr.analysis.versions import VersionPair, compare_ve
 from beyondpass.methods.robunfr.report.plots import prompt_spread_svg, version_delta_svg
 from beyondpass.report.artifacts import json_text
 from beyondpass.report.paper_tables import tables_latex
-from beyondpass.report.render import render_html, template_environment
+from beyondpass.report.render import render_html, render_markdown
 from beyondpass.report.sections import ReportContext, SectionOutput
 from beyondpass.store.run_store import Row
 
@@ -167,7 +167,7 @@ class RobunfrReportSection:
         return SectionOutput(
             key=self.key,
             title=self.title,
-            markdown=template_environment().from_string(_MARKDOWN).render(**values),
+            markdown=render_markdown(_MARKDOWN, **values),
             html=render_html(_HTML, **values),
             artifacts=artifacts(section),
             notes=list(section.notes),
