@@ -69,3 +69,15 @@ def p_cell(p: float) -> Cell:
 
 def num_cell(x: float, decimals: int) -> Cell:
     return Cell(fmt_num(x, decimals), value=x if math.isfinite(x) else None)
+
+
+__all__ = [
+    "avg_sd",
+    "ci_extra",
+    "delta_cell",
+    "label_cells",
+    "metric_cell",
+    "num_cell",
+    "p_cell",
+    "sig_note",
+]
