@@ -8,7 +8,7 @@ import math
 import pytest
 
 from beyondpass.analysis.passk import mean_pass_at_k, pass_at_k
-from beyondpass.analysis.summary import bootstrap_ci
+from beyondpass.analysis.stats import bootstrap_ci
 
 
 @pytest.mark.parametrize(

@@ -5,16 +5,25 @@ from __future__ import annotations
 
 import math
 import re
+from html import escape as html_escape
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from beyondpass.analysis.summary import bootstrap_ci, summarize
+from beyondpass.analysis.stats import bootstrap_ci
+from beyondpass.analysis.summary import summarize
 from beyondpass.errors import DataError
 from beyondpass.report import ReportPaths, render_report
-from beyondpass.report import render as render_mod
+from beyondpass.report import details as render_mod
+from beyondpass.report import render as render_module
 from beyondpass.report.plots import pass1_svg, status_svg
+from beyondpass.report.sections import (
+    Fragment,
+    ReportContext,
+    SectionOutput,
+    section_providers,
+)
 from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sample_key
 
 BENCH = "demo"
@@ -493,3 +502,86 @@ def test_seed_override_drives_the_ci(run_dir: Path, tmp_path: Path) -> None:
     lo, hi = bootstrap_ci(rates, seed=123)
     assert row["95% CI"] == f"[{100 * lo:.2f}, {100 * hi:.2f}]"
     assert "bootstrap CI seed 123" in md
+
+
+# -- report sections (beyondpass.report.sections) ------------------------------------------------
+class _ExampleSection:
+    """A section as a method writes one: its own heading, a part inside each benchmark's
+    results, an artifact, and hostile text it must escape itself."""
+
+    key = "example"
+
+    def __init__(self) -> None:
+        self.contexts: list[ReportContext] = []
+
+    def build(self, ctx: ReportContext) -> SectionOutput | None:
+        self.contexts.append(ctx)
+        passed = sum(r.result is not None and r.result.passed for r in ctx.rows)
+        return SectionOutput(
+            key=self.key,
+            title="Example analysis",
+            markdown=f"{passed} samples passed.\n",
+            html=f"<p>{passed} passed; {html_escape(HOSTILE_ANSWER)}</p>\n",
+            artifacts={"example.json": f'{{"passed": {passed}}}\n'},
+            benchmark_parts={
+                b: Fragment(f"### Example part: {b}\n\nper benchmark\n", f"<h3>Part {b}</h3>\n")
+                for b in ctx.order("benchmarks")
+            },
+        )
+
+
+class _NothingToShow:
+    key = "nothing"
+
+    def build(self, ctx: ReportContext) -> SectionOutput | None:
+        return None
+
+
+def test_report_sections_plug_in(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    example = _ExampleSection()
+    monkeypatch.setattr(render_module, "section_providers", lambda: [_NothingToShow(), example])
+    out = tmp_path / "out"
+    paths = render_report(run_dir, out, plots=False, flavour="x")
+
+    (ctx,) = example.contexts
+    assert (ctx.seed, ctx.out_dir, dict(ctx.options)) == (
+        SEED,
+        out,
+        {"plots": False, "flavour": "x"},
+    )
+    assert ctx.order("benchmarks") == [BENCH] and ctx.benchmark_anchor(BENCH) == "b1"
+    assert ctx.order("models") == ["alpha", "beta"]
+    passed = sum(
+        v == "passed" for per_task in PLAN.values() for vs in per_task.values() for v in vs
+    )
+
+    markdown = paths.markdown.read_text(encoding="utf-8")
+    assert f"## Example analysis\n\n{passed} samples passed.\n" in markdown
+    assert markdown.index("## Example analysis") < markdown.index(f"## Results: {BENCH}")
+    results = _section(markdown, f"## Results: {BENCH}")
+    part = results.index(f"### Example part: {BENCH}")
+    assert results.index("| Model |") < part < results.index("### Failure analysis")
+
+    html = paths.html.read_text(encoding="utf-8")
+    assert '<li><a href="#example">Example analysis</a></li>' in html
+    assert f'<section id="example">\n<h2>Example analysis</h2>\n<p>{passed} passed; ' in html
+    assert "<script>alert" not in html
+    assert html.index(f"<h3>Part {BENCH}</h3>") > html.index('<section id="b1">')
+
+    assert paths.artifacts == {"example.json": out / "example.json"}
+    assert paths.tables_json == out / "example.json" and paths.latex is None
+    assert (out / "example.json").read_text(encoding="utf-8") == f'{{"passed": {passed}}}\n'
+
+
+def test_method_sections_stay_out_of_other_runs(run_dir: Path, tmp_path: Path) -> None:
+    """Neither RobuNFR's tables nor RobustAPI's misuse tables apply to this run."""
+    providers = section_providers()
+    assert {"robunfr", "robustapi-misuse"} <= {p.key for p in providers}
+    with RunStore(run_dir, create=False) as store:
+        ctx = ReportContext(store.all_meta(), list(store.rows()), SEED, tmp_path)
+    assert [p.build(ctx) for p in providers] == [None] * len(providers)
+    paths = render_report(run_dir, tmp_path / "out")
+    assert paths.artifacts == {} and paths.latex is None
+    assert "RobuNFR" not in paths.markdown.read_text(encoding="utf-8")

@@ -18,10 +18,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from beyondpass.analysis.robunfr import analyse, robunfr_tables
+from beyondpass.methods.robunfr.analysis import VersionPair, analyse, robunfr_tables
 from beyondpass.report import render_report
 from beyondpass.report.paper_tables import latex_escape, to_latex, to_markdown
-from beyondpass.report.robunfr_section import VersionPair
 from beyondpass.store.run_store import RunStore
 from robunfr_runs import Sample, write_run
 

@@ -11,6 +11,7 @@ from scipy import stats as sps
 
 from beyondpass.analysis.stats import (
     bootstrap_avg_ci,
+    bootstrap_ci,
     holm,
     mcnemar_exact,
     paired_t,
@@ -87,3 +88,17 @@ def test_bootstrap_matches_plain_resampling():
     assert bootstrap_avg_ci(data, seed=5, resamples=500) == (lo, hi)
     assert bootstrap_avg_ci(data, seed=6, resamples=500) != (lo, hi)
     assert all(math.isnan(x) for x in bootstrap_avg_ci(np.full((2, 3), math.nan)))
+
+
+def test_one_bootstrap_for_report_ci_and_table_ci():
+    """The report's pass@1 CI (mean of per-task values) is the one-unit case of the tables'
+    AVG CI: the same seeded draws, so the two agree up to floating-point summation order."""
+    values = list(np.random.default_rng(8).integers(0, 4, size=23) / 3)
+    for seed in (0, 1, 42):
+        one = bootstrap_ci(values, seed=seed, resamples=700)
+        assert one == pytest.approx(bootstrap_avg_ci(np.array([values]), seed=seed, resamples=700))
+        draws = np.random.default_rng(seed).integers(0, len(values), size=(700, len(values)))
+        means = np.asarray(values)[draws].mean(axis=1)
+        assert one == (np.quantile(means, 0.025), np.quantile(means, 0.975))
+    assert bootstrap_ci(values, seed=0) != bootstrap_ci(values, seed=1)
+    assert all(math.isnan(x) for x in bootstrap_ci([]))

@@ -1,12 +1,13 @@
 """Regression testing of model versions (RobuNFR's RQ2) and the CI gate of ``compare``.
 
-Given the paired comparisons of two versions (:func:`compare_versions`), this module names
-what changed:
+Given the paired comparisons of two versions (a method's ``compare_versions``, e.g.
+RobuNFR's), this module names what changed:
 
 * a *change* is a significant difference (Holm-adjusted primary paired test, see
-  :mod:`beyondpass.analysis.robunfr`), an improvement or a regression by the metric's better
-  direction (higher Pass@1 and exception-handling density; lower smell and unreadability
-  density and execution time);
+  :mod:`beyondpass.analysis.cells`), an improvement or a regression by the metric's better
+  direction as its definition states (:mod:`beyondpass.analysis.metrics`; e.g. higher Pass@1
+  and exception-handling density, lower smell and unreadability density and execution
+  time);
 * a *trade-off* is one (benchmark, group) where one metric improves while another regresses;
 * an *inconsistency* is one (group, metric) that improves on one benchmark and regresses on
   another — the seed's GPT-3.5 finding, where no single verdict on the update holds.
@@ -37,13 +38,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from beyondpass.analysis.robunfr import (
-    PASS,
-    Comparison,
-    VersionComparison,
-    bench_label,
-    metric_def,
-)
+from beyondpass.analysis.cells import Comparison
+from beyondpass.analysis.metrics import PASS, is_known, metric_def
+from beyondpass.analysis.tables import bench_label
 from beyondpass.errors import ConfigError
 
 _SPEC = re.compile(
@@ -51,6 +48,33 @@ _SPEC = re.compile(
     r"(?P<sign>[+-])\s*(?P<num>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|pp)?\s*$"
 )
 _SCOPE_KEYS = ("benchmark", "group", "model")
+
+
+@dataclass
+class VersionPair:
+    old_model: str
+    new_model: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.old_model} vs {self.new_model}"
+
+
+@dataclass
+class VersionComparison:
+    """Every (benchmark, group, metric) of two model versions, paired by task.
+
+    ``old`` and ``new`` are the two runs' analyses (they carry ``alpha``); a group has a
+    ``key`` and a ``display_label``.
+    """
+
+    pair: VersionPair
+    old: Any
+    new: Any
+    comparisons: dict[tuple[str, str, str], Comparison] = field(default_factory=dict)
+    groups: list[Any] = field(default_factory=list)
+    benchmarks: list[str] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -97,9 +121,8 @@ def parse_gate(text: str) -> GateSpec:
     limit = float(m.group("num")) * sign
     if unit == "pp" and metric != PASS:
         raise ConfigError(f"--fail-on {text!r}: 'pp' (percentage points) is for pass@1 only")
-    known = metric_def(metric)
-    if known.key == metric and metric in _KNOWN_DIRECTIONS:
-        worse_is_down = known.higher_is_better
+    if is_known(metric):
+        worse_is_down = metric_def(metric).higher_is_better
         if (sign < 0) != worse_is_down:
             want = "-" if worse_is_down else "+"
             raise ConfigError(
@@ -121,21 +144,12 @@ def parse_gate(text: str) -> GateSpec:
     return GateSpec(text.strip(), metric, limit, unit, tuple(scope), sign)
 
 
-_KNOWN_DIRECTIONS = {
-    PASS,
-    "smell_density",
-    "unreadability_density",
-    "exception_density",
-    "exec_time_ms",
-    "exec_time_ref",
-}
-
-
-def normalize_group(name: str) -> str:
-    """Accept ``integrated/design`` for ``nfr-integrated/design``."""
-    for short in ("integrated", "enhanced"):
-        if name.startswith(f"{short}/"):
-            return f"nfr-{name}"
+def group_key(name: str, groups: Sequence[Any]) -> str:
+    """The key of the group a ``--fail-on`` scope names: its key, or one of its ``aliases``
+    (RobuNFR accepts ``integrated/design`` for ``nfr-integrated/design``)."""
+    for g in groups:
+        if name == g.key or name in getattr(g, "aliases", ()):
+            return str(g.key)
     return name
 
 
@@ -178,9 +192,7 @@ def analyse_regression(
     rep = RegressionReport(list(vcs), alpha, gates=list(gates))
     for vc in vcs:
         pair = vc.pair.label
-        group_label = {
-            g.key: g.label if not g.nfr else f"{g.workflow_label} {g.label}" for g in vc.groups
-        }
+        group_label = {g.key: g.display_label for g in vc.groups}
         by_cell: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
         by_metric: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(
             lambda: {"improved": [], "regressed": []}
@@ -274,7 +286,7 @@ def _in_scope(gate: GateSpec, vc: VersionComparison, bench: str, gkey: str) -> b
     for key, value in gate.scope:
         if key == "benchmark" and value != bench:
             return False
-        if key == "group" and normalize_group(value) != gkey:
+        if key == "group" and group_key(value, vc.groups) != gkey:
             return False
         if key == "model" and value not in (vc.pair.old_model, vc.pair.new_model):
             return False
@@ -285,7 +297,8 @@ def check_gates(gates: Sequence[GateSpec], vcs: Sequence[VersionComparison]) -> 
     """Refuse rules that can never match these runs (a typo must not pass a CI gate)."""
     metrics = {m for vc in vcs for m in vc.metrics}
     benches = {b for vc in vcs for b in vc.benchmarks}
-    groups = {g.key for vc in vcs for g in vc.groups}
+    all_groups = [g for vc in vcs for g in vc.groups]
+    groups = {g.key for g in all_groups}
     models = {m for vc in vcs for m in (vc.pair.old_model, vc.pair.new_model)}
     for gate in gates:
         if gate.metric not in metrics:
@@ -295,7 +308,7 @@ def check_gates(gates: Sequence[GateSpec], vcs: Sequence[VersionComparison]) -> 
             )
         for key, value in gate.scope:
             valid = {"benchmark": benches, "group": groups, "model": models}[key]
-            if (normalize_group(value) if key == "group" else value) not in valid:
+            if (group_key(value, all_groups) if key == "group" else value) not in valid:
                 raise ConfigError(
                     f"--fail-on {gate.text!r}: no {key} {value!r} in both runs "
                     f"(have: {', '.join(sorted(valid))})"
@@ -306,8 +319,10 @@ __all__ = [
     "Finding",
     "GateSpec",
     "RegressionReport",
+    "VersionComparison",
+    "VersionPair",
     "analyse_regression",
     "check_gates",
-    "normalize_group",
+    "group_key",
     "parse_gate",
 ]

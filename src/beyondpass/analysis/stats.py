@@ -184,23 +184,59 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out
 
 
+#: Resamples of every bootstrap interval in reports and tables.
+BOOTSTRAP_RESAMPLES = 2000
+
+
 @lru_cache(maxsize=16)
-def _draw_counts(seed: int, resamples: int, n_tasks: int) -> np.ndarray:
-    """How often each task is drawn in each resample (resamples x tasks); the same seed and
-    size always give the same draws, so every cell of a table uses common random numbers."""
+def _draw_indices(seed: int, resamples: int, n_tasks: int) -> np.ndarray:
+    """Which task each resample draws at each position (resamples x tasks): the one seeded
+    draw behind every bootstrap here, so the same seed and size always give the same draws
+    and every cell of a table uses common random numbers."""
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n_tasks, size=(resamples, n_tasks))
+    idx.setflags(write=False)
+    return idx
+
+
+@lru_cache(maxsize=16)
+def _draw_counts(seed: int, resamples: int, n_tasks: int) -> np.ndarray:
+    """How often each task is drawn in each resample (resamples x tasks)."""
+    idx = _draw_indices(seed, resamples, n_tasks)
     counts = np.zeros((resamples, n_tasks))
     np.add.at(counts, (np.arange(resamples)[:, None], idx), 1.0)
     counts.setflags(write=False)
     return counts
 
 
+def _percentile_interval(estimates: np.ndarray, level: float) -> tuple[float, float]:
+    alpha = (1 - level) / 2
+    return (float(np.quantile(estimates, alpha)), float(np.quantile(estimates, 1 - alpha)))
+
+
+def bootstrap_ci(
+    values: Sequence[float],
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean of per-task values (e.g. pass@1 rates): the
+    one-unit case of :func:`bootstrap_avg_ci`, with the same draws. The mean of each
+    resample is taken over its drawn values directly (not through draw counts), which keeps
+    the intervals reports have always printed bit for bit."""
+    if not len(values):
+        return (NAN, NAN)
+    data = np.asarray(values, dtype=float)
+    idx = _draw_indices(seed, resamples, len(data))
+    return _percentile_interval(data[idx].mean(axis=1), level)
+
+
 def bootstrap_avg_ci(
     matrix: np.ndarray,
     *,
     seed: int = 0,
-    resamples: int = 2000,
+    resamples: int = BOOTSTRAP_RESAMPLES,
     level: float = 0.95,
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of AVG = mean over units (rows) of each unit's mean over
@@ -226,12 +262,13 @@ def bootstrap_avg_ci(
     avgs = avgs[np.isfinite(avgs)]
     if len(avgs) == 0:
         return (NAN, NAN)
-    alpha = (1 - level) / 2
-    return (float(np.quantile(avgs, alpha)), float(np.quantile(avgs, 1 - alpha)))
+    return _percentile_interval(avgs, level)
 
 
 __all__ = [
+    "BOOTSTRAP_RESAMPLES",
     "StatResult",
+    "bootstrap_ci",
     "bootstrap_avg_ci",
     "finite_or_none",
     "holm",

@@ -11,13 +11,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from beyondpass.analysis.passk import mean_pass_at_k
+from beyondpass.analysis.stats import bootstrap_ci
 from beyondpass.store.run_store import Row
 
 KS = (1, 5, 10, 100)
-BOOTSTRAP_RESAMPLES = 2000
 
 
 @dataclass
@@ -36,20 +34,6 @@ class GroupSummary:
     @property
     def label(self) -> str:
         return f"{self.model} / {self.condition}"
-
-
-def bootstrap_ci(
-    values: list[float], *, seed: int = 0, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean."""
-    if not values:
-        return (float("nan"), float("nan"))
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(data), size=(resamples, len(data)))
-    means = data[idx].mean(axis=1)
-    alpha = (1 - level) / 2
-    return (float(np.quantile(means, alpha)), float(np.quantile(means, 1 - alpha)))
 
 
 def summarize(rows: Iterable[Row], *, seed: int = 0) -> list[GroupSummary]:

@@ -97,4 +97,33 @@ def fmt_delta(delta_pct: float | None, significant: bool = False, decimals: int 
     return f"{delta_pct:+.{decimals}f}" + (SIG_MARK if significant else "")
 
 
-__all__ = ["MISSING", "SIG_MARK", "Cell", "PaperTable", "fmt_delta", "fmt_num", "text_cell"]
+def fmt_pct(fraction: float) -> str:
+    """A fraction as a percentage with two decimals, without the sign (``0.5`` -> ``50.00``)."""
+    return f"{fraction * 100:.2f}"
+
+
+#: Display names of the benchmarks several methods share.
+BENCHMARK_LABELS = {
+    "humaneval": "HumanEval",
+    "humaneval-et": "HumanEval-ET",
+    "mbpp": "MBPP",
+    "mbpp-et": "MBPP-ET",
+}
+
+
+def bench_label(name: str) -> str:
+    return BENCHMARK_LABELS.get(name, name)
+
+
+__all__ = [
+    "BENCHMARK_LABELS",
+    "MISSING",
+    "SIG_MARK",
+    "Cell",
+    "PaperTable",
+    "bench_label",
+    "fmt_delta",
+    "fmt_num",
+    "fmt_pct",
+    "text_cell",
+]

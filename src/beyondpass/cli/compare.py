@@ -9,7 +9,6 @@ Markdown, LaTeX, JSON and a self-contained HTML page with Δ plots.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -17,14 +16,27 @@ from typing import Any
 
 import click
 
+from beyondpass.analysis.meta import as_dict
 from beyondpass.cli.app import cli, emit_json
 
 #: Exit code when a --fail-on rule is breached (distinct from 1 incomplete, 2 bad input).
 EXIT_GATE_FAILED = 4
 
 
+def version_comparison() -> Any:
+    """The analysis ``compare`` runs on both runs: the one place this command names a method.
+    RobuNFR's covers any run (every condition pooled, then each group or condition), supplies
+    the Table 4 layout and the Δ% plots; metric directions come from metric definitions."""
+    try:
+        from beyondpass.registry import version_comparison as registered  # type: ignore
+    except ImportError:  # fallback removed at integration
+        from beyondpass.methods.robunfr.report.compare import RobunfrVersionComparison
+
+        return RobunfrVersionComparison()
+    return registered()
+
+
 def _load(run_dir: str, seed: int | None, alpha: float) -> Any:
-    from beyondpass.analysis.robunfr import Analysis, RunData
     from beyondpass.errors import DataError
     from beyondpass.store.run_store import RunStore
 
@@ -36,14 +48,13 @@ def _load(run_dir: str, seed: int | None, alpha: float) -> Any:
         rows = list(store.rows())
     if not any(r.result is not None for r in rows):
         raise DataError(f"{run_dir} has no evaluated samples — run or evaluate it before comparing")
-    study = meta.get("study") if isinstance(meta.get("study"), dict) else {}
-    run_seed = seed if seed is not None else study.get("seed", 0)
+    run_seed = seed if seed is not None else as_dict(meta.get("study")).get("seed", 0)
     run_seed = run_seed if isinstance(run_seed, int) else 0
-    return Analysis(RunData(meta, rows, name=str(path)), seed=run_seed, alpha=alpha)
+    return version_comparison().analyse(meta, rows, name=str(path), seed=run_seed, alpha=alpha)
 
 
 def _pairs(old: Any, new: Any, given: tuple[str, ...]) -> list[Any]:
-    from beyondpass.analysis.robunfr import VersionPair
+    from beyondpass.analysis.regression import VersionPair
     from beyondpass.errors import ConfigError
 
     old_models, new_models = old.data.models, new.data.models
@@ -81,11 +92,11 @@ def _design_notes(old: Any, new: Any) -> list[str]:
     """What differs between the runs besides the model (reported, not fatal)."""
     notes = []
     om, nm = old.data.meta, new.data.meta
-    ob = om.get("benchmarks") if isinstance(om.get("benchmarks"), dict) else {}
-    nb = nm.get("benchmarks") if isinstance(nm.get("benchmarks"), dict) else {}
+    ob = as_dict(om.get("benchmarks"))
+    nb = as_dict(nm.get("benchmarks"))
     for b in sorted(set(ob) & set(nb)):
-        ov = ob[b].get("version") if isinstance(ob[b], dict) else None
-        nv = nb[b].get("version") if isinstance(nb[b], dict) else None
+        ov = as_dict(ob[b]).get("version")
+        nv = as_dict(nb[b]).get("version")
         if ov != nv:
             notes.append(f"benchmark {b} differs between the runs (version {ov} vs {nv})")
     only_old = sorted(set(old.data.benchmarks) - set(new.data.benchmarks))
@@ -94,8 +105,8 @@ def _design_notes(old: Any, new: Any) -> list[str]:
         notes.append(
             "benchmarks in one run only are not compared: " + ", ".join(only_old + only_new)
         )
-    oc = om.get("conditions") if isinstance(om.get("conditions"), dict) else {}
-    nc = nm.get("conditions") if isinstance(nm.get("conditions"), dict) else {}
+    oc = as_dict(om.get("conditions"))
+    nc = as_dict(nm.get("conditions"))
     changed = sorted(c for c in set(oc) & set(nc) if _steps(oc[c]) != _steps(nc[c]))
     if changed:
         notes.append(
@@ -118,7 +129,7 @@ def _timing_notes(old_meta: dict, new_meta: dict) -> list[str]:
     """Execution times compare only between runs timed the same way (call_timing.py)."""
     methods = []
     for meta in (old_meta, new_meta):
-        executor = meta.get("executor") if isinstance(meta.get("executor"), dict) else {}
+        executor = as_dict(meta.get("executor"))
         if not executor.get("timing_repeats"):
             return []  # a run without times: nothing to mix up
         methods.append(executor.get("timing"))
@@ -132,12 +143,13 @@ def _timing_notes(old_meta: dict, new_meta: dict) -> list[str]:
 
 
 def _steps(info: Any) -> Any:
-    return info.get("steps") if isinstance(info, dict) else None
+    return as_dict(info).get("steps")
 
 
 def _delta_rows(report: Any) -> list[dict[str, Any]]:
-    from beyondpass.analysis.robunfr import bench_label, metric_def
+    from beyondpass.analysis.metrics import metric_def
     from beyondpass.analysis.stats import finite_or_none
+    from beyondpass.analysis.tables import bench_label
 
     rows = []
     for vc in report.comparisons:
@@ -152,7 +164,7 @@ def _delta_rows(report: Any) -> list[dict[str, Any]]:
                     "benchmark": bench,
                     "benchmark_label": bench_label(bench),
                     "group": gkey,
-                    "group_label": g.label if not g.nfr else f"{g.workflow_label} {g.label}",
+                    "group_label": g.display_label,
                     "metric": metric,
                     "metric_label": metric_def(metric).label,
                     "old": finite_or_none(c.base.avg),
@@ -232,15 +244,14 @@ def compare(
     """Compare two runs of the same design (a model update): Δ per metric, trade-offs,
     inconsistencies across benchmarks, and an exit code for CI."""
     from beyondpass.analysis.regression import analyse_regression, check_gates, parse_gate
-    from beyondpass.analysis.robunfr import NFR_METRICS, PASS, compare_versions
 
+    method = version_comparison()
     gates = [parse_gate(text) for text in fail_on]  # bad rules fail before any work
     old = _load(run_old, seed, alpha)
     new = _load(run_new, seed if seed is not None else old.seed, alpha)
     version_pairs = _pairs(old, new, pairs)
-    metrics = [PASS, *NFR_METRICS] + [g.metric for g in gates if g.metric not in NFR_METRICS]
-    metrics = list(dict.fromkeys(metrics))
-    vcs = compare_versions(old, new, version_pairs, groups="all", metrics=metrics)
+    metrics = list(dict.fromkeys([*method.default_metrics, *(g.metric for g in gates)]))
+    vcs = method.compare(old, new, version_pairs, metrics)
     if not any(vc.benchmarks for vc in vcs):
         from beyondpass.errors import DataError
 
@@ -269,7 +280,7 @@ def compare(
     if out:
         payload["files"] = _write_outputs(Path(out), report, payload, old)
     if as_json:
-        from beyondpass.report.robunfr_section import json_safe
+        from beyondpass.report.artifacts import json_safe
 
         emit_json(json_safe(payload))
     else:
@@ -281,6 +292,8 @@ def compare(
 def _print(report: Any, payload: dict[str, Any]) -> None:
     from rich.table import Table
 
+    from beyondpass.analysis.metrics import metric_def
+    from beyondpass.analysis.tables import bench_label
     from beyondpass.cli.commands import _console
 
     console = _console()
@@ -288,8 +301,6 @@ def _print(report: Any, payload: dict[str, Any]) -> None:
         table = Table(title=f"{vc.pair.label}", title_justify="left")
         table.add_column("benchmark")
         table.add_column("group")
-        from beyondpass.analysis.robunfr import bench_label, metric_def
-
         for m in vc.metrics:
             table.add_column(f"{metric_def(m).label}\nold → new (Δ%)", justify="right")
         for bench in vc.benchmarks:
@@ -298,8 +309,7 @@ def _print(report: Any, payload: dict[str, Any]) -> None:
                 for m in vc.metrics:
                     c = vc.comparisons.get((bench, g.key, m))
                     cells.append(_cell_text(c, metric_def(m).decimals))
-                label = g.label if not g.nfr else f"{g.workflow_label} {g.label}"
-                table.add_row(bench_label(bench), label, *cells)
+                table.add_row(bench_label(bench), g.display_label, *cells)
         console.print(table)
     click.echo(
         "* significant (Holm-adjusted paired test, alpha "
@@ -339,14 +349,12 @@ def _cell_text(c: Any, decimals: int) -> str:
 
 
 def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) -> dict[str, str]:
-    from beyondpass.analysis.robunfr import table4
+    from beyondpass.report.artifacts import json_text
     from beyondpass.report.paper_tables import tables_latex, tables_markdown
-    from beyondpass.report.robunfr_plots import version_delta_svg
-    from beyondpass.report.robunfr_section import json_safe
 
+    method = version_comparison()
     out.mkdir(parents=True, exist_ok=True)
-    t4 = table4(report.comparisons)
-    t4.title = "Δ of the new version (old AVG ± STDEV, Δ%)"
+    t4 = method.table(report.comparisons)
     md = [
         "# beyondpass compare",
         "",
@@ -371,15 +379,8 @@ def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) ->
     }
     files["markdown"].write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     files["latex"].write_text(tables_latex([t4]), encoding="utf-8")
-    files["json"].write_text(
-        json.dumps(json_safe(payload), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-        encoding="utf-8",
-    )
-    plots = [
-        version_delta_svg(vc, b, plot_id=f"cmp{i}-{j}")
-        for i, vc in enumerate(report.comparisons)
-        for j, b in enumerate(vc.benchmarks)
-    ]
+    files["json"].write_text(json_text(payload), encoding="utf-8")
+    plots = method.plots(report.comparisons)
     files["html"].write_text(_html(t4, report, payload, plots), encoding="utf-8")
     return {k: str(v) for k, v in files.items()}
 

@@ -1,8 +1,9 @@
 """Render :class:`~beyondpass.analysis.tables.PaperTable` as Markdown and LaTeX (booktabs).
 
-The HTML report renders the same objects with a Jinja macro (``robunfr.html.j2``). LaTeX
-output needs ``\\usepackage{booktabs}`` and ``\\usepackage{graphicx}`` (wide tables are scaled
-to the text width); every text is escaped, so task or model names cannot break a paper.
+The HTML report renders the same objects with a Jinja macro (``paper`` in
+``macros.html.j2``). LaTeX output needs ``\\usepackage{booktabs}`` and
+``\\usepackage{graphicx}`` (wide tables are scaled to the text width); every text is
+escaped, so task or model names cannot break a paper.
 """
 
 from __future__ import annotations

@@ -13,12 +13,12 @@ import io
 import math
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import matplotlib
 from matplotlib.figure import Figure
 
 from beyondpass.analysis.summary import GroupSummary
+from beyondpass.store.run_store import Row
 
 # Verdicts in the order reports show them; anything else follows, then "not evaluated".
 STATUS_ORDER: tuple[str, ...] = (
@@ -64,7 +64,7 @@ _MODEL_COLORS = (
     "#64b5cd",
 )
 
-_RC = {
+PLOT_RC = {
     "svg.hashsalt": "beyondpass-report",
     "svg.fonttype": "none",  # text stays text: smaller, searchable, no embedded glyphs
     "text.parse_math": False,  # labels are data: a "$" must not start mathtext
@@ -88,6 +88,18 @@ def status_color(status: str) -> str:
     return STATUS_COLORS.get(status, OTHER_COLOR)
 
 
+def status_of(row: Row) -> str:
+    """A sample's verdict, or :data:`NOT_EVALUATED`."""
+    return row.result.status if row.result is not None else NOT_EVALUATED
+
+
+def css_class(status: str) -> str:
+    """The CSS class that colours a verdict (``s-other`` for unknown ones)."""
+    if status in STATUS_COLORS:
+        return "s-" + re.sub(r"[^a-z0-9]+", "-", status)
+    return "s-other"
+
+
 def pass1_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "p1") -> str:
     """Horizontal bars of pass@1 per group with the bootstrap CI as error bars."""
     if not summaries:
@@ -101,7 +113,7 @@ def pass1_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "p1") -> str:
         lo_err.append(max(v - lo * 100, 0.0) if ok else 0.0)
         hi_err.append(max(hi * 100 - v, 0.0) if ok else 0.0)
     colors = _model_colors(summaries)
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(PLOT_RC):
         fig = Figure(figsize=(7.5, 0.9 + 0.38 * len(summaries)))
         ax = fig.add_subplot()
         ys = list(range(len(summaries)))
@@ -121,7 +133,7 @@ def pass1_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "p1") -> str:
         ax.spines[["top", "right"]].set_visible(False)
         ax.grid(axis="x", color="#e5e5e5", lw=0.6)
         ax.set_axisbelow(True)
-        return _svg(fig, plot_id)
+        return figure_svg(fig, plot_id)
 
 
 def status_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "st") -> str:
@@ -130,7 +142,7 @@ def status_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "st") -> str
         return ""
     statuses = status_order(k for s in summaries for k in s.status_counts)
     labels = [_label(s) for s in summaries]
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(PLOT_RC):
         fig = Figure(figsize=(7.5, 1.3 + 0.38 * len(summaries)))
         ax = fig.add_subplot()
         ys = list(range(len(summaries)))
@@ -163,78 +175,14 @@ def status_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "st") -> str
             frameon=False,
             fontsize=8,
         )
-        return _svg(fig, plot_id)
+        return figure_svg(fig, plot_id)
 
 
-def misuse_svg(groups: Sequence[Any], *, plot_id: str = "mu") -> str:
-    """The seed's Figure 3: per prompt setting, each model's API misuse rate (red; hatched:
-    the original checker's semantics) and its share of non-executable answers (white,
-    dotted outline). ``groups`` are :class:`analysis.robustapi.MisuseGroup`."""
-    if not groups:
-        return ""
-    settings: list[str] = []
-    models: list[str] = []
-    for g in groups:
-        if g.condition not in settings:
-            settings.append(g.condition)
-        if g.model not in models:
-            models.append(g.model)
-    by_key = {(g.model, g.condition): g for g in groups}
-
-    def pct(value: float | None) -> float:
-        return math.nan if value is None else 100 * value
-
-    with matplotlib.rc_context(_RC):
-        width = max(4.0, 1.2 + 1.1 * len(models)) * len(settings)
-        fig = Figure(figsize=(min(width, 14.0), 3.6))
-        axes = fig.subplots(1, len(settings), sharey=True, squeeze=False)[0]
-        for ax, setting in zip(axes, settings, strict=True):
-            xs = list(range(len(models)))
-            bars = [by_key.get((m, setting)) for m in models]
-            correct = [pct(b.correct.total.misuse_rate) if b else math.nan for b in bars]
-            original = [pct(b.original.total.misuse_rate) if b else math.nan for b in bars]
-            non_exec = [100 - pct(b.correct.total.executable_rate) if b else math.nan for b in bars]
-            w = 0.26
-            ax.bar([x - w for x in xs], _zero(correct), w, color="#d64541", label="misuse rate")
-            ax.bar(
-                xs,
-                _zero(original),
-                w,
-                color="#f2b5b3",
-                hatch="///",
-                edgecolor="#d64541",
-                linewidth=0.5,
-                label="misuse rate (original checker)",
-            )
-            ax.bar(
-                [x + w for x in xs],
-                _zero(non_exec),
-                w,
-                color="white",
-                edgecolor="#444444",
-                linestyle=":",
-                linewidth=1.0,
-                label="not executable",
-            )
-            for x, v in zip(xs, correct, strict=True):
-                if not math.isnan(v):
-                    ax.text(x - w, v + 1.5, f"{v:.0f}", ha="center", fontsize=7)
-            ax.set_title(setting, fontsize=9)
-            ax.set_xticks(xs, [_short(m) for m in models], rotation=20, ha="right")
-            ax.set_ylim(0, 105)
-            ax.spines[["top", "right"]].set_visible(False)
-            ax.grid(axis="y", color="#e5e5e5", lw=0.6)
-            ax.set_axisbelow(True)
-        axes[0].set_ylabel("% of answers")
-        axes[0].legend(loc="upper left", frameon=False, fontsize=7)
-        return _svg(fig, plot_id)
-
-
-def _zero(values: list[float]) -> list[float]:
+def zero_nan(values: list[float]) -> list[float]:
     return [0.0 if math.isnan(v) else v for v in values]
 
 
-def _short(text: str) -> str:
+def short_label(text: str) -> str:
     return text if len(text) <= 24 else text[:23] + "…"
 
 
@@ -254,7 +202,8 @@ def _model_colors(summaries: Sequence[GroupSummary]) -> list[str]:
 _ID_RE = re.compile(r'\bid="([^"]+)"')
 
 
-def _svg(fig: Figure, plot_id: str) -> str:
+def figure_svg(fig: Figure, plot_id: str) -> str:
+    """The figure as inline SVG whose ids all start with ``plot_id``."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     return _inline(buf.getvalue(), plot_id)

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from beyondpass.analysis.robustapi import MisuseSummary
 from beyondpass.benchmarks.robustapi import domain_of, load_robustapi
 from beyondpass.errors import DataError
 from beyondpass.evaluators.api_misuse.checker import (
@@ -27,6 +26,7 @@ from beyondpass.evaluators.api_misuse.checker import (
     load_ruleset,
 )
 from beyondpass.jsonl import json_objects
+from beyondpass.methods.robustapi.analysis import MisuseSummary
 from beyondpass.study.progress import NullProgress, Progress
 
 VERDICTS_FILE = "verdicts.jsonl"

@@ -13,15 +13,12 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from beyondpass.analysis.robunfr import (
-    PASS,
-    Analysis,
-    VersionComparison,
-    bench_label,
-    metric_def,
-)
+from beyondpass.analysis.regression import VersionComparison
+from beyondpass.analysis.tables import bench_label
+from beyondpass.methods.robunfr.analysis.metrics import PASS, metric_def
+from beyondpass.methods.robunfr.analysis.run import Analysis
 from beyondpass.prompts.robunfr import ENHANCED, INTEGRATED, WORKFLOW_LABELS
-from beyondpass.report.plots import _RC, _svg
+from beyondpass.report.plots import PLOT_RC, figure_svg
 
 _WORKFLOW_COLORS = {INTEGRATED: "#4c72b0", ENHANCED: "#dd8452"}
 _FO_COLOR = "#55a868"
@@ -37,7 +34,7 @@ def prompt_spread_svg(
     if fo is None or not d.workflows or not metrics:
         return ""
     nfrs = d.nfr_order
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(PLOT_RC):
         fig = Figure(figsize=(7.5, 2.3 * len(metrics) + 0.4))
         axes = fig.subplots(len(metrics), 1, squeeze=False)[:, 0]
         width = 0.8 / len(d.workflows)
@@ -91,7 +88,7 @@ def prompt_spread_svg(
             loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=8
         )
         axes[0].set_title(f"{bench_label(bench)} · {model}: values across prompts", pad=22)
-        return _svg(fig, plot_id)
+        return figure_svg(fig, plot_id)
 
 
 def version_delta_svg(vc: VersionComparison, bench: str, *, plot_id: str) -> str:
@@ -101,7 +98,7 @@ def version_delta_svg(vc: VersionComparison, bench: str, *, plot_id: str) -> str
     if not groups or not metrics:
         return ""
     colors = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"]
-    with matplotlib.rc_context(_RC):
+    with matplotlib.rc_context(PLOT_RC):
         fig = Figure(figsize=(7.5, 1.2 + 0.2 * len(groups) * len(metrics)))
         ax = fig.add_subplot()
         height = 0.8 / len(metrics)
@@ -130,7 +127,7 @@ def version_delta_svg(vc: VersionComparison, bench: str, *, plot_id: str) -> str
             for k, m in enumerate(metrics)
         ]
         ax.legend(handles=handles, loc="best", frameon=False, fontsize=8)
-        return _svg(fig, plot_id)
+        return figure_svg(fig, plot_id)
 
 
 __all__ = ["prompt_spread_svg", "version_delta_svg"]

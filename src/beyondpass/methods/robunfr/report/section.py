@@ -8,30 +8,62 @@ the tables are written as LaTeX (``robunfr-tables.tex``) and JSON (``robunfr-tab
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from beyondpass.analysis.robunfr import (
-    NFR_METRICS,
-    PASS,
-    Analysis,
-    VersionPair,
-    analyse,
-    bench_label,
-    compare_versions,
-    robunfr_tables,
-)
-from beyondpass.analysis.tables import PaperTable
+from beyondpass.analysis.meta import as_dict
+from beyondpass.analysis.tables import PaperTable, bench_label
+from beyondpass.methods.robunfr.analysis.metrics import NFR_METRICS, PASS
+from beyondpass.methods.robunfr.analysis.run import Analysis, analyse
+from beyondpass.methods.robunfr.analysis.tables import robunfr_tables
+from beyondpass.methods.robunfr.analysis.versions import VersionPair, compare_versions
+from beyondpass.methods.robunfr.report.plots import prompt_spread_svg, version_delta_svg
+from beyondpass.report.artifacts import json_text
 from beyondpass.report.paper_tables import tables_latex
-from beyondpass.report.robunfr_plots import prompt_spread_svg, version_delta_svg
+from beyondpass.report.render import render_html, render_markdown
+from beyondpass.report.sections import ReportContext, SectionOutput
 from beyondpass.store.run_store import Row
 
 LATEX_FILE = "robunfr-tables.tex"
 JSON_FILE = "robunfr-tables.json"
+
+_MARKDOWN = """\
+{% for note in notes %}
+- {{ note|md }}
+{% endfor %}
+
+{% for t in tables %}
+{{ t|paper_md }}
+
+{% endfor %}
+"""
+
+_HTML = """\
+{% from "macros.html.j2" import paper %}
+<style>
+table.paper th.span { text-align: center; }
+table.paper td.sig { font-weight: 700; }
+</style>
+{% for note in notes %}<p class="muted">{{ note }}</p>{% endfor %}
+{% for t in tables %}
+{% if t.key == 'statistics' or t.key.startswith('failures') %}
+<details><summary>{{ t.title }}</summary>
+{{ paper(t) }}
+</details>
+{% else %}
+{{ paper(t) }}
+{% endif %}
+{% endfor %}
+{% if plots %}
+<h3>Plots</h3>
+<div class="plots">
+{% for p in plots %}
+<figure>{{ p.svg|safe }}<figcaption class="muted">{{ p.caption }}</figcaption></figure>
+{% endfor %}
+</div>
+{% endif %}
+"""
 
 
 @dataclass
@@ -48,9 +80,9 @@ class RobunfrSection:
 
 
 def version_pairs(meta: Mapping[str, Any]) -> list[VersionPair]:
-    study = meta.get("study") if isinstance(meta.get("study"), dict) else {}
-    config = study.get("config") if isinstance(study.get("config"), dict) else {}
-    report = config.get("report") if isinstance(config.get("report"), dict) else {}
+    study = as_dict(meta.get("study"))
+    config = as_dict(study.get("config"))
+    report = as_dict(config.get("report"))
     pairs = report.get("version_pairs", [])
     out = []
     for p in pairs if isinstance(pairs, list) else []:
@@ -62,6 +94,8 @@ def version_pairs(meta: Mapping[str, Any]) -> list[VersionPair]:
 def build_section(
     meta: Mapping[str, Any], rows: Sequence[Row], *, seed: int, plots: bool = True
 ) -> RobunfrSection | None:
+    """The tables, notes and (with ``plots``) plots; None when the run is no RobuNFR design
+    and names no version pairs."""
     pairs = version_pairs(meta)
     an = analyse(meta, rows, seed=seed)
     d = an.data
@@ -111,36 +145,41 @@ def _plots(an: Analysis, pairs: Sequence[VersionPair]) -> list[Plot]:
     return out
 
 
-def write_artifacts(section: RobunfrSection, out: Path) -> tuple[Path, Path]:
-    """The tables as LaTeX (booktabs) and JSON next to the report."""
-    latex = out / LATEX_FILE
-    latex.write_text(tables_latex(section.tables), encoding="utf-8", newline="\n")
-    data = out / JSON_FILE
+def artifacts(section: RobunfrSection) -> dict[str, str]:
+    """The tables as LaTeX (booktabs) and JSON, written next to the report."""
     payload = {"tables": [t.as_dict() for t in section.tables], "notes": section.notes}
-    data.write_text(
-        json.dumps(json_safe(payload), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-        encoding="utf-8",
-        newline="\n",
-    )
-    return latex, data
+    return {LATEX_FILE: tables_latex(section.tables), JSON_FILE: json_text(payload)}
 
 
-def json_safe(value: Any) -> Any:
-    """Non-finite floats become null: JSON has no NaN, and a reader must not see one."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    return value
+class RobunfrReportSection:
+    """The RobuNFR analysis as a report section (option ``robunfr_plots``, else ``plots``,
+    turns the plots on or off)."""
+
+    key = "robunfr"
+    title = "RobuNFR analysis"
+
+    def build(self, ctx: ReportContext) -> SectionOutput | None:
+        plots = bool(ctx.options.get("robunfr_plots", ctx.options.get("plots", True)))
+        section = build_section(ctx.meta, ctx.rows, seed=ctx.seed, plots=plots)
+        if section is None:
+            return None
+        values = {"notes": section.notes, "tables": section.tables, "plots": section.plots}
+        return SectionOutput(
+            key=self.key,
+            title=self.title,
+            markdown=render_markdown(_MARKDOWN, **values),
+            html=render_html(_HTML, **values),
+            artifacts=artifacts(section),
+            notes=list(section.notes),
+        )
 
 
 __all__ = [
     "JSON_FILE",
     "LATEX_FILE",
+    "RobunfrReportSection",
     "RobunfrSection",
+    "artifacts",
     "build_section",
-    "json_safe",
-    "write_artifacts",
+    "version_pairs",
 ]

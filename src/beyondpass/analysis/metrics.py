@@ -1,0 +1,57 @@
+"""Metric definitions: how a metric is read, shown and judged (its better direction).
+
+Analysis core knows only pass@1; every method brings the definitions of its own metrics
+(RobuNFR: the NFR densities and execution time), so ``compare`` and its regression gate
+judge any metric by its definition, never by its name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+PASS = "pass@1"
+
+
+@dataclass(frozen=True)
+class MetricDef:
+    """How a metric is read, shown and judged."""
+
+    key: str
+    label: str  # column label, as in the papers' tables
+    higher_is_better: bool
+    decimals: int
+    scale: float = 1.0  # display scale (pass@1 in %)
+    passing_only: bool = False  # only passing samples carry it
+    unit: str = ""
+
+
+PASS_METRIC = MetricDef(PASS, "Pass@1", True, 2, scale=100.0, unit="%")
+
+
+@cache
+def metric_definitions() -> dict[str, MetricDef]:
+    """Every known metric: pass@1 and the metrics of every registered method."""
+    defs = {PASS: PASS_METRIC}
+    try:
+        from beyondpass.registry import analysis_metrics  # type: ignore[attr-defined]
+    except ImportError:  # fallback removed at integration
+        from beyondpass.methods.robunfr.analysis.metrics import METRICS
+
+        defs.update(METRICS)
+    else:
+        defs.update({m.key: m for m in analysis_metrics()})
+    return defs
+
+
+def metric_def(key: str) -> MetricDef:
+    """A known metric, or a generic one (higher is better is unknown: treated as True)."""
+    return metric_definitions().get(key) or MetricDef(key, key, True, 3)
+
+
+def is_known(key: str) -> bool:
+    """Whether a metric's better direction is defined (not guessed)."""
+    return key in metric_definitions()
+
+
+__all__ = ["PASS", "PASS_METRIC", "MetricDef", "is_known", "metric_def", "metric_definitions"]

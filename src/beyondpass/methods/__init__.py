@@ -1,0 +1,1 @@
+"""Method packages: everything one evaluation method brings, registered with the registry."""

@@ -1,0 +1,1 @@
+"""RobuNFR: robustness of code generation to how non-functional requirements are phrased."""

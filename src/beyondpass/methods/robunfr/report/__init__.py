@@ -1,0 +1,1 @@
+"""The RobuNFR part of a run's report: paper tables, statistics, failures and plots."""

@@ -1,0 +1,1 @@
+"""RobustAPI: API misuse in answers to Stack Overflow questions about Java APIs."""
