@@ -12,8 +12,8 @@ import pytest
 
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError
-from beyondpass.evaluators.code_metrics import count_code
-from beyondpass.evaluators.nfr import NFR_METRICS
+from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
+from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS
 from beyondpass.store.run_store import RunStore
 from beyondpass.study.config import load_study
 from beyondpass.study.runner import StudyRunner

@@ -46,7 +46,7 @@ def _mbpp_et(d: str | os.PathLike[str] | None) -> Benchmark:
 
 
 def _robustapi(d: str | os.PathLike[str] | None) -> Benchmark:
-    from beyondpass.benchmarks.robustapi import load_robustapi
+    from beyondpass.methods.robustapi.benchmark import load_robustapi
 
     return load_robustapi(d)
 

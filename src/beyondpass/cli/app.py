@@ -38,9 +38,9 @@ def main() -> None:
         commands,
         compare,
         prompts,
-        robustapi,
         studies,
     )
+    from beyondpass.methods.robustapi import cli as _robustapi_cli  # noqa: F401
 
     try:
         cli.main(standalone_mode=False)

@@ -50,7 +50,7 @@ def verdict_evaluator(
 
 
 def _robustapi(data_dir: str | os.PathLike[str] | None) -> Evaluator:
-    from beyondpass.evaluators.api_misuse import ApiMisuseEvaluator
+    from beyondpass.methods.robustapi.checker import ApiMisuseEvaluator
 
     return ApiMisuseEvaluator.from_data(data_dir)
 

@@ -17,7 +17,9 @@ Extractor = Callable[[str, Task], Extraction]
 
 
 def _extract_java(answer: str, task: Task) -> Extraction:
-    from beyondpass.extraction.java_code import extract_java  # tree-sitter is optional
+    from beyondpass.methods.robustapi.extraction.java_code import (
+        extract_java,  # tree-sitter is optional
+    )
 
     return extract_java(answer, task)
 

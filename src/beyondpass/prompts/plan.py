@@ -162,7 +162,7 @@ BUILTIN_PLANS: dict[str, PromptPlan] = {
 
 def builtin_plan(name: str) -> PromptPlan:
     if name == "robustapi" and name not in BUILTIN_PLANS:
-        from beyondpass.prompts.robustapi import PLAN
+        from beyondpass.methods.robustapi.prompts import PLAN
 
         BUILTIN_PLANS[name] = PLAN
     try:

@@ -47,9 +47,9 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError
-from beyondpass.evaluators.nfr import TIMING_REPEATS as NFR_TIMING_REPEATS
 from beyondpass.execution import DEFAULT_EXECUTOR, ExecutorChoice
 from beyondpass.execution.base import ExecutionLimits
+from beyondpass.methods.robunfr.evaluators.nfr import TIMING_REPEATS as NFR_TIMING_REPEATS
 from beyondpass.models.base import SamplingParams
 from beyondpass.models.factory import parse_spec
 from beyondpass.prompts.plan import PromptPlan, builtin_plan, plan_from_config

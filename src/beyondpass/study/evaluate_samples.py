@@ -29,9 +29,9 @@ from beyondpass.analysis.summary import KS
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.nfr import NFR_METRICS, TIMING_REPEATS, NfrEvaluator
 from beyondpass.evaluators.select import verdict_evaluator
 from beyondpass.execution import ExecutionLimits, ExecutorChoice, call_timing
+from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS, TIMING_REPEATS, NfrEvaluator
 from beyondpass.models.replay import read_answer_rows
 from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
 from beyondpass.study.progress import NullProgress, Progress

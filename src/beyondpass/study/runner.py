@@ -21,10 +21,10 @@ from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.nfr import NfrEvaluator
 from beyondpass.evaluators.select import verdict_evaluator
 from beyondpass.execution import ExecutorChoice
 from beyondpass.extraction import extract
+from beyondpass.methods.robunfr.evaluators.nfr import NfrEvaluator
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 from beyondpass.models.cache import ResponseCache
 from beyondpass.models.client import ModelClient

@@ -1,0 +1,1 @@
+"""Method packages: each one brings everything a method needs and registers itself."""

@@ -1,0 +1,1 @@
+"""RobuNFR (seed 000): NFR-aware prompt variation and its metrics."""
