@@ -47,7 +47,7 @@ from beyondpass.analysis.stats import (
     wilcoxon_paired,
 )
 from beyondpass.analysis.tables import MISSING, Cell, PaperTable, fmt_delta, fmt_num
-from beyondpass.prompts.robunfr import ENHANCED, FUNCTION_ONLY, INTEGRATED, WORKFLOW_LABELS
+from beyondpass.methods.robunfr.prompts import ENHANCED, FUNCTION_ONLY, INTEGRATED, WORKFLOW_LABELS
 from beyondpass.store.run_store import Row
 
 PASS = "pass@1"

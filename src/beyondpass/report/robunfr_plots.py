@@ -20,7 +20,7 @@ from beyondpass.analysis.robunfr import (
     bench_label,
     metric_def,
 )
-from beyondpass.prompts.robunfr import ENHANCED, INTEGRATED, WORKFLOW_LABELS
+from beyondpass.methods.robunfr.prompts import ENHANCED, INTEGRATED, WORKFLOW_LABELS
 from beyondpass.report.plots import _RC, _svg
 
 _WORKFLOW_COLORS = {INTEGRATED: "#4c72b0", ENHANCED: "#dd8452"}

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from beyondpass.cli.app import cli, default_out, emit_json
+from beyondpass.cli.base import cli, default_out, emit_json
 from beyondpass.cli.progress import RichProgress
 
 DATA_DIR_HELP = "Data directory (default: $BEYONDPASS_DATA, then cache, then download)."
@@ -81,7 +81,7 @@ def _pct(value: float | None) -> str:
 def _print_summary(s: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from beyondpass.cli.commands import _console
+    from beyondpass.cli.base import console as _console
     from beyondpass.methods.robustapi.benchmark import DOMAIN_ORDER
 
     table = Table(
