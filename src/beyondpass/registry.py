@@ -158,7 +158,11 @@ class Method:
     def missing(self) -> str | None:
         """The first required module that is not installed, if any."""
         for module in self.requires:
-            if importlib.util.find_spec(module) is None:
+            try:
+                found = importlib.util.find_spec(module)
+            except (ImportError, ValueError):
+                found = None
+            if found is None:
                 return module
         return None
 
