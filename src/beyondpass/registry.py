@@ -75,7 +75,7 @@ class EvaluatorSpec:
     ``verdict_options`` are defaults this evaluator asks of the verdict evaluator (RobuNFR's
     execution time needs timed test re-runs). ``result_fields`` and ``summary`` shape what the
     ``evaluate`` command writes per answer and prints at the end; ``label`` names the
-    evaluator in that output.
+    evaluator in that output, ``cli_flag`` gives ``evaluate`` a flag that adds it.
     """
 
     name: str
@@ -88,6 +88,9 @@ class EvaluatorSpec:
     summary: Ref | None = None
     label: str = ""
     description: str = ""
+    #: a flag of ``beyondpass evaluate`` that adds this evaluator (``nfr``: ``--nfr``)
+    cli_flag: str | None = None
+    cli_help: str = ""
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,25 @@ def _executor_choice(
     return ExecutorChoice(name=name, isolation=isolation or base.isolation, ray_address=ray_address)
 
 
+_FLAG = "flag_"
+
+
+def evaluator_flags(fn: Any) -> Any:
+    """A ``--FLAG`` for every evaluator that declares one (``--nfr``: RobuNFR's metrics)."""
+    from beyondpass import registry
+
+    for spec, _ in reversed(list(registry.iter_specs("evaluators"))):
+        if spec.cli_flag:
+            fn = click.option(
+                f"--{spec.cli_flag}", f"{_FLAG}{spec.name}", is_flag=True, help=spec.cli_help
+            )(fn)
+    return fn
+
+
+def flagged_evaluators(flags: dict[str, bool]) -> list[str]:
+    return [name[len(_FLAG) :] for name, on in flags.items() if on and name.startswith(_FLAG)]
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f}%"
 
@@ -214,12 +233,7 @@ def benchmarks_show(name: str, task_id: str | None, data_dir: str | None, as_jso
     help="Mark lines whose task is not in the benchmark 'skipped' instead of failing.",
 )
 @executor_options
-@click.option(
-    "--nfr",
-    is_flag=True,
-    help="Add RobuNFR metrics (pylint smells/readability, exception handling, LOC, execution "
-    "time over 5 timed runs per test) to every results.jsonl line.",
-)
+@evaluator_flags
 @click.option(
     "--evaluator",
     "evaluators",
@@ -239,9 +253,9 @@ def evaluate(
     executor: str | None,
     isolation: str | None,
     ray_address: str | None,
-    nfr: bool,
     evaluators: tuple[str, ...],
     as_json: bool,
+    **flags: bool,
 ) -> None:
     """Score a JSONL file of model answers against a benchmark's tests."""
     from beyondpass import registry
@@ -261,7 +275,7 @@ def evaluate(
             workers=workers,
             executor=_executor_choice(executor, isolation, ray_address),
             skip_unknown_tasks=skip_unknown_tasks,
-            evaluators=tuple(dict.fromkeys((*(["nfr"] if nfr else []), *evaluators))),
+            evaluators=tuple(dict.fromkeys((*flagged_evaluators(flags), *evaluators))),
             progress=progress,
         )
     s = outcome.summary

@@ -55,6 +55,9 @@ METHOD = Method(
             result_fields=NFR_FIELDS,
             summary=f"{_HERE}.evaluation:nfr_summary",
             label="NFR",
+            cli_flag="nfr",
+            cli_help="Add RobuNFR metrics (pylint smells/readability, exception handling, LOC, "
+            "execution time over 5 timed runs per test) to every results.jsonl line.",
             description="RobuNFR static metrics (docs/nfr-metrics.md)",
         ),
     ),
