@@ -43,7 +43,7 @@ def test_builtin_methods_and_their_components() -> None:
     assert registry.plan("robustapi")[0].answer_format == "robustapi-blocks"
     assert set(registry.study_files()) >= {"robunfr", "robustapi"}
     assert registry.task_id_fields() == ("task_id", "id")
-    with pytest.raises(ConfigError, match=r"unknown evaluator 'nope' — known evaluators: "):
+    with pytest.raises(ConfigError, match=r"unknown evaluator 'nope' — known: functional, "):
         registry.evaluator("nope")
 
 
@@ -189,3 +189,35 @@ def test_unknown_transform_or_option_is_a_config_error(tmp_path) -> None:
         load_study(study(tmp_path, bench_extra='transform = {name = "shuffle"}'))
     with pytest.raises(ConfigError, match=re.escape("transform: unknown key 'sise'")):
         load_study(study(tmp_path, bench_extra='transform = {name = "subset", size = 2, sise = 2}'))
+
+
+# -- answer formats stated by the plan --------------------------------------------------------
+def test_plan_answer_format_decides_how_answers_are_read(tmp_path) -> None:
+    """The same answers read as whole programs: extraction takes the fenced block as is."""
+    demo = load_benchmark("demo")
+    tid, task = next(iter(demo.tasks.items()))
+    answer = f"Here it is:\n```python\n{task.reference_solution}```\nDone."
+    (tmp_path / "answers.jsonl").write_text(
+        json.dumps({"task_id": tid, "completion": answer}) + "\n", encoding="utf-8"
+    )
+    body = BASE.format(evaluation="", bench_extra=f'tasks = ["{tid}"]')
+    runs = {}
+    for fmt in (None, "whole-program"):
+        path = tmp_path / f"{fmt}.toml"
+        extra = f'[prompts]\nanswer_format = "{fmt}"\n' if fmt else ""
+        path.write_text(body + extra, encoding="utf-8")
+        config = load_study(path)
+        assert config.plan.answer_format == fmt
+        StudyRunner(config, tmp_path / f"run-{fmt}").run()
+        with RunStore(tmp_path / f"run-{fmt}", create=False) as store:
+            (runs[fmt],) = [r.sample for r in store.rows()]
+    assert runs["whole-program"].extraction["notes"] == ["first fenced block"]
+    assert runs["whole-program"].code == task.reference_solution.strip("\n")
+    assert runs[None].extraction["notes"] != ["first fenced block"]
+
+
+def test_unknown_answer_format_in_a_study_is_a_config_error(tmp_path) -> None:
+    path = study(tmp_path)
+    path.write_text(path.read_text() + '[prompts]\nanswer_format = "xml"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="prompts.answer_format must be one of fenced-code"):
+        load_study(path)

@@ -322,6 +322,13 @@ def _names(kind: str) -> list[str]:
     return [spec.name for m in _all() for spec in getattr(m, kind)]
 
 
+def _require(kind: str, name: str, what: str) -> tuple[Any, Method]:
+    found = _find(kind, name)
+    if found is None:
+        raise ConfigError(f"unknown {what} {name!r} — known: {', '.join(_names(kind))}")
+    return found
+
+
 def benchmarks() -> dict[str, tuple[BenchmarkSpec, Method]]:
     """Benchmarks the methods bring, by name."""
     return {s.name: (s, m) for m in methods().values() for s in m.benchmarks}
@@ -336,12 +343,7 @@ def plan_names() -> list[str]:
 
 
 def evaluator(name: str) -> tuple[EvaluatorSpec, Method]:
-    found = _find("evaluators", name)
-    if found is None:
-        raise ConfigError(
-            f"unknown evaluator {name!r} — known evaluators: {', '.join(evaluator_names())}"
-        )
-    return found
+    return _require("evaluators", name, "evaluator")
 
 
 def evaluator_names() -> list[str]:
@@ -349,23 +351,17 @@ def evaluator_names() -> list[str]:
 
 
 def transform(name: str) -> tuple[TransformSpec, Method]:
-    found = _find("transforms", name)
-    if found is None:
-        raise ConfigError(
-            f"unknown benchmark transform {name!r} — known: {', '.join(_names('transforms'))}"
-        )
-    return found
+    return _require("transforms", name, "benchmark transform")
 
 
 def answer_format(name: str) -> Callable[..., Any]:
     """The extractor of answer format ``name``."""
-    found = _find("answer_formats", name)
-    if found is None:
-        raise ConfigError(
-            f"unknown answer format {name!r} — known: {', '.join(_names('answer_formats'))}"
-        )
-    spec, owner = found
+    spec, owner = _require("answer_formats", name, "answer format")
     return resolve(spec.extractor, owner)
+
+
+def answer_formats() -> list[str]:
+    return _names("answer_formats")
 
 
 def default_answer_format(benchmark: str, language: str) -> str:

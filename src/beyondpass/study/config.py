@@ -43,7 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -237,13 +237,21 @@ def study_from_dict(
     if len(set(labels)) != len(labels):
         raise ConfigError(f"{where}: model labels must be unique, got {labels}")
 
-    prompts = _expect(raw.get("prompts", {}), dict, f"{where}: prompts")
+    prompts = dict(_expect(raw.get("prompts", {}), dict, f"{where}: prompts"))
+    answer_format = prompts.pop("answer_format", None)
     if "conditions" in prompts:
         conds = _expect(prompts["conditions"], list, f"{where}: prompts.conditions")
         plan = plan_from_config(str(prompts.get("plan", "custom")), conds)
     else:
         name = str(prompts.get("plan", "function-only"))
         plan = plan_by_name(name, prompts, base, f"{where}: prompts") or builtin_plan(name)
+    if answer_format is not None:  # what the prompts ask for: extraction reads it that way
+        if not isinstance(answer_format, str) or answer_format not in registry.answer_formats():
+            raise ConfigError(
+                f"{where}: prompts.answer_format must be one of "
+                f"{', '.join(registry.answer_formats())}, got {answer_format!r}"
+            )
+        plan = replace(plan, answer_format=answer_format)
 
     sampling_raw = dict(_expect(raw.get("sampling", {}), dict, f"{where}: sampling"))
     n = sampling_raw.pop("n", 1)
