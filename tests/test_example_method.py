@@ -56,11 +56,12 @@ def test_entry_point_registers_the_method(on_path: Path) -> None:
 
 
 def test_same_distribution_twice_registers_once(on_path: Path, monkeypatch) -> None:
-    """An editable install can expose a distribution on two path entries."""
-    second = install(on_path.parent / "again")
+    """An editable install can expose a method twice (here: under two distribution names)."""
+    second = install(on_path.parent / "again", dist="example_copy")
     monkeypatch.syspath_prepend(str(second))
     registry.reset()
-    assert list(registry.methods()).count("example") == 1
+    assert list(registry.methods()).count("example") == 1  # and no error about a duplicate
+    assert registry.evaluator_names().count("answer_lines") == 1
 
 
 def test_report_section_follows_the_contract(on_path: Path, tmp_path: Path) -> None:

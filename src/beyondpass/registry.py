@@ -248,7 +248,8 @@ def _discover() -> dict[str, Method]:
                 stacklevel=2,
             )
             continue
-        found.setdefault(method.name, method)  # the same distribution seen twice: keep one
+        if method.name != CORE.name:  # the same method seen twice (editable install): keep one
+            found.setdefault(method.name, method)
     return found
 
 
