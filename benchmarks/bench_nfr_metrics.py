@@ -43,9 +43,9 @@ sys.path.insert(0, str(REPO / "src"))
 
 from beyondpass.benchmarks import load_benchmark  # noqa: E402
 from beyondpass.evaluators.base import Candidate  # noqa: E402
-from beyondpass.evaluators.nfr import NfrEvaluator  # noqa: E402
-from beyondpass.evaluators.pylint_batch import versions, write_rcfile  # noqa: E402
 from beyondpass.extraction import extract  # noqa: E402
+from beyondpass.methods.robunfr.evaluators.nfr import NfrEvaluator  # noqa: E402
+from beyondpass.methods.robunfr.evaluators.pylint_batch import versions, write_rcfile  # noqa: E402
 
 
 def cpu_seconds() -> float:

@@ -26,7 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from beyondpass.methods.robunfr.analysis import analyse, robunfr_tables
-from beyondpass.prompts.robunfr import load_templates, robunfr_plan
+from beyondpass.methods.robunfr.prompts import load_templates, robunfr_plan
 from beyondpass.report import render_report
 from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sample_key
 

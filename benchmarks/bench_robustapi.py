@@ -35,8 +35,8 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO / "src"))
-    from beyondpass.evaluators.api_misuse import ApiMisuseChecker, load_ruleset
-    from beyondpass.extraction.java_syntax import tool_versions
+    from beyondpass.methods.robustapi.checker import ApiMisuseChecker, load_ruleset
+    from beyondpass.methods.robustapi.extraction.java_syntax import tool_versions
 
     data_dir = Path(args.data_dir)
     answers = [json.loads(line) for line in (data_dir / RECORDED).open(encoding="utf-8")]

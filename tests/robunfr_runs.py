@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from beyondpass.prompts.robunfr import load_templates, robunfr_plan
+from beyondpass.methods.robunfr.prompts import load_templates, robunfr_plan
 from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sample_key
 from beyondpass.study.runner import condition_records
 

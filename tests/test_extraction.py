@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from beyondpass.benchmarks.task import Task
-from beyondpass.extraction import EXTRACTORS, Extraction, extract, register
+from beyondpass.errors import ConfigError
+from beyondpass.extraction import Extraction, answer_format_of, extract, register
 
 ADD_PROMPT = 'from typing import List\n\n\ndef add(xs: List[int]) -> int:\n    """Sum xs."""\n'
 ADD_DEF = "def add(xs):\n    return sum(xs)"
@@ -446,21 +447,38 @@ def test_extraction_never_executes_the_answer(tmp_path: Path) -> None:
 # --- dispatch ----------------------------------------------------------------------------
 
 
-def test_dispatch_by_language() -> None:
-    cpp = Task("x", "t", "cpp", "int main() {}", None, "", (), prompt_style="description")
-    with pytest.raises(NotImplementedError, match="'cpp'"):
-        extract("int main() {}", cpp)
+def test_dispatch_by_answer_format() -> None:
+    """The prompt plan's answer format decides, not the language: a Java task is read as a
+    whole program unless the plan asked for RobustAPI's <<<code>>> blocks."""
+    answer = "Here:\n```java\nclass Main {}\n```\n<<<code>>>: int x = 1;\n"
     java = Task("x", "t", "java", "class Main {}", None, "", (), prompt_style="description")
-    assert extract("```java\nclass Main {}\n```", java).status == "ok"
+    whole = extract(answer, java)
+    assert (whole.status, whole.code) == ("ok", "class Main {}")
+    blocks = extract(answer, java, "robustapi-blocks")
+    assert blocks.status == "ok" and "int x = 1;" in blocks.code and "Main" not in blocks.code
+    cpp = Task("x", "t", "cpp", "int main() {}", None, "", (), prompt_style="description")
+    assert extract("int main() { return 0; }", cpp).code == "int main() { return 0; }"
+    assert extract("   \n", cpp).status == "no_code"
     upper = Task("x", "t", "Python", "", "add", "", (), prompt_style="description")
     assert extract(ADD_DEF, upper).status == "ok"
+    with pytest.raises(ConfigError, match="unknown answer format 'nope'"):
+        extract("x", upper, "nope")
 
 
-def test_register_adds_a_language(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(EXTRACTORS, "toy", EXTRACTORS["python"])
+def test_benchmark_default_answer_format() -> None:
+    """Answers replayed without a plan are read in the benchmark's declared format."""
+    rapi = Task("robustapi", "1", "java", "q", None, "", ())
+    assert answer_format_of(rapi) == "robustapi-blocks"
+    assert answer_format_of(rapi, "whole-program") == "whole-program"
+    assert answer_format_of(Task("humaneval", "1", "python", "", None, "", ())) == "fenced-code"
+
+
+def test_register_adds_an_answer_format(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("beyondpass.extraction.EXTRACTORS", {})
     register("Toy", lambda answer, task: Extraction("no_code", "", "", "none"))
-    toy = Task("x", "t", "toy", "", None, "", (), prompt_style="description")
-    assert extract("anything", toy).status == "no_code"
+    task = Task("x", "t", "python", "", None, "", (), prompt_style="description")
+    assert extract(ADD_DEF, task, "toy").status == "no_code"
+    assert extract(ADD_DEF, task).status == "ok"
 
 
 # --- recorded model answers --------------------------------------------------------------

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from beyondpass.evaluators.code_metrics import count_code
 from beyondpass.execution import call_timing
+from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
 from beyondpass.store.run_store import RunStore
 from pylint_oracle import pylint_oracle
 

@@ -14,10 +14,10 @@ import pytest
 
 from beyondpass.benchmarks.task import Task
 from beyondpass.evaluators.base import Candidate
-from beyondpass.evaluators.code_metrics import count_code
-from beyondpass.evaluators.lint_pool import LintPool
-from beyondpass.evaluators.nfr import NFR_METRICS, NfrEvaluator
 from beyondpass.extraction.result import Extraction
+from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
+from beyondpass.methods.robunfr.evaluators.lint_pool import LintPool
+from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS, NfrEvaluator
 from pylint_oracle import pylint_oracle
 
 SAMPLES = Path(__file__).parent / "nfr_samples"

@@ -12,8 +12,8 @@ import pytest
 
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError
-from beyondpass.evaluators.code_metrics import count_code
-from beyondpass.evaluators.nfr import NFR_METRICS
+from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
+from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS
 from beyondpass.store.run_store import RunStore
 from beyondpass.study.config import load_study
 from beyondpass.study.runner import StudyRunner
@@ -74,7 +74,7 @@ def test_study_with_nfr_stores_metrics_and_configuration(tmp_path: Path) -> None
     write_answers(tmp_path / "answers.jsonl")
     (tmp_path / "study.toml").write_text(STUDY, encoding="utf-8")
     config = load_study(tmp_path / "study.toml")
-    assert (config.nfr, config.timing_repeats) == (True, 5)
+    assert (config.uses("nfr"), config.timing_repeats) == (True, 5)
     outcome = StudyRunner(config, tmp_path / "run", workers=2).run()
     assert outcome.complete and outcome.scored == outcome.expected == 16
 
@@ -130,7 +130,7 @@ def test_study_without_evaluation_table_has_no_nfr(tmp_path: Path) -> None:
     body = STUDY.replace("[evaluation]\nnfr = true\n", "")
     (tmp_path / "study.toml").write_text(body, encoding="utf-8")
     config = load_study(tmp_path / "study.toml")
-    assert (config.nfr, config.timing_repeats) == (False, 0)
+    assert (config.uses("nfr"), config.timing_repeats) == (False, 0)
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import pytest
 
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError
+from beyondpass.methods.robunfr.prompts import load_templates, robunfr_plan
 from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate, plan_from_config, render
-from beyondpass.prompts.robunfr import load_templates, robunfr_plan
 from beyondpass.study.config import load_study, resolve_study_path
 
 SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_cc1ff21651d8b8bc.txt"
@@ -82,7 +82,7 @@ def test_builtin_study_from_anywhere_and_local_files_win(tmp_path, monkeypatch):
     cfg = load_study("studies/robunfr.toml", ["replay:answers.jsonl"])
     assert [b.name for b in cfg.benchmarks] == ["humaneval", "humaneval-et", "mbpp", "mbpp-et"]
     assert len(cfg.plan.conditions) == 81 and cfg.plan.conditions[0].repeats == 10
-    assert cfg.sampling.temperature == 0.0 and cfg.n == 1 and cfg.nfr
+    assert cfg.sampling.temperature == 0.0 and cfg.n == 1 and cfg.uses("nfr")
     # a --model path is relative to the working directory, not to the packaged study
     assert cfg.models[0].spec == f"replay:{tmp_path / 'answers.jsonl'}"
     local = tmp_path / "studies" / "robunfr.toml"

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from beyondpass.benchmarks import load_benchmark
+from beyondpass.methods.robunfr.prompts import load_templates, robunfr_plan
 from beyondpass.models.cache import ResponseCache
-from beyondpass.prompts.robunfr import load_templates, robunfr_plan
 from beyondpass.store.run_store import RunStore
 from beyondpass.study.config import builtin_study_path, load_study
 from beyondpass.study.runner import StudyRunner

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from beyondpass.errors import DataError
-from beyondpass.prompts.variants import DEFAULT_INSTRUCTION, parse_variants
+from beyondpass.methods.robunfr.variants import DEFAULT_INSTRUCTION, parse_variants
 from beyondpass.study.config import builtin_study_path, load_study
 from fake_endpoints import FakeEndpoint, ok
 from robunfr_runs import invoke

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from beyondpass.benchmarks.task import Task
 from beyondpass.extraction import extract
-from beyondpass.extraction.java_code import ELISION_NAME, answer_blocks, original_code
+from beyondpass.methods.robustapi.extraction.java_code import (
+    ELISION_NAME,
+    answer_blocks,
+    original_code,
+)
 
 TASK = Task("robustapi", "1", "java", "q", None, "", ())
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from beyondpass.evaluators.api_misuse import ApiMisuseChecker, load_ruleset
 from beyondpass.methods.robustapi.analysis import count
+from beyondpass.methods.robustapi.checker import ApiMisuseChecker, load_ruleset
 
 INSPECTED = json.loads((Path(__file__).parent / "data" / "robustapi_inspected.json").read_text())
 

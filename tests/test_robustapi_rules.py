@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from beyondpass.evaluators.api_misuse.checker import ERRATA, build_ruleset, load_ruleset
-from beyondpass.evaluators.api_misuse.rules import (
+from beyondpass.methods.robustapi.checker.checker import ERRATA, build_ruleset, load_ruleset
+from beyondpass.methods.robustapi.checker.rules import (
     BoolOp,
     Call,
     Compare,

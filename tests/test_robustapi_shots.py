@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from beyondpass.benchmarks.robustapi import DOMAINS
-from beyondpass.evaluators.api_misuse import ApiMisuseChecker, load_ruleset
-from beyondpass.extraction.java_syntax import parse_java
-from beyondpass.prompts.robustapi import ONE_SHOT_RELEVANT, format_shot, relevant_shot, shots
+from beyondpass.methods.robustapi.benchmark import DOMAINS
+from beyondpass.methods.robustapi.checker import ApiMisuseChecker, load_ruleset
+from beyondpass.methods.robustapi.extraction.java_syntax import parse_java
+from beyondpass.methods.robustapi.prompts import (
+    ONE_SHOT_RELEVANT,
+    format_shot,
+    relevant_shot,
+    shots,
+)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from beyondpass.evaluators.api_misuse import ApiMisuseChecker, load_ruleset
+from beyondpass.methods.robustapi.checker import ApiMisuseChecker, load_ruleset
 
 
 @pytest.fixture(scope="module")

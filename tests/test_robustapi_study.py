@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from beyondpass.benchmarks import load_benchmark
-from beyondpass.prompts.robustapi import shots
+from beyondpass.methods.robustapi.prompts import shots
 from beyondpass.store.run_store import RunStore
 from beyondpass.study.config import load_study
 from beyondpass.study.runner import StudyRunner

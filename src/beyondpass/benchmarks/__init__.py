@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from beyondpass.benchmarks.task import Benchmark, KnownBroken, Task, TestCase
 from beyondpass.errors import ConfigError
@@ -45,12 +46,6 @@ def _mbpp_et(d: str | os.PathLike[str] | None) -> Benchmark:
     return load_mbpp_et(d)
 
 
-def _robustapi(d: str | os.PathLike[str] | None) -> Benchmark:
-    from beyondpass.benchmarks.robustapi import load_robustapi
-
-    return load_robustapi(d)
-
-
 def _demo(_: str | os.PathLike[str] | None) -> Benchmark:
     from beyondpass.benchmarks.native import load_tasks_file
 
@@ -58,15 +53,50 @@ def _demo(_: str | os.PathLike[str] | None) -> Benchmark:
     return load_tasks_file(path, "demo", "Built-in demo tasks (written by beyondpass)")
 
 
-#: name -> (loader, one-line description)
-REGISTRY: dict[str, tuple[Loader, str]] = {
+#: name -> (loader, one-line description): the benchmarks several methods share
+CORE: dict[str, tuple[Loader, str]] = {
     "humaneval": (_humaneval, "HumanEval, 164 Python function-completion tasks"),
     "humaneval-et": (_humaneval_et, "HumanEval with ~100 extended tests per task"),
     "mbpp": (_mbpp, "MBPP sanitized, 427 Python tasks from prose"),
     "mbpp-et": (_mbpp_et, "MBPP-ET: 397 sanitized MBPP tasks with ~100 extended tests"),
-    "robustapi": (_robustapi, "RobustAPI, 1208 Java API-usage questions (misuse checked)"),
-    "demo": (_demo, "8 small tasks shipped with beyondpass for the demo (no data needed)"),
 }
+_DEMO = (_demo, "8 small tasks shipped with beyondpass for the demo (no data needed)")
+
+
+def _method_loader(spec: Any, owner: Any) -> Loader:
+    def load(d: str | os.PathLike[str] | None) -> Benchmark:
+        from beyondpass import registry
+
+        return registry.resolve(spec.loader, owner, needs_extra=False)(d)
+
+    return load
+
+
+def benchmark_registry() -> dict[str, tuple[Loader, str]]:
+    """Every benchmark by name: the shared ones, those the methods bring, then the demo."""
+    from beyondpass import registry
+
+    out = dict(CORE)
+    for name, (spec, owner) in registry.benchmarks().items():
+        out.setdefault(name, (_method_loader(spec, owner), spec.description))
+    out["demo"] = _DEMO
+    return out
+
+
+class _Registry(Mapping[str, tuple[Loader, str]]):
+    """``REGISTRY``: a live view of :func:`benchmark_registry` (methods register late)."""
+
+    def __getitem__(self, name: str) -> tuple[Loader, str]:
+        return benchmark_registry()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(benchmark_registry())
+
+    def __len__(self) -> int:
+        return len(benchmark_registry())
+
+
+REGISTRY: Mapping[str, tuple[Loader, str]] = _Registry()
 
 
 def task_notes() -> dict[str, list[dict[str, object]]]:

@@ -1,69 +1,77 @@
-"""The ``beyondpass`` command line.
+"""The ``beyondpass`` command line: the one place where all commands are assembled.
 
 Exit codes: 0 success; 1 the work finished incomplete; 2 bad input or configuration; 3 a
 model endpoint failed (what was done is stored; the same command resumes); 4 ``compare
 --fail-on`` found a regression; 130 interrupted.
 Errors are one line on stderr: what, where, what to do.
+
+Core commands are listed in :data:`CORE_COMMANDS`; every method brings its own through the
+registry (:func:`beyondpass.registry.commands`), so adding a method never edits this file.
 """
 
 from __future__ import annotations
 
-import json
+import importlib
 import sys
-from pathlib import Path
-from typing import Any
 
 import click
 
-from beyondpass import __version__
+from beyondpass.cli.base import (  # noqa: F401 - re-exported for older command modules
+    EXIT_INCOMPLETE,
+    EXIT_MODEL_FAILED,
+    cli,
+    default_out,
+    emit_json,
+)
 from beyondpass.errors import BeyondpassError
 
-EXIT_INCOMPLETE = 1
-EXIT_MODEL_FAILED = 3
+#: ``module:attribute`` of every core command, in ``--help`` order.
+CORE_COMMANDS = (
+    "beyondpass.cli.commands:benchmarks",
+    "beyondpass.cli.commands:evaluate",
+    "beyondpass.cli.commands:run",
+    "beyondpass.cli.commands:report",
+    "beyondpass.cli.commands:demo",
+    "beyondpass.cli.compare:compare",
+    "beyondpass.cli.rescore:rescore",
+    "beyondpass.cli.studies:studies",
+)
 
 
-def emit_json(payload: Any) -> None:
-    click.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+def _load(ref: str) -> click.Command:
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="beyondpass")
-def cli() -> None:
-    """Measure how well LLMs write code beyond passing tests."""
+def build_cli() -> click.Group:
+    """The root group with every core command and every registered method's commands."""
+    from beyondpass import registry
+
+    for ref in CORE_COMMANDS:
+        command = _load(ref)
+        cli.add_command(command, command.name)
+    for command in registry.commands():
+        cli.add_command(command, command.name)
+    return cli
+
+
+def _interrupted() -> None:
+    click.echo("interrupted — stored work is kept; run the same command again to resume", err=True)
+    sys.exit(130)
 
 
 def main() -> None:
     """Console entry point: one-line errors and meaningful exit codes."""
-    from beyondpass.cli import (  # noqa: F401 - importing registers the subcommands
-        commands,
-        compare,
-        prompts,
-        rescore,
-        robustapi,
-        studies,
-    )
-
     try:
-        cli.main(standalone_mode=False)
+        group = build_cli()
+        group.main(standalone_mode=False)
     except BeyondpassError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        click.echo(
-            "interrupted — stored work is kept; run the same command again to resume", err=True
-        )
-        sys.exit(130)
-    except KeyboardInterrupt:
-        click.echo(
-            "interrupted — stored work is kept; run the same command again to resume", err=True
-        )
-        sys.exit(130)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        _interrupted()
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(2)
-
-
-def default_out(*parts: str) -> Path:
-    return Path.cwd().joinpath(*parts)

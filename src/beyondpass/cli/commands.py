@@ -9,7 +9,13 @@ from typing import Any
 
 import click
 
-from beyondpass.cli.app import EXIT_INCOMPLETE, EXIT_MODEL_FAILED, cli, default_out, emit_json
+from beyondpass.cli.base import (
+    EXIT_INCOMPLETE,
+    EXIT_MODEL_FAILED,
+    console,
+    default_out,
+    emit_json,
+)
 from beyondpass.cli.progress import RichProgress, stderr
 
 DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache, then download)."
@@ -55,12 +61,31 @@ def _executor_choice(
     return ExecutorChoice(name=name, isolation=isolation or base.isolation, ray_address=ray_address)
 
 
+_FLAG = "flag_"
+
+
+def evaluator_flags(fn: Any) -> Any:
+    """A ``--FLAG`` for every evaluator that declares one (``--nfr``: RobuNFR's metrics)."""
+    from beyondpass import registry
+
+    for spec, _ in reversed(list(registry.iter_specs("evaluators"))):
+        if spec.cli_flag:
+            fn = click.option(
+                f"--{spec.cli_flag}", f"{_FLAG}{spec.name}", is_flag=True, help=spec.cli_help
+            )(fn)
+    return fn
+
+
+def flagged_evaluators(flags: dict[str, bool]) -> list[str]:
+    return [name[len(_FLAG) :] for name, on in flags.items() if on and name.startswith(_FLAG)]
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f}%"
 
 
 # -- benchmarks ----------------------------------------------------------------------------
-@cli.group()
+@click.group()
 def benchmarks() -> None:
     """List and inspect benchmarks."""
 
@@ -178,7 +203,7 @@ def benchmarks_show(name: str, task_id: str | None, data_dir: str | None, as_jso
 
 
 # -- evaluate ------------------------------------------------------------------------------
-@cli.command()
+@click.command()
 @click.option(
     "--benchmark", "benchmark", required=True, help="Benchmark name (see `benchmarks list`)."
 )
@@ -208,11 +233,13 @@ def benchmarks_show(name: str, task_id: str | None, data_dir: str | None, as_jso
     help="Mark lines whose task is not in the benchmark 'skipped' instead of failing.",
 )
 @executor_options
+@evaluator_flags
 @click.option(
-    "--nfr",
-    is_flag=True,
-    help="Add RobuNFR metrics (pylint smells/readability, exception handling, LOC, execution "
-    "time over 5 timed runs per test) to every results.jsonl line.",
+    "--evaluator",
+    "evaluators",
+    multiple=True,
+    metavar="NAME",
+    help="Add an evaluator's metrics (repeatable; see docs/study-files.md for the names).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
 def evaluate(
@@ -226,10 +253,12 @@ def evaluate(
     executor: str | None,
     isolation: str | None,
     ray_address: str | None,
-    nfr: bool,
+    evaluators: tuple[str, ...],
     as_json: bool,
+    **flags: bool,
 ) -> None:
     """Score a JSONL file of model answers against a benchmark's tests."""
+    from beyondpass import registry
     from beyondpass.execution import ExecutionLimits
     from beyondpass.study.evaluate_samples import evaluate_samples
 
@@ -246,7 +275,7 @@ def evaluate(
             workers=workers,
             executor=_executor_choice(executor, isolation, ray_address),
             skip_unknown_tasks=skip_unknown_tasks,
-            nfr=nfr,
+            evaluators=tuple(dict.fromkeys((*flagged_evaluators(flags), *evaluators))),
             progress=progress,
         )
     s = outcome.summary
@@ -262,10 +291,14 @@ def evaluate(
     for key in [k for k in s if k.startswith("pass@")]:
         click.echo(f"  {key}: {_pct(s[key])}")
     click.echo("  statuses: " + ", ".join(f"{k} {v}" for k, v in s["status_counts"].items()))
-    if "nfr" in s:
-        means, counts = s["nfr"]["means"], s["nfr"]["n"]
+    for name in registry.evaluator_names():
+        extra = s.get(name)
+        if not isinstance(extra, dict) or "means" not in extra:
+            continue
+        spec, _ = registry.evaluator(name)
+        means, counts = extra["means"], extra["n"]
         click.echo(
-            "  NFR means: "
+            f"  {spec.label or name} means: "
             + ", ".join(
                 f"{k} {'-' if v is None else f'{v:.3f}'} (n={counts[k]})" for k, v in means.items()
             )
@@ -278,7 +311,7 @@ def evaluate(
 
 
 # -- run -----------------------------------------------------------------------------------
-@cli.command()
+@click.command()
 @click.argument("study", type=click.Path(dir_okay=False))
 @click.option(
     "--model",
@@ -443,15 +476,11 @@ def _print_groups(summaries: list[Any]) -> None:
     _console().print(table)
 
 
-def _console() -> Any:
-    """stdout console; wide when piped so tables are not squeezed into 80 columns."""
-    from rich.console import Console
-
-    return Console(width=None if sys.stdout.isatty() else 200)
+_console = console  # the name other command modules import
 
 
 # -- report --------------------------------------------------------------------------------
-@cli.command()
+@click.command()
 @click.argument("run_dir", metavar="RUN", type=click.Path(file_okay=False))
 @click.option("--out", type=click.Path(file_okay=False), help="Where to write (default: RUN).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report paths as JSON.")
@@ -476,7 +505,7 @@ def report(run_dir: str, out: str | None, as_json: bool) -> None:
 
 
 # -- demo ----------------------------------------------------------------------------------
-@cli.command()
+@click.command()
 @click.option(
     "--out",
     type=click.Path(file_okay=False),

@@ -8,49 +8,41 @@ from typing import Any
 
 import click
 
-from beyondpass.cli.app import cli, emit_json
+from beyondpass import registry
+from beyondpass.cli.base import emit_json
 from beyondpass.cli.commands import DATA_DIR_HELP, _executor_choice, executor_options
 from beyondpass.cli.progress import RichProgress
-from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Evaluator
+from beyondpass.evaluators.select import FUNCTIONAL, build_evaluator
 from beyondpass.study.rescore import RunContext
 
-KNOWN_EVALUATORS = ("functional", "robustapi", "nfr")
-
-
 def _evaluator_from_name(name: str, options: Mapping[str, Any], context: RunContext) -> Evaluator:
-    """Build the evaluator called ``name`` for the run described by ``context``.
+    """Build the evaluator called ``name`` (any registered method's) for the run ``context``
+    describes; its options are validated by the evaluator's own schema.
 
-    Stand-in for the method registry: the integrator replaces this function by the
-    registry's evaluator lookup (``beyondpass.registry``), which knows every method's
-    evaluators and validates their options.
+    Only the functional verdict runs programs, so only it gets the run's executor (building
+    one starts sandboxed workers); its timed re-runs default to what the run recorded.
     """
-    if name == "functional":
-        from beyondpass.evaluators.functional import FunctionalEvaluator
-
-        return FunctionalEvaluator(
-            context.executor(), context.limits, timing_repeats=context.timing_repeats
-        )
-    if name == "robustapi":
-        from beyondpass.evaluators.api_misuse import ApiMisuseEvaluator
-
-        return ApiMisuseEvaluator.from_data(context.data_dir, **options)
-    if name == "nfr":
-        from beyondpass.evaluators.nfr import NfrEvaluator
-
-        return NfrEvaluator(context.workers, **options)
-    raise ConfigError(f"unknown evaluator {name!r} — known: {', '.join(KNOWN_EVALUATORS)}")
+    opts = dict(options)
+    executor = None
+    if name == FUNCTIONAL:
+        opts.setdefault("timing_repeats", context.timing_repeats)
+        executor = context.executor()
+    ctx = registry.EvaluatorContext(
+        executor, context.limits, context.workers, context.data_dir, context.seed
+    )
+    return build_evaluator(name, opts, ctx)
 
 
-@cli.command()
+@click.command()
 @click.argument("run_dir", metavar="RUN", type=click.Path(file_okay=False))
 @click.option(
     "--evaluator",
     "evaluators",
     multiple=True,
     metavar="NAME",
-    help="Evaluator to add or recompute (repeatable; default: every evaluator the run has). "
-    f"Known: {', '.join(KNOWN_EVALUATORS)}.",
+    help="Evaluator to add or recompute (repeatable; default: every evaluator the run has): "
+    "functional, nfr, robustapi or any installed method's.",
 )
 @click.option(
     "--samples",

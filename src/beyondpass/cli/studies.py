@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 import click
 
-from beyondpass.cli.app import cli, emit_json
+from beyondpass.cli.base import emit_json
 
 
-@cli.group()
+@click.group()
 def studies() -> None:
     """Built-in study files: list them, print one to save and edit."""
 
 
 def _builtin_files() -> list[Path]:
-    from beyondpass.study.config import BUILTIN_STUDIES
+    from beyondpass import registry
 
-    root = resources.files(BUILTIN_STUDIES)
-    return sorted(Path(str(p)) for p in root.iterdir() if p.name.endswith(".toml"))
+    return list(registry.study_files().values())
 
 
 @studies.command("list")

@@ -2,6 +2,5 @@
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator
 from beyondpass.evaluators.functional import FunctionalEvaluator
-from beyondpass.evaluators.nfr import NfrEvaluator
 
-__all__ = ["Candidate", "Evaluation", "Evaluator", "FunctionalEvaluator", "NfrEvaluator"]
+__all__ = ["Candidate", "Evaluation", "Evaluator", "FunctionalEvaluator"]

@@ -1,17 +1,20 @@
 """Which evaluator decides a task's verdict.
 
-Most benchmarks are decided by running tests (``FunctionalEvaluator``); a task can ask for
-another verdict-deciding evaluator through ``metadata["evaluator"]`` (RobustAPI tasks say
-``"robustapi"``: the API-misuse checker decides). A study mixing both kinds gets a
+Most benchmarks are decided by running tests (``functional``); a task can ask for another
+verdict-deciding evaluator by name through ``metadata["evaluator"]`` (a method registers it,
+e.g. RobustAPI's misuse checker). A study mixing both kinds gets a
 :class:`DispatchEvaluator` that routes each candidate to its task's evaluator.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import pydantic
+
+from beyondpass import registry
 from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
@@ -21,8 +24,39 @@ from beyondpass.execution.base import ExecutionLimits, Executor
 FUNCTIONAL = "functional"
 
 
+class FunctionalOptions(pydantic.BaseModel):
+    """``[evaluation.functional]``: how tests are run."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    #: timed re-runs of each passing test (``exec_time_ms``); 0: no timing
+    timing_repeats: int = pydantic.Field(default=0, ge=0, strict=True)
+
+
+def functional_evaluator(
+    options: FunctionalOptions | None, ctx: registry.EvaluatorContext
+) -> Evaluator:
+    repeats = options.timing_repeats if options is not None else 0
+    return FunctionalEvaluator(ctx.executor, ctx.limits, timing_repeats=repeats)
+
+
 def kind_of(task: Task) -> str:
     return str(task.metadata.get("evaluator") or FUNCTIONAL)
+
+
+def build_evaluator(
+    name: str, options: Mapping[str, Any] | None, ctx: registry.EvaluatorContext
+) -> Evaluator:
+    """Evaluator ``name`` with ``options`` (validated by its own schema) in ``ctx``."""
+    spec, owner = registry.evaluator(name)
+    factory = registry.resolve(spec.factory, owner)
+    model = registry.resolve(spec.options, owner, needs_extra=False) if spec.options else None
+    parsed = (
+        registry.validate_options(model, options or {}, f"evaluation.{name}")
+        if model is not None
+        else None
+    )
+    return factory(parsed, ctx)
 
 
 def verdict_evaluator(
@@ -32,27 +66,29 @@ def verdict_evaluator(
     *,
     data_dir: str | os.PathLike[str] | None = None,
     timing_repeats: int = 0,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    workers: int | None = None,
 ) -> Evaluator:
-    """The evaluator that decides the verdicts of ``tasks``; ``timing_repeats`` is for the
-    functional one (timed re-runs of each passing test)."""
+    """The evaluator that decides the verdicts of ``tasks``; ``options`` by evaluator name
+    (``timing_repeats`` is shorthand for the functional one's)."""
     kinds = sorted({kind_of(t) for t in tasks}) or [FUNCTIONAL]
-    builders: dict[str, Callable[[], Evaluator]] = {
-        FUNCTIONAL: lambda: FunctionalEvaluator(executor, limits, timing_repeats=timing_repeats),
-        "robustapi": lambda: _robustapi(data_dir),
-    }
-    unknown = [k for k in kinds if k not in builders]
+    verdict_names = [s.name for s, _ in registry.iter_specs("evaluators") if s.decides_verdict]
+    unknown = [k for k in kinds if k not in verdict_names]
     if unknown:
         raise ConfigError(
-            f"tasks ask for unknown evaluator(s) {unknown} — known: {sorted(builders)}"
+            f"tasks ask for unknown evaluator(s) {unknown} — known: {sorted(verdict_names)}"
         )
-    built = {k: builders[k]() for k in kinds}
+    ctx = registry.EvaluatorContext(
+        executor=executor,
+        limits=limits,
+        workers=workers,
+        data_dir=os.fspath(data_dir) if data_dir is not None else None,
+    )
+    chosen = {k: dict((options or {}).get(k, {})) for k in kinds}
+    if FUNCTIONAL in chosen and timing_repeats and "timing_repeats" not in chosen[FUNCTIONAL]:
+        chosen[FUNCTIONAL]["timing_repeats"] = timing_repeats
+    built = {k: build_evaluator(k, chosen[k], ctx) for k in kinds}
     return built[kinds[0]] if len(built) == 1 else DispatchEvaluator(built)
-
-
-def _robustapi(data_dir: str | os.PathLike[str] | None) -> Evaluator:
-    from beyondpass.evaluators.api_misuse import ApiMisuseEvaluator
-
-    return ApiMisuseEvaluator.from_data(data_dir)
 
 
 class DispatchEvaluator(Evaluator):

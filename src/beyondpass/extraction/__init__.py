@@ -1,7 +1,10 @@
 """Pipeline stage "extraction": turn a model's answer into the program to evaluate.
 
-Extractors are registered per language (Python; Java, which reads RobustAPI's answer
-format and needs the ``java`` extra) so C++ can be added without touching callers;
+Extraction dispatches on the *answer format* the prompt plan asked for ("fenced-code",
+RobustAPI's "robustapi-blocks", "whole-program", "edited-program"), not on the task's
+language: a Java stdin/stdout task and a RobustAPI question are both Java but answered in
+different formats. Formats are registered by methods (:mod:`beyondpass.registry`); when the
+plan does not name one, the benchmark's default applies, else the language's.
 :func:`extract` is the single entry point the pipeline uses.
 """
 
@@ -15,30 +18,31 @@ from beyondpass.extraction.result import Extraction, ExtractionKind, ExtractionS
 
 Extractor = Callable[[str, Task], Extraction]
 
-
-def _extract_java(answer: str, task: Task) -> Extraction:
-    from beyondpass.extraction.java_code import extract_java  # tree-sitter is optional
-
-    return extract_java(answer, task)
+#: extractors registered at run time (``register``); they win over the registry's formats
+EXTRACTORS: dict[str, Extractor] = {}
 
 
-EXTRACTORS: dict[str, Extractor] = {"python": extract_python, "java": _extract_java}
+def register(answer_format: str, extractor: Extractor) -> None:
+    """Make ``extractor`` read answers in ``answer_format`` (case-insensitive)."""
+    EXTRACTORS[answer_format.lower()] = extractor
 
 
-def register(language: str, extractor: Extractor) -> None:
-    """Make ``extractor`` handle answers for tasks in ``language`` (case-insensitive)."""
-    EXTRACTORS[language.lower()] = extractor
+def answer_format_of(task: Task, answer_format: str | None = None) -> str:
+    """The format ``task``'s answers are read in: the plan's, else the benchmark's default."""
+    from beyondpass import registry
+
+    return (answer_format or registry.default_answer_format(task.benchmark, task.language)).lower()
 
 
-def extract(answer: str, task: Task) -> Extraction:
-    """Extract the program ``answer`` gives for ``task``, dispatching on ``task.language``."""
-    extractor = EXTRACTORS.get(task.language.lower())
-    if extractor is None:
-        known = ", ".join(sorted(EXTRACTORS))
-        raise NotImplementedError(
-            f"no code extractor for language {task.language!r} (available: {known})"
-        )
-    return extractor(answer, task)
+def extractor_for(answer_format: str) -> Extractor:
+    from beyondpass import registry
+
+    return EXTRACTORS.get(answer_format) or registry.answer_format(answer_format)
+
+
+def extract(answer: str, task: Task, answer_format: str | None = None) -> Extraction:
+    """Extract the program ``answer`` gives for ``task``, read in ``answer_format``."""
+    return extractor_for(answer_format_of(task, answer_format))(answer, task)
 
 
 __all__ = [
@@ -47,6 +51,7 @@ __all__ = [
     "ExtractionKind",
     "ExtractionStatus",
     "Extractor",
+    "answer_format_of",
     "extract",
     "extract_python",
     "register",

@@ -1,1 +1,1 @@
-"""Method packages: everything one evaluation method brings, registered with the registry."""
+"""Method packages: each one brings everything a method needs and registers itself."""

@@ -91,10 +91,14 @@ def parse_answer_rows(name: str, data: bytes) -> list[AnswerRow]:
 
     Lines are decoded one by one from bytes so an encoding error reports its own line.
     """
+    from beyondpass import registry
+
+    id_fields = registry.task_id_fields()
     rows: list[AnswerRow] = []
     for number, row in json_objects(name, data, '{"task_id": ..., "completion": ...}'):
         where = f"{name}:{number}"
-        task_id = row.get("task_id", row.get("id"))  # RobustAPI's own files say "id"
+        # methods may name the field otherwise (registry.Method.task_id_fields)
+        task_id = next((row[f] for f in id_fields if f in row), None)
         if task_id is None or (isinstance(task_id, str) and not task_id.strip()):
             raise DataError(f"{where}: no task_id — every line must name the task it answers")
         if not isinstance(task_id, str | int) or isinstance(task_id, bool):

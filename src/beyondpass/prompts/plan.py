@@ -79,8 +79,13 @@ class Condition:
 
 @dataclass(frozen=True)
 class PromptPlan:
+    """The conditions of a study. ``answer_format`` is the format the prompts ask for
+    (``fenced-code``, ``robustapi-blocks``, ``whole-program``, ...): extraction reads the
+    answers that way; ``None`` leaves it to the benchmark's default."""
+
     name: str
     conditions: tuple[Condition, ...]
+    answer_format: str | None = None
 
     def __post_init__(self) -> None:
         ids = [c.id for c in self.conditions]
@@ -161,16 +166,35 @@ BUILTIN_PLANS: dict[str, PromptPlan] = {
 
 
 def builtin_plan(name: str) -> PromptPlan:
-    if name == "robustapi" and name not in BUILTIN_PLANS:
-        from beyondpass.prompts.robustapi import PLAN
-
-        BUILTIN_PLANS[name] = PLAN
-    try:
+    """A plan by name: the generic ones here, else one a method registers (its defaults)."""
+    if name in BUILTIN_PLANS:
         return BUILTIN_PLANS[name]
-    except KeyError:
-        raise ConfigError(
-            f"unknown prompt plan {name!r} — built-in plans: {', '.join(BUILTIN_PLANS)}"
-        ) from None
+    from pathlib import Path
+
+    plan = plan_by_name(name, {"plan": name}, Path.cwd(), "prompts")
+    if plan is None:
+        from beyondpass import registry
+
+        known = [*BUILTIN_PLANS, *registry.plan_names()]
+        raise ConfigError(f"unknown prompt plan {name!r} — built-in plans: {', '.join(known)}")
+    return plan
+
+
+def plan_by_name(name: str, table: Mapping[str, Any], base: Any, where: str) -> PromptPlan | None:
+    """The plan a method registers as ``name``, built from the study's ``[prompts]`` table;
+    ``None`` when no method has it."""
+    import dataclasses
+
+    from beyondpass import registry
+
+    found = registry.plan(name)
+    if found is None:
+        return None
+    spec, owner = found
+    plan = registry.resolve(spec.factory, owner, needs_extra=False)(table, base, where)
+    if plan.answer_format is None and spec.answer_format:
+        plan = dataclasses.replace(plan, answer_format=spec.answer_format)
+    return plan
 
 
 def plan_from_config(name: str, raw_conditions: Sequence[Mapping[str, Any]]) -> PromptPlan:

@@ -1,31 +1,30 @@
 """Built-in study files (``beyondpass run studies/NAME.toml --model SPEC``).
 
-A path that does not exist but names a built-in study (``studies/robunfr.toml``,
-``robustapi.toml`` or just ``robunfr``) is read from the package, so the documented command
-works from any directory and from an installed beyondpass; a file of that name that does
-exist always wins.
+Each method ships its studies in its own package (``Method.studies``); this module finds
+them through the registry. A path that does not exist but names a built-in study
+(``studies/robunfr.toml``, ``robustapi.toml`` or just ``robunfr``) is read from the package,
+so the documented command works from any directory and from an installed beyondpass; a
+file of that name that does exist always wins.
 """
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
-BUILTIN_STUDIES = "beyondpass.studies"
+from beyondpass import registry
 
 
 def builtin_names() -> list[str]:
-    root = resources.files(BUILTIN_STUDIES)
-    return sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".toml"))
+    return list(registry.study_files())
 
 
 def builtin_study_path(name: str | Path) -> Path | None:
     """The packaged study ``name`` (``robunfr`` or ``robunfr.toml``), if there is one."""
     stem = Path(name).name
-    if not stem.endswith(".toml"):
-        stem += ".toml"
-    candidate = Path(str(resources.files(BUILTIN_STUDIES) / stem))
-    return candidate if candidate.is_file() else None
+    if stem.endswith(".toml"):
+        stem = stem[:-5]
+    candidate = registry.study_files().get(stem)
+    return candidate if candidate is not None and candidate.is_file() else None
 
 
 def resolve_study_path(path: str | Path) -> tuple[Path, bool]:

@@ -30,8 +30,9 @@ reviewed and re-run. Example::
     timeout_s = 10
     memory_mb = 2048
 
-    [evaluation]
-    nfr = true                    # RobuNFR metrics (docs/nfr-metrics.md); default false
+    [evaluation]                  # evaluators besides the verdict (docs/study-files.md)
+    evaluators = ["nfr"]          # RobuNFR metrics (docs/nfr-metrics.md); or: nfr = true
+    # [evaluation.functional]     # each evaluator's options, checked by its own schema
     # timing_repeats = 5          # per passing test, for exec_time_ms (default 5 with nfr)
 
 Relative paths (``replay:answers.jsonl``, ``file:tasks.jsonl``) are relative to the study file.
@@ -42,25 +43,22 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from beyondpass import registry
+from beyondpass.benchmarks.transforms import TransformChoice, parse_transform
 from beyondpass.errors import ConfigError
-from beyondpass.evaluators.nfr import TIMING_REPEATS as NFR_TIMING_REPEATS
 from beyondpass.execution import DEFAULT_EXECUTOR, ExecutorChoice
 from beyondpass.execution.base import ExecutionLimits
 from beyondpass.models.base import SamplingParams
 from beyondpass.models.factory import parse_spec
-from beyondpass.prompts.plan import PromptPlan, builtin_plan, plan_from_config
-from beyondpass.prompts.robunfr import plan_from_prompts_table
+from beyondpass.prompts.plan import PromptPlan, builtin_plan, plan_by_name, plan_from_config
 from beyondpass.studies import (  # noqa: F401 - re-exported: the study loader's own API
-    BUILTIN_STUDIES,
     builtin_study_path,
     resolve_study_path,
 )
-
-#: Where built-in study files live (``beyondpass run studies/robunfr.toml`` finds them).
 
 _TOP_KEYS = {
     "name",
@@ -76,11 +74,23 @@ _TOP_KEYS = {
 }
 
 
+FUNCTIONAL = "functional"
+
+
 @dataclass(frozen=True)
 class BenchmarkChoice:
     name: str
     tasks: tuple[str, ...] | None = None
     limit: int | None = None
+    transform: TransformChoice | None = None
+
+
+@dataclass(frozen=True)
+class EvaluatorChoice:
+    """An evaluator a study runs, with its options (validated by its own schema)."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -104,10 +114,20 @@ class StudyConfig:
     n: int
     limits: ExecutionLimits
     executor: ExecutorChoice = field(default_factory=ExecutorChoice)
-    nfr: bool = False  # add the NFR metrics evaluator
-    timing_repeats: int = 0  # timed re-runs of each passing test (exec_time_ms)
+    #: evaluators that add metrics, in order (the verdict evaluator is chosen per task)
+    evaluators: tuple[EvaluatorChoice, ...] = ()
+    #: options of verdict-deciding evaluators by name (``functional``: ``timing_repeats``)
+    verdict_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def timing_repeats(self) -> int:
+        """Timed re-runs of each passing test (``exec_time_ms``)."""
+        return int(self.verdict_options.get(FUNCTIONAL, {}).get("timing_repeats", 0))
+
+    def uses(self, evaluator: str) -> bool:
+        return any(e.name == evaluator for e in self.evaluators)
 
     def config_hash(self) -> str:
         """Identity of the design: a run directory belongs to exactly one design."""
@@ -179,7 +199,13 @@ def study_from_dict(
             tasks = tuple(str(t) for t in _expect(tasks, list, f"{where}: benchmarks[{i}].tasks"))
         if limit is not None and (not isinstance(limit, int) or limit < 1):
             raise ConfigError(f"{where}: benchmarks[{i}].limit must be a positive integer")
-        benchmarks.append(BenchmarkChoice(name, tasks, limit))
+        transform = None
+        if "transform" in b:
+            study_seed = raw.get("seed", 0) if isinstance(raw.get("seed", 0), int) else 0
+            transform = parse_transform(
+                b["transform"], study_seed, f"{where}: benchmarks[{i}].transform"
+            )
+        benchmarks.append(BenchmarkChoice(name, tasks, limit, transform))
     if not benchmarks:
         raise ConfigError(f"{where}: no [[benchmarks]] — name at least one (e.g. humaneval)")
 
@@ -211,14 +237,21 @@ def study_from_dict(
     if len(set(labels)) != len(labels):
         raise ConfigError(f"{where}: model labels must be unique, got {labels}")
 
-    prompts = _expect(raw.get("prompts", {}), dict, f"{where}: prompts")
+    prompts = dict(_expect(raw.get("prompts", {}), dict, f"{where}: prompts"))
+    answer_format = prompts.pop("answer_format", None)
     if "conditions" in prompts:
         conds = _expect(prompts["conditions"], list, f"{where}: prompts.conditions")
         plan = plan_from_config(str(prompts.get("plan", "custom")), conds)
-    elif prompts.get("plan") == "robunfr":
-        plan = plan_from_prompts_table(prompts, base, f"{where}: prompts")
     else:
-        plan = builtin_plan(str(prompts.get("plan", "function-only")))
+        name = str(prompts.get("plan", "function-only"))
+        plan = plan_by_name(name, prompts, base, f"{where}: prompts") or builtin_plan(name)
+    if answer_format is not None:  # what the prompts ask for: extraction reads it that way
+        if not isinstance(answer_format, str) or answer_format not in registry.answer_formats():
+            raise ConfigError(
+                f"{where}: prompts.answer_format must be one of "
+                f"{', '.join(registry.answer_formats())}, got {answer_format!r}"
+            )
+        plan = replace(plan, answer_format=answer_format)
 
     sampling_raw = dict(_expect(raw.get("sampling", {}), dict, f"{where}: sampling"))
     n = sampling_raw.pop("n", 1)
@@ -245,7 +278,7 @@ def study_from_dict(
     except TypeError as exc:
         raise ConfigError(f"{where}: execution: {exc}") from exc
 
-    nfr, timing_repeats = _evaluation(raw.get("evaluation", {}), where)
+    evaluators, verdict_options = _evaluation(raw.get("evaluation", {}), where)
 
     seed = raw.get("seed", 0)
     if not isinstance(seed, int):
@@ -262,8 +295,8 @@ def study_from_dict(
         n=n,
         limits=limits,
         executor=executor,
-        nfr=nfr,
-        timing_repeats=timing_repeats,
+        evaluators=evaluators,
+        verdict_options=verdict_options,
         source=str(path.resolve()),
         raw=raw,
     )
@@ -290,16 +323,68 @@ def _check_report_table(report: Any, where: str) -> None:
             )
 
 
-def _evaluation(table: Any, where: str) -> tuple[bool, int]:
-    """``[evaluation]``: which evaluators add metrics, and how execution time is measured."""
+def _evaluation(
+    table: Any, where: str
+) -> tuple[tuple[EvaluatorChoice, ...], dict[str, dict[str, Any]]]:
+    """``[evaluation]``: the evaluators to run and each one's options.
+
+    ``evaluators = ["nfr", ...]`` lists them; ``[evaluation.NAME]`` gives one its options
+    (and turns it on); ``NAME = true`` is the short form; ``timing_repeats`` is the older
+    spelling of ``[evaluation.functional] timing_repeats``. Options are checked by each
+    evaluator's own schema.
+    """
     table = _expect(table, dict, f"{where}: evaluation")
-    unknown = sorted(set(table) - {"nfr", "timing_repeats"})
+    known = registry.evaluator_names()
+    unknown = sorted(set(table) - {"evaluators", "timing_repeats", *known})
     if unknown:
-        raise ConfigError(
-            f"{where}: evaluation: unknown key(s) {unknown} — valid: ['nfr', 'timing_repeats']"
-        )
-    nfr = _expect(table.get("nfr", False), bool, f"{where}: evaluation.nfr")
-    repeats = table.get("timing_repeats", NFR_TIMING_REPEATS if nfr else 0)
-    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 0:
-        raise ConfigError(f"{where}: evaluation.timing_repeats must be an integer >= 0")
-    return nfr, repeats
+        valid = sorted({"evaluators", "timing_repeats", *known})
+        raise ConfigError(f"{where}: evaluation: unknown key(s) {unknown} — valid: {valid}")
+    chosen: dict[str, dict[str, Any]] = {}
+    for i, item in enumerate(_expect(table.get("evaluators", []), list, f"{where}: evaluators")):
+        if isinstance(item, str):
+            chosen.setdefault(item, {})
+        elif isinstance(item, dict) and isinstance(item.get("name"), str):
+            chosen[item["name"]] = {k: v for k, v in item.items() if k != "name"}
+        else:
+            raise ConfigError(
+                f"{where}: evaluation.evaluators[{i + 1}]: expected an evaluator name or a "
+                f"table with a name, got {item!r}"
+            )
+    for key, value in table.items():
+        if key in ("evaluators", "timing_repeats"):
+            continue
+        if isinstance(value, bool):
+            if value:
+                chosen.setdefault(key, {})
+            else:
+                chosen.pop(key, None)
+        elif isinstance(value, dict):
+            chosen[key] = {**chosen.get(key, {}), **value}
+        else:
+            raise ConfigError(
+                f"{where}: evaluation.{key}: expected bool (on/off) or a table of options, "
+                f"got {value!r}"
+            )
+    add_ons: list[EvaluatorChoice] = []
+    verdict: dict[str, dict[str, Any]] = {FUNCTIONAL: {}}
+    for name, options in chosen.items():
+        spec, _ = registry.evaluator(name)
+        if spec.decides_verdict:
+            verdict[name] = options
+            continue
+        for key, default in spec.verdict_options.items():  # e.g. nfr: timed test re-runs
+            verdict[FUNCTIONAL].setdefault(key, default)
+        add_ons.append(EvaluatorChoice(name, _options(name, options, where)))
+    if "timing_repeats" in table:
+        repeats = table["timing_repeats"]
+        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 0:
+            raise ConfigError(f"{where}: evaluation.timing_repeats must be an integer >= 0")
+        verdict[FUNCTIONAL]["timing_repeats"] = repeats
+    if FUNCTIONAL in chosen:
+        verdict[FUNCTIONAL].update(chosen[FUNCTIONAL])
+    verdict = {name: _options(name, options, where) for name, options in verdict.items()}
+    return tuple(add_ons), verdict
+
+
+def _options(name: str, options: dict[str, Any], where: str) -> dict[str, Any]:
+    return registry.evaluator_options(name, options, f"{where}: evaluation.{name}")

@@ -7,11 +7,15 @@ an interrupted evaluation resumes, and ``beyondpass report OUT`` works on it lik
 ``OUT/results.jsonl`` is written atomically at the end, one line per input line, same order;
 ``index`` is the 0-based input line number (blank lines carry no sample and get no line).
 
-With ``nfr``, every line also carries the RobuNFR metrics (docs/nfr-metrics.md): ``code``
-(the program the metrics ran on), the static metrics of ``NFR_METRICS``, ``exec_time_ms``,
-``exec_time_stdev_ms`` and ``exec_time_ref`` (tests timed 5 times each; passing samples
-only). A metric that is
+``evaluators`` names evaluators that add metrics (``--nfr`` is ``nfr``: the RobuNFR metrics,
+docs/nfr-metrics.md). Each declares the fields it adds to every line (``result_fields``);
+when any does, lines also carry ``code`` (the program the metrics ran on). A metric that is
 undefined for a sample (no code, syntax error, failing sample for the time) is ``null``.
+
+The steps, in order: :func:`resolve_lines` (validate the file against the benchmark),
+:func:`open_store` (refuse a directory holding other work), :func:`build_evaluators`,
+:func:`record_settings` and :func:`record_meta`, :func:`store_samples`, scoring, then
+:func:`result_lines` and :func:`summarize_lines` write and sum up the results.
 """
 
 from __future__ import annotations
@@ -20,17 +24,18 @@ import hashlib
 import json
 import os
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from beyondpass import registry
 from beyondpass.analysis.passk import mean_pass_at_k
 from beyondpass.analysis.summary import KS
 from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.nfr import NFR_METRICS, TIMING_REPEATS, NfrEvaluator
-from beyondpass.evaluators.select import verdict_evaluator
+from beyondpass.evaluators.select import FUNCTIONAL, build_evaluator, verdict_evaluator
 from beyondpass.execution import ExecutionLimits, ExecutorChoice, call_timing
 from beyondpass.models.replay import AnswerRow, read_answer_rows
 from beyondpass.store.run_store import DB_NAME, Row, RunStore, sample_key
@@ -39,14 +44,26 @@ from beyondpass.study.provenance import environment, now_iso
 from beyondpass.study.scoring import evaluator_metadata, make_sample, score_pending
 
 RESULTS_FILE = "results.jsonl"
-# What --nfr adds to each results.jsonl line, besides ``code``.
-NFR_FIELDS = (*NFR_METRICS, "exec_time_ms", "exec_time_stdev_ms", "exec_time_ref")
 
 
 @dataclass
 class EvaluateOutcome:
     summary: dict[str, Any]
     results_path: Path
+
+
+@dataclass
+class _Plan:
+    """The evaluators an evaluation runs and what they add to each results line."""
+
+    add_ons: list[registry.EvaluatorSpec]
+    verdict_options: dict[str, Any]
+    fields: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def timing_repeats(self) -> int:
+        return int(self.verdict_options.get("timing_repeats", 0))
 
 
 def evaluate_samples(
@@ -59,7 +76,7 @@ def evaluate_samples(
     workers: int | None = None,
     executor: ExecutorChoice | None = None,
     skip_unknown_tasks: bool = False,
-    nfr: bool = False,
+    evaluators: Sequence[str] = (),
     progress: Progress | None = None,
 ) -> EvaluateOutcome:
     """Score every line of ``samples_path``; see the module docstring.
@@ -72,118 +89,214 @@ def evaluate_samples(
     samples_path = Path(samples_path)
     bench = load_benchmark(benchmark, data_dir)
     rows = read_answer_rows(samples_path)
-    resolved: list[str | None] = []
-    for row in rows:
-        tid = bench.resolve_id(row.task_id)
-        if tid is None and not skip_unknown_tasks:
-            example = next(iter(bench.tasks), "?")
-            raise DataError(
-                f"{samples_path}:{row.line}: unknown task id {row.task_id!r} for benchmark "
-                f"{bench.name} (ids look like {example!r}) — is --benchmark right?"
-            )
-        resolved.append(tid)
-    if all(tid is None for tid in resolved):
-        raise DataError(
-            f"{samples_path}: none of its {len(rows)} task ids is in benchmark {bench.name} — "
-            "is --benchmark right?"
-        )
+    resolved = resolve_lines(bench, rows, samples_path, skip_unknown_tasks)
     digest = hashlib.sha256(samples_path.read_bytes()).hexdigest()
-
-    out_dir = Path(out_dir)
-    if (out_dir / DB_NAME).exists():
-        with RunStore(out_dir, create=False) as existing:
-            kind = existing.get_meta("kind")
-        if kind not in (None, "evaluate"):
-            raise ConfigError(
-                f"{out_dir} holds a {kind} run, not an evaluation; choose another --out"
-            )
+    plan = evaluation_plan(evaluators)
     limits = limits or ExecutionLimits()
-    with RunStore(out_dir) as store:
-        previous = store.get_meta("samples")
-        if previous and (previous["sha256"], store.get_meta("benchmark_name")) != (
-            digest,
-            bench.name,
-        ):
-            raise ConfigError(
-                f"{out_dir} already holds results for {previous['path']} on "
-                f"{store.get_meta('benchmark_name')}; choose another --out"
-            )
-        repeats = TIMING_REPEATS if nfr else 0
-        choice = executor or ExecutorChoice()
-        runner = choice.build(workers=workers)
-        evaluator = verdict_evaluator(
-            bench.tasks.values(), runner, limits, data_dir=data_dir, timing_repeats=repeats
-        )
-        evaluators: list[Evaluator] = [evaluator]
-        if nfr:
-            evaluators.append(NfrEvaluator(workers))
-        settings: dict[str, Any] = {"nfr": nfr, "timing_repeats": repeats}
-        if repeats:  # times taken by another timing method do not mix with these
-            settings["timing_method"] = call_timing.METHOD_VERSION
-        old_limits = store.get_meta("limits")
-        old_settings = store.get_meta("evaluation", {"nfr": False, "timing_repeats": 0})
-        if old_limits is not None and (old_limits, old_settings) != (vars(limits), settings):
-            dropped = store.clear_results()  # results made under other settings are stale
-            progress.note(
-                f"limits or metrics changed since the last evaluation: re-scoring {dropped} samples"
-            )
-        store.set_meta("limits", vars(limits))
-        store.set_meta("evaluation", settings)
-        model_label = samples_path.stem
-        store.set_meta("kind", "evaluate")
-        store.set_meta("benchmark_name", bench.name)
-        store.set_meta("samples", {"path": str(samples_path.resolve()), "sha256": digest})
-        store.set_meta("study", {"name": f"evaluate {samples_path.name} on {bench.name}"})
-        store.set_meta(
-            "benchmarks",
-            {
-                bench.name: {
-                    **bench.provenance(),
-                    "known_broken": {k: v.reason for k, v in bench.known_broken.items()},
-                }
-            },
-        )
-        store.set_meta("environment", environment())
-        store.set_meta("evaluators", evaluator_metadata(evaluators))
-        store.set_meta("executor", evaluator.metadata())
-        if store.get_meta("created_at") is None:
-            store.set_meta("created_at", now_iso())
-
-        identities = answer_identities(rows, resolved, bench.name, model_label)
-        keys = [ident[0] if ident else "" for ident in identities]
-        stored = store.sample_keys()
-        models: dict[str, dict[str, Any]] = {}
-        for row, tid, ident in zip(rows, resolved, identities, strict=True):
-            if tid is None or ident is None:
-                continue
-            key, model, condition, index = ident
-            models.setdefault(model, {"spec": f"samples:{samples_path.name}"})
-            if key not in stored:
-                store.put_sample(
-                    make_sample(
-                        key,
-                        bench.tasks[tid],
-                        model,
-                        condition,
-                        index,
-                        row.text,
-                        generation={"model_version": row.model or "", "source_field": row.field},
-                    )
-                )
-        store.set_meta("models", models)
-        store.set_meta("sampling", {"n": sampling_n(identities)})
-        scored_keys = [k for k in keys if k]
+    out_dir = Path(out_dir)
+    with open_store(out_dir, digest, bench.name) as store:
+        runner = (executor or ExecutorChoice()).build(workers=workers)
         try:
-            score_pending(
-                store, bench.tasks_by_key(), evaluators, scored_keys, progress, "evaluate"
-            )
+            built = build_evaluators(bench, plan, runner, limits, data_dir, workers)
+            record_settings(store, limits, plan.settings, progress)
+            record_meta(store, bench, samples_path, digest, built)
+            keys = store_samples(store, bench, rows, resolved, samples_path)
+            scored_keys = [k for k in keys if k]
+            score_pending(store, bench.tasks_by_key(), built, scored_keys, progress, "evaluate")
         finally:
             runner.close()
         by_key = {r.sample.key: r for r in store.rows()}
         store.set_meta("status", "complete")
         store.set_meta("updated_at", now_iso())
 
-    return write_results(out_dir, bench, rows, resolved, keys, by_key, nfr)
+    return write_results(out_dir, bench, rows, resolved, keys, by_key, plan)
+
+
+def write_results(
+    out_dir: Path,
+    bench: Benchmark,
+    rows: list[AnswerRow],
+    resolved: list[str | None],
+    keys: list[str],
+    by_key: dict[str, Row],
+    plan: _Plan,
+) -> EvaluateOutcome:
+    """Write ``results.jsonl`` (one line per input line) and return the summary; also used
+    by ``rescore`` after it added or recomputed evaluators."""
+    results_path = out_dir / RESULTS_FILE
+    lines = result_lines(bench, rows, resolved, keys, by_key, plan.fields)
+    _write_atomic(results_path, lines)
+    n_scored = sum(1 for k in keys if k)
+    summary = summarize_lines(bench, lines, len(rows), n_scored, plan)
+    summary["results_path"] = str(results_path)
+    summary["run_dir"] = str(out_dir)
+    return EvaluateOutcome(summary, results_path)
+
+
+# -- steps ------------------------------------------------------------------------------------
+def resolve_lines(
+    bench: Benchmark, rows: list[AnswerRow], path: Path, skip_unknown: bool
+) -> list[str | None]:
+    """The canonical task id of every line (``None``: not in the benchmark, skipped)."""
+    resolved: list[str | None] = []
+    for row in rows:
+        tid = bench.resolve_id(row.task_id)
+        if tid is None and not skip_unknown:
+            example = next(iter(bench.tasks), "?")
+            raise DataError(
+                f"{path}:{row.line}: unknown task id {row.task_id!r} for benchmark "
+                f"{bench.name} (ids look like {example!r}) — is --benchmark right?"
+            )
+        resolved.append(tid)
+    if all(tid is None for tid in resolved):
+        raise DataError(
+            f"{path}: none of its {len(rows)} task ids is in benchmark {bench.name} — "
+            "is --benchmark right?"
+        )
+    return resolved
+
+
+def evaluation_plan(names: Sequence[str]) -> _Plan:
+    """The add-on evaluators ``names`` (checked now, before anything is written)."""
+    add_ons = []
+    verdict: dict[str, Any] = {}
+    for name in dict.fromkeys(names):
+        spec, _ = registry.evaluator(name)
+        if spec.decides_verdict:
+            raise ConfigError(
+                f"evaluator {name} decides verdicts (chosen by the benchmark); name evaluators "
+                "that add metrics"
+            )
+        add_ons.append(spec)
+        for key, value in spec.verdict_options.items():
+            verdict.setdefault(key, value)
+    fields = tuple(dict.fromkeys(f for spec in add_ons for f in spec.result_fields))
+    plan = _Plan(add_ons, verdict, fields)
+    # what the stored results were made under; results made under other settings are stale
+    plan.settings = {spec.name: True for spec in add_ons}
+    plan.settings["timing_repeats"] = plan.timing_repeats
+    if plan.timing_repeats:  # times taken by another timing method do not mix with these
+        plan.settings["timing_method"] = call_timing.METHOD_VERSION
+    return plan
+
+
+def open_store(out_dir: Path, digest: str, bench_name: str) -> RunStore:
+    """The run store in ``out_dir``, refused when it holds other work."""
+    if (out_dir / DB_NAME).exists():
+        with RunStore(out_dir, create=False) as existing:
+            kind = existing.get_meta("kind")
+            previous = existing.get_meta("samples")
+            previous_bench = existing.get_meta("benchmark_name")
+        if kind not in (None, "evaluate"):
+            raise ConfigError(
+                f"{out_dir} holds a {kind} run, not an evaluation; choose another --out"
+            )
+        if previous and (previous["sha256"], previous_bench) != (digest, bench_name):
+            raise ConfigError(
+                f"{out_dir} already holds results for {previous['path']} on "
+                f"{previous_bench}; choose another --out"
+            )
+    return RunStore(out_dir)
+
+
+def build_evaluators(
+    bench: Benchmark,
+    plan: _Plan,
+    runner: Any,
+    limits: ExecutionLimits,
+    data_dir: str | None,
+    workers: int | None,
+) -> list[Evaluator]:
+    """The verdict evaluator first, then the add-ons."""
+    verdict = verdict_evaluator(
+        bench.tasks.values(),
+        runner,
+        limits,
+        data_dir=data_dir,
+        options={FUNCTIONAL: plan.verdict_options},
+        workers=workers,
+    )
+    ctx = registry.EvaluatorContext(runner, limits, workers, data_dir)
+    return [verdict, *(build_evaluator(spec.name, {}, ctx) for spec in plan.add_ons)]
+
+
+def _switched_on(settings: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in settings.items() if v is not False}
+
+
+def record_settings(
+    store: RunStore, limits: ExecutionLimits, settings: dict[str, Any], progress: Progress
+) -> None:
+    """Store limits and settings; results made under different ones are dropped."""
+    old_limits = store.get_meta("limits")
+    old_settings = _switched_on(store.get_meta("evaluation", {"timing_repeats": 0}))
+    if old_limits is not None and (old_limits, old_settings) != (vars(limits), settings):
+        dropped = store.clear_results()
+        progress.note(
+            f"limits or metrics changed since the last evaluation: re-scoring {dropped} samples"
+        )
+    store.set_meta("limits", vars(limits))
+    store.set_meta("evaluation", settings)
+
+
+def record_meta(
+    store: RunStore,
+    bench: Benchmark,
+    samples_path: Path,
+    digest: str,
+    evaluators: list[Evaluator],
+) -> None:
+    store.set_meta("kind", "evaluate")
+    store.set_meta("benchmark_name", bench.name)
+    store.set_meta("samples", {"path": str(samples_path.resolve()), "sha256": digest})
+    store.set_meta("study", {"name": f"evaluate {samples_path.name} on {bench.name}"})
+    store.set_meta(
+        "benchmarks",
+        {
+            bench.name: {
+                **bench.provenance(),
+                "known_broken": {k: v.reason for k, v in bench.known_broken.items()},
+            }
+        },
+    )
+    store.set_meta("environment", environment())
+    store.set_meta("evaluators", evaluator_metadata(evaluators))
+    store.set_meta("executor", evaluators[0].metadata())
+    if store.get_meta("created_at") is None:
+        store.set_meta("created_at", now_iso())
+
+
+def store_samples(
+    store: RunStore,
+    bench: Benchmark,
+    rows: list[AnswerRow],
+    resolved: list[str | None],
+    samples_path: Path,
+) -> list[str]:
+    """Store every line not stored yet; the sample key of each line ("" when skipped)."""
+    identities = answer_identities(rows, resolved, bench.name, samples_path.stem)
+    stored = store.sample_keys()
+    models: dict[str, dict[str, Any]] = {}
+    for row, tid, ident in zip(rows, resolved, identities, strict=True):
+        if tid is None or ident is None:
+            continue
+        key, model, condition, index = ident
+        models.setdefault(model, {"spec": f"samples:{samples_path.name}"})
+        if key not in stored:
+            store.put_sample(
+                make_sample(
+                    key,
+                    bench.tasks[tid],
+                    model,
+                    condition,
+                    index,
+                    row.text,
+                    generation={"model_version": row.model or "", "source_field": row.field},
+                )
+            )
+    store.set_meta("models", models)
+    store.set_meta("sampling", {"n": sampling_n(identities)})
+    return [ident[0] if ident else "" for ident in identities]
 
 
 def answer_identities(
@@ -209,22 +322,16 @@ def sampling_n(identities: list[tuple[str, str, str, int] | None]) -> int:
     return max(ident[3] for ident in identities if ident) + 1
 
 
-def write_results(
-    out_dir: Path,
+def result_lines(
     bench: Benchmark,
     rows: list[AnswerRow],
     resolved: list[str | None],
     keys: list[str],
-    by_key: dict[str, Row],
-    nfr: bool,
-) -> EvaluateOutcome:
-    """Write ``results.jsonl`` (one line per input line) and return the summary."""
-    scored_keys = [k for k in keys if k]
-    results_path = out_dir / RESULTS_FILE
+    by_key: dict[str, Any],
+    fields: tuple[str, ...],
+) -> list[dict[str, Any]]:
+    """One ``results.jsonl`` line per input line, in input order."""
     lines = []
-    per_task: dict[str, list[bool]] = defaultdict(list)
-    statuses: Counter[str] = Counter()
-    nfr_values: dict[str, list[float]] = {name: [] for name in NFR_FIELDS}
     for row, tid, key in zip(rows, resolved, keys, strict=True):
         if tid is None:
             lines.append(
@@ -235,42 +342,48 @@ def write_results(
                     "status": "skipped",
                     "passed": False,
                     "message": f"task not in benchmark {bench.name}",
-                    **({"code": "", **dict.fromkeys(NFR_FIELDS)} if nfr else {}),
+                    **({"code": "", **dict.fromkeys(fields)} if fields else {}),
                 }
             )
             continue
         r = by_key[key]
         assert r.result is not None
-        per_task[tid].append(r.result.passed)
-        statuses[r.result.status] += 1
-        lines.append(
-            {
-                "task_id": tid,
-                "index": row.line - 1,
-                "line": row.line,
-                "status": r.result.status,
-                "passed": r.result.passed,
-                "message": r.result.details.get("message", ""),
-                "extraction": r.sample.extraction["status"],
-                "tests_passed": r.result.metrics.get("tests_passed", 0),
-                "tests_run": r.result.metrics.get("tests_run", 0),
-                "known_broken": tid in bench.known_broken,
-            }
-        )
-        if nfr:
-            lines[-1]["code"] = r.sample.program
-            for name in NFR_FIELDS:
-                value = r.result.metrics.get(name)
-                lines[-1][name] = value
-                if value is not None:
-                    nfr_values[name].append(value)
-    _write_atomic(results_path, lines)
+        line = {
+            "task_id": tid,
+            "index": row.line - 1,
+            "line": row.line,
+            "status": r.result.status,
+            "passed": r.result.passed,
+            "message": r.result.details.get("message", ""),
+            "extraction": r.sample.extraction["status"],
+            "tests_passed": r.result.metrics.get("tests_passed", 0),
+            "tests_run": r.result.metrics.get("tests_run", 0),
+            "known_broken": tid in bench.known_broken,
+        }
+        if fields:
+            line["code"] = r.sample.program
+            line.update({name: r.result.metrics.get(name) for name in fields})
+        lines.append(line)
+    return lines
+
+
+def summarize_lines(
+    bench: Benchmark, lines: list[dict[str, Any]], n_lines: int, n_scored: int, plan: _Plan
+) -> dict[str, Any]:
+    """pass@k over tasks, status counts, and each add-on evaluator's own summary."""
+    per_task: dict[str, list[bool]] = defaultdict(list)
+    statuses: Counter[str] = Counter()
+    for line in lines:
+        if line["status"] == "skipped":
+            continue
+        per_task[line["task_id"]].append(line["passed"])
+        statuses[line["status"]] += 1
     counts = [(len(v), sum(v)) for v in per_task.values()]
     summary: dict[str, Any] = {
         "benchmark": bench.name,
         "benchmark_version": bench.version,
-        "n_samples": len(scored_keys),
-        "n_skipped": len(rows) - len(scored_keys),
+        "n_samples": n_scored,
+        "n_skipped": n_lines - n_scored,
         "n_tasks": len(per_task),
         "n_benchmark_tasks": len(bench.tasks),
     }
@@ -279,31 +392,17 @@ def write_results(
         if k <= min_n:
             summary[f"pass@{k}"] = mean_pass_at_k(counts, k)
     summary["status_counts"] = dict(statuses.most_common())
-    if nfr:
-        summary["nfr"] = _nfr_summary(nfr_values, statuses)
+    for spec in plan.add_ons:
+        if spec.summary is None:
+            continue
+        values = {
+            name: [line[name] for line in lines if line.get(name) is not None]
+            for name in spec.result_fields
+        }
+        _, owner = registry.evaluator(spec.name)
+        summary[spec.name] = registry.resolve(spec.summary, owner)(values, statuses)
     summary["known_broken_in_samples"] = sorted(set(per_task) & set(bench.known_broken))
-    summary["results_path"] = str(results_path)
-    summary["run_dir"] = str(out_dir)
-    return EvaluateOutcome(summary, results_path)
-
-
-def _nfr_summary(values: dict[str, list[float]], statuses: Counter[str]) -> dict[str, Any]:
-    """Mean of each metric over the samples where it is defined, and how many those are.
-
-    Answers without code (prose, instructions instead of code: seed 5.2.3) and code that does
-    not compile have no metrics; their numbers are reported next to the means.
-    """
-    return {
-        "means": {k: (sum(v) / len(v) if v else None) for k, v in values.items()},
-        "n": {k: len(v) for k, v in values.items()},
-        "over": (
-            "samples where the metric is defined: static metrics exclude no_code and "
-            "syntax_error samples (pylint counts and their densities also samples pylint could "
-            "not analyse, densities also samples with 0 LOC); the exec_time fields cover "
-            "passing samples whose timing runs all passed"
-        ),
-        "without_metrics": {s: statuses.get(s, 0) for s in ("no_code", "syntax_error")},
-    }
+    return summary
 
 
 def _write_atomic(path: Path, lines: list[dict[str, Any]]) -> None:

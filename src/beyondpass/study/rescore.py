@@ -150,14 +150,15 @@ def rescore(
         ]
         _record(store, evaluators, records, options, began, context)
         rows = {r.sample.key: r for r in store.rows()}
-        has_nfr = "nfr" in {e.name for e in store.evaluators()}
+        add_ons = [e.name for e in store.evaluators() if not e.decides_verdict]
     outcome = RescoreOutcome(run_dir, kind, records, len(keys))
     if answers is not None:
-        from beyondpass.study.evaluate_samples import write_results
+        from beyondpass.study.evaluate_samples import evaluation_plan, write_results
 
         rows_in, resolved, line_keys = answers
         bench = benchmarks[meta["benchmark_name"]]
-        outcome.results = write_results(run_dir, bench, rows_in, resolved, line_keys, rows, has_nfr)
+        plan = evaluation_plan(add_ons)
+        outcome.results = write_results(run_dir, bench, rows_in, resolved, line_keys, rows, plan)
     return outcome
 
 

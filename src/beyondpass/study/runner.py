@@ -16,15 +16,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from beyondpass import registry
 from beyondpass.analysis.summary import GroupSummary, summarize
 from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.benchmarks.task import Task
+from beyondpass.benchmarks.transforms import apply_transform, transform_record
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.nfr import NfrEvaluator
-from beyondpass.evaluators.select import verdict_evaluator
+from beyondpass.evaluators.select import build_evaluator, verdict_evaluator
 from beyondpass.execution import ExecutorChoice
-from beyondpass.extraction import extract
+from beyondpass.extraction import answer_format_of, extract
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 from beyondpass.models.cache import ResponseCache
 from beyondpass.models.client import ModelClient
@@ -116,14 +117,13 @@ class StudyRunner:
         self.progress = progress or NullProgress()
         self.workers = workers
         self.executor = executor
+        self._transforms: dict[str, dict[str, Any]] = {}  # benchmark -> transform record
 
     def run(self) -> RunOutcome:
         cfg = self.config
         # Everything that can be wrong with the design is checked before the run directory
         # is touched, so a typo never leaves a half-made run behind.
-        benchmarks = [
-            (choice, load_benchmark(choice.name, self.data_dir)) for choice in cfg.benchmarks
-        ]
+        benchmarks = [(choice, self._load(choice)) for choice in cfg.benchmarks]
         try:
             selected = {b.name: select_tasks(b, c.tasks, c.limit) for c, b in benchmarks}
         except ConfigError as exc:
@@ -144,11 +144,14 @@ class StudyRunner:
                 executor,
                 cfg.limits,
                 data_dir=self.data_dir,
-                timing_repeats=cfg.timing_repeats,
+                options=cfg.verdict_options,
+                workers=self.workers,
             )
         ]
-        if cfg.nfr:
-            evaluators.append(NfrEvaluator(self.workers))
+        ctx = registry.EvaluatorContext(
+            executor, cfg.limits, self.workers, self.data_dir, seed=cfg.seed
+        )
+        evaluators += [build_evaluator(e.name, e.options, ctx) for e in cfg.evaluators]
 
         with RunStore(self.run_dir) as store:
             self._check_design(store)
@@ -193,6 +196,16 @@ class StudyRunner:
             outcome.summaries = summarize(store.rows(), seed=cfg.seed)
         return outcome
 
+    def _load(self, choice: Any) -> Benchmark:
+        """The benchmark a study names, transformed as the study declares."""
+        bench = load_benchmark(choice.name, self.data_dir)
+        if choice.transform is None:
+            return bench
+        record = transform_record(choice.transform, bench.version)
+        bench = apply_transform(bench, choice.transform)
+        self._transforms[bench.name] = record
+        return bench
+
     # -- design and provenance --------------------------------------------------------------
     def _check_design(self, store: RunStore) -> None:
         existing = store.get_meta("study")
@@ -226,6 +239,11 @@ class StudyRunner:
                 b.name: {
                     **b.provenance(),
                     "known_broken": {k: v.reason for k, v in b.known_broken.items()},
+                    **(
+                        {"transform": self._transforms[b.name]}
+                        if b.name in self._transforms
+                        else {}
+                    ),
                 }
                 for b in benchmarks
             },
@@ -342,7 +360,8 @@ class StudyRunner:
                 return error
             for item in active:  # the next step refines the code this step produced
                 answer = item.transcript[-1]["answer"]
-                item.code = extract(answer, item.task).program or answer
+                fmt = self.config.plan.answer_format
+                item.code = extract(answer, item.task, fmt).program or answer
             step += 1
         return None
 
@@ -404,5 +423,22 @@ class StudyRunner:
                 "cached": gen.cached,
             },
         )
+        fmt = self.config.plan.answer_format
+        if fmt and answer_format_of(item.task, fmt) != answer_format_of(item.task):
+            sample = _reextracted(sample, item.task, fmt)
         store.put_sample(sample)
         self.progress.advance(f"ask {model} / {item.task.benchmark}")
+
+
+def _reextracted(sample: Any, task: Task, answer_format: str) -> Any:
+    """``sample`` with its code read in the plan's answer format (``make_sample`` reads the
+    benchmark's default format)."""
+    from dataclasses import replace
+
+    e = extract(sample.raw, task, answer_format)
+    return replace(
+        sample,
+        code=e.code,
+        program=e.program,
+        extraction={"status": e.status, "kind": e.kind, "error": e.error, "notes": list(e.notes)},
+    )

@@ -17,7 +17,7 @@ from beyondpass.analysis.regression import VersionComparison
 from beyondpass.analysis.tables import bench_label
 from beyondpass.methods.robunfr.analysis.metrics import PASS, metric_def
 from beyondpass.methods.robunfr.analysis.run import Analysis
-from beyondpass.prompts.robunfr import ENHANCED, INTEGRATED, WORKFLOW_LABELS
+from beyondpass.methods.robunfr.prompts import ENHANCED, INTEGRATED, WORKFLOW_LABELS
 from beyondpass.report.plots import PLOT_RC, figure_svg
 
 _WORKFLOW_COLORS = {INTEGRATED: "#4c72b0", ENHANCED: "#dd8452"}

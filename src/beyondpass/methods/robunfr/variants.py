@@ -21,9 +21,9 @@ from typing import Any
 
 import beyondpass
 from beyondpass.errors import ConfigError, DataError
+from beyondpass.methods.robunfr.prompts import templates_from_dict
 from beyondpass.models.base import Generation, GenerationRequest, Message, SamplingParams
 from beyondpass.models.client import ModelClient
-from beyondpass.prompts.robunfr import templates_from_dict
 from beyondpass.study.provenance import now_iso
 
 #: The instruction sent to the generating model; ``{n}`` and ``{seed}`` are filled in.
@@ -233,7 +233,7 @@ def write_nfr_table(path: Path, key: str, table_text: str, *, force: bool = Fals
 
 
 def _builtin_frames() -> dict[str, Any]:
-    from beyondpass.prompts.robunfr import builtin_templates_path
+    from beyondpass.methods.robunfr.prompts import builtin_templates_path
 
     return dict(tomllib.loads(builtin_templates_path().read_text(encoding="utf-8"))["frames"])
 

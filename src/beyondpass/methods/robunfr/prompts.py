@@ -90,7 +90,7 @@ class TemplateSet:
 
 
 def builtin_templates_path() -> Path:
-    return Path(str(resources.files("beyondpass.prompts") / "robunfr.toml"))
+    return Path(str(resources.files("beyondpass.methods.robunfr") / "robunfr.toml"))
 
 
 def load_templates(path: str | Path | None = None) -> TemplateSet:

@@ -260,7 +260,7 @@ def _original_brackets(code: str) -> str:
 
 def extract_java(answer: str, task: Task) -> Extraction:
     """The pipeline's Java extractor: every block must parse for the answer to be ``ok``."""
-    from beyondpass.extraction.java_syntax import parse_java
+    from beyondpass.methods.robustapi.extraction.java_syntax import parse_java
 
     found = answer_blocks(answer)
     if not found.blocks:

@@ -35,7 +35,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from beyondpass.evaluators.code_metrics import count_code
+from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
 
 DISABLED = ("duplicate-code", "cyclic-import")
 RECORDED_INFO = ("suppressed-message", "file-ignored")

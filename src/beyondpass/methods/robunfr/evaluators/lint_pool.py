@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from beyondpass.evaluators.pylint_batch import FileAnalysis, code_analysis
+from beyondpass.methods.robunfr.evaluators.pylint_batch import FileAnalysis, code_analysis
 
 OnAnalysis = Callable[[str, FileAnalysis], None]
 
@@ -57,7 +57,7 @@ def _worker_main(conn: Connection, scratch: Path, memory_mb: int, parent_cwd: st
         limit = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        from beyondpass.evaluators import pylint_batch
+        from beyondpass.methods.robunfr.evaluators import pylint_batch
 
         rcfile = pylint_batch.write_rcfile(scratch)
         workdir = scratch / "files"

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from beyondpass.benchmarks.robustapi import domain_of, load_robustapi
 from beyondpass.errors import DataError
-from beyondpass.evaluators.api_misuse.checker import (
+from beyondpass.jsonl import json_objects
+from beyondpass.methods.robustapi.benchmark import domain_of, load_robustapi
+from beyondpass.methods.robustapi.checker.checker import (
     ApiMisuseChecker,
     Semantics,
     load_ruleset,
 )
-from beyondpass.jsonl import json_objects
 from beyondpass.methods.robustapi.analysis import MisuseSummary
 from beyondpass.study.progress import NullProgress, Progress
 

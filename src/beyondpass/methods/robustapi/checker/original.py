@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from beyondpass.evaluators.api_misuse.java_model import Node, text
-from beyondpass.evaluators.api_misuse.rules import Rule
-from beyondpass.extraction.java_code import unescape_entities
-from beyondpass.extraction.java_syntax import ParsedJava, parse_java_original
+from beyondpass.methods.robustapi.checker.java_model import Node, text
+from beyondpass.methods.robustapi.checker.rules import Rule
+from beyondpass.methods.robustapi.extraction.java_code import unescape_entities
+from beyondpass.methods.robustapi.extraction.java_syntax import ParsedJava, parse_java_original
 
 _METHODS = frozenset({"method_declaration", "constructor_declaration"})
 

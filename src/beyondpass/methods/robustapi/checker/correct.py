@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from beyondpass.evaluators.api_misuse import conditions as C
-from beyondpass.evaluators.api_misuse.java_model import (
+from beyondpass.methods.robustapi.checker import conditions as C
+from beyondpass.methods.robustapi.checker.java_model import (
     LOOPS,
     CallSite,
     JavaUnit,
@@ -44,7 +44,7 @@ from beyondpass.evaluators.api_misuse.java_model import (
     norm,
     text,
 )
-from beyondpass.evaluators.api_misuse.knowledge import (
+from beyondpass.methods.robustapi.checker.knowledge import (
     API_THROWS,
     PRODUCES,
     VIEW_ACCESSORS,
@@ -52,7 +52,7 @@ from beyondpass.evaluators.api_misuse.knowledge import (
     is_subtype,
     simple_name,
 )
-from beyondpass.evaluators.api_misuse.rules import Block, Call, Rule, RuleSet, guard_text
+from beyondpass.methods.robustapi.checker.rules import Block, Call, Rule, RuleSet, guard_text
 
 
 @dataclass(frozen=True)

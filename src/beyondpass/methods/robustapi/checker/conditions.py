@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from beyondpass.evaluators.api_misuse import rules as R
-from beyondpass.evaluators.api_misuse.java_model import (
+from beyondpass.methods.robustapi.checker import rules as R
+from beyondpass.methods.robustapi.checker.java_model import (
     LOOPS,
     CallSite,
     JavaUnit,
@@ -31,7 +31,7 @@ from beyondpass.evaluators.api_misuse.java_model import (
     norm,
     text,
 )
-from beyondpass.evaluators.api_misuse.knowledge import CONSUMERS, simple_name
+from beyondpass.methods.robustapi.checker.knowledge import CONSUMERS, simple_name
 
 E = tuple[Any, ...]
 _CMP = {"==", "!=", "<", "<=", ">", ">="}

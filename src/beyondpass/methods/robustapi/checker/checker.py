@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from beyondpass.evaluators.api_misuse.correct import check_call, rules_for
-from beyondpass.evaluators.api_misuse.java_model import build_unit
-from beyondpass.evaluators.api_misuse.knowledge import is_subtype
-from beyondpass.evaluators.api_misuse.original import check_original, pattern_map
-from beyondpass.evaluators.api_misuse.rules import Rule, RuleSet, parse_rule, parse_rules
-from beyondpass.extraction.java_code import answer_blocks, original_code
-from beyondpass.extraction.java_syntax import parse_java, tool_versions
+from beyondpass.methods.robustapi.checker.correct import check_call, rules_for
+from beyondpass.methods.robustapi.checker.java_model import build_unit
+from beyondpass.methods.robustapi.checker.knowledge import is_subtype
+from beyondpass.methods.robustapi.checker.original import check_original, pattern_map
+from beyondpass.methods.robustapi.checker.rules import Rule, RuleSet, parse_rule, parse_rules
+from beyondpass.methods.robustapi.extraction.java_code import answer_blocks, original_code
+from beyondpass.methods.robustapi.extraction.java_syntax import parse_java, tool_versions
 
 Semantics = Literal["correct", "original"]
 SEMANTICS: tuple[str, ...] = ("correct", "original")
@@ -231,9 +231,9 @@ def load_ruleset(
     semantics: Semantics = "correct",
 ) -> RuleSet:
     """The rules from ``path``, else the dataset's ``robustapi/pat_list.txt``."""
-    from beyondpass.benchmarks.robustapi import RULES_FILE
     from beyondpass.benchmarks.sources import resolve
     from beyondpass.errors import DataError
+    from beyondpass.methods.robustapi.benchmark import RULES_FILE
 
     file = Path(path) if path is not None else resolve(RULES_FILE, data_dir)
     try:

@@ -7,10 +7,10 @@ from typing import Any
 
 import click
 
-from beyondpass.cli.app import cli, emit_json
+from beyondpass.cli.base import emit_json
 
 
-@cli.group()
+@click.group()
 def prompts() -> None:
     """RobuNFR prompt templates: list them, generate new variants."""
 
@@ -44,7 +44,7 @@ def _templates_payload(templates: Any) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def prompts_list(templates_path: str | None, as_json: bool) -> None:
     """Show the workflow frames and every NFR's prompt variants."""
-    from beyondpass.prompts.robunfr import load_templates
+    from beyondpass.methods.robunfr.prompts import load_templates
 
     templates = load_templates(templates_path)
     payload = _templates_payload(templates)
@@ -119,16 +119,16 @@ def prompts_generate(
     `[prompts] plan = "robunfr"` and `templates = "FILE"`.
     """
     from beyondpass.errors import ConfigError
-    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
-    from beyondpass.models.client import ModelClient
-    from beyondpass.models.factory import create_provider
-    from beyondpass.prompts.robunfr import load_templates
-    from beyondpass.prompts.variants import (
+    from beyondpass.methods.robunfr.prompts import load_templates
+    from beyondpass.methods.robunfr.variants import (
         DEFAULT_INSTRUCTION,
         generate_variants,
         nfr_table_text,
         write_nfr_table,
     )
+    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
+    from beyondpass.models.client import ModelClient
+    from beyondpass.models.factory import create_provider
 
     builtin = load_templates().nfrs.get(key)
     seed = seed_prompt or (builtin.seed_prompt if builtin else None)

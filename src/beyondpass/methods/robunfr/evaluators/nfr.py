@@ -24,9 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
-from beyondpass.evaluators.code_metrics import EXCEPTION_DEFINITION, LOC_DEFINITION
-from beyondpass.evaluators.lint_pool import LintPool
-from beyondpass.evaluators.pylint_batch import FileAnalysis, configuration, content_key
+from beyondpass.methods.robunfr.evaluators.code_metrics import EXCEPTION_DEFINITION, LOC_DEFINITION
+from beyondpass.methods.robunfr.evaluators.lint_pool import LintPool
+from beyondpass.methods.robunfr.evaluators.pylint_batch import (
+    FileAnalysis,
+    configuration,
+    content_key,
+)
 
 # The fields this evaluator adds to a result's metrics, in report order.
 NFR_METRICS = (

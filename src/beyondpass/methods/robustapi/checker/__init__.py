@@ -12,7 +12,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from beyondpass.evaluators.api_misuse.checker import (
+from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.methods.robustapi.checker.checker import (
     SEMANTICS,
     VERDICTS,
     ApiMisuseChecker,
@@ -21,7 +22,6 @@ from beyondpass.evaluators.api_misuse.checker import (
     build_ruleset,
     load_ruleset,
 )
-from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
 
 __all__ = [
     "SEMANTICS",

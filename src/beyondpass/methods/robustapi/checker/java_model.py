@@ -16,13 +16,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from beyondpass.evaluators.api_misuse.knowledge import (
+from beyondpass.methods.robustapi.checker.knowledge import (
     FIELD_TYPES,
     MEMBER_RETURN_TYPES,
     RETURN_TYPES,
     simple_name,
 )
-from beyondpass.extraction.java_syntax import ParsedJava
+from beyondpass.methods.robustapi.extraction.java_syntax import ParsedJava
 
 Node = Any  # tree_sitter.Node
 

@@ -68,7 +68,7 @@ def domain_of(api: str) -> str:
 
 
 def load_robustapi(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
-    from beyondpass.prompts.robustapi import relevant_shot
+    from beyondpass.methods.robustapi.prompts import relevant_shot
 
     path = resolve(QUESTIONS_FILE, data_dir)
     tasks: dict[str, Task] = {}

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from beyondpass.cli.app import cli, default_out, emit_json
+from beyondpass.cli.base import cli, default_out, emit_json
 from beyondpass.cli.progress import RichProgress
 
 DATA_DIR_HELP = "Data directory (default: $BEYONDPASS_DATA, then cache, then download)."
@@ -52,7 +52,7 @@ def check(
     as_json: bool,
 ) -> None:
     """Write one verdict per answer to OUT/verdicts.jsonl and print the misuse metrics."""
-    from beyondpass.study.robustapi_check import check_answers_file
+    from beyondpass.methods.robustapi.check import check_answers_file
 
     out_dir = (
         Path(out)
@@ -81,8 +81,8 @@ def _pct(value: float | None) -> str:
 def _print_summary(s: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from beyondpass.benchmarks.robustapi import DOMAIN_ORDER
-    from beyondpass.cli.commands import _console
+    from beyondpass.cli.base import console as _console
+    from beyondpass.methods.robustapi.benchmark import DOMAIN_ORDER
 
     table = Table(
         "group", "answers", "misuse", "pass", "unparsable", "no code", "misuse rate", "executable"
@@ -114,7 +114,7 @@ def _print_summary(s: dict[str, Any]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def rules_command(rules: str | None, data_dir: str | None, as_json: bool) -> None:
     """Parse a rule file (errors name the line) and show how each rule is read."""
-    from beyondpass.evaluators.api_misuse.checker import load_ruleset
+    from beyondpass.methods.robustapi.checker.checker import load_ruleset
 
     ruleset = load_ruleset(rules, data_dir=data_dir)
     replaced = {new.id: old for old, new in ruleset.replaced}

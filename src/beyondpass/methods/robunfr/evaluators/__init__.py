@@ -1,0 +1,1 @@
+"""RobuNFR's evaluators: pylint smells and readability, exception handling, LOC."""

@@ -1,0 +1,1 @@
+"""RobuNFR's built-in study files."""

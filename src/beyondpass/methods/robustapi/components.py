@@ -1,0 +1,31 @@
+"""RobustAPI's components as the registry builds them (the rest of the package is the
+method itself: benchmark, prompts, answer format, checker, ``robustapi check``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+
+class MisuseOptions(pydantic.BaseModel):
+    """``[evaluation.robustapi]``: the rule file (default: the dataset's pat_list.txt)."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    rules: str | None = None
+
+
+def misuse_evaluator(options: MisuseOptions | None, ctx: Any) -> Any:
+    from beyondpass.methods.robustapi.checker import ApiMisuseEvaluator
+
+    rules = options.rules if options is not None else None
+    return ApiMisuseEvaluator.from_data(ctx.data_dir, rules)
+
+
+def robustapi_plan(table: Any, base: Path, where: str) -> Any:
+    """``plan = "robustapi"``: the three settings of the seed (zero-shot, one-shot-*)."""
+    from beyondpass.methods.robustapi.prompts import PLAN
+
+    return PLAN

@@ -1,0 +1,1 @@
+"""Reading RobustAPI answers: the ``<<<code>>>`` answer format and the Java parser."""

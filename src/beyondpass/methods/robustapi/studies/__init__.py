@@ -1,0 +1,1 @@
+"""RobustAPI's built-in study files."""

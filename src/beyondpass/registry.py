@@ -1,0 +1,447 @@
+"""The method registry: what each evaluation method brings, found by name.
+
+A *method* (RobuNFR, RobustAPI, a third-party one) is a package that exposes one
+:class:`Method`: its benchmarks, prompt plans, answer formats, evaluators with their metric
+definitions, benchmark transforms, report sections, CLI commands and built-in studies. The
+generic stages (study, extraction, evaluators, cli, report) never import a method; they ask
+this module (e.g. :func:`evaluator`, :func:`plan`, :func:`answer_format`).
+
+Components are named lazily, as ``"package.module:attribute"`` strings (or objects), and
+resolved only when used: listing methods imports nothing heavy, and a method whose optional
+dependencies are missing still lists and fails with one line naming its extra
+(``pip install 'beyondpass[java]'``) only when one of its components is used.
+
+Discovery: the built-in methods (:data:`BUILTIN_METHODS`), then every entry point of the
+group ``beyondpass.methods`` (a :class:`Method`, or a callable returning one). Names are
+unique; the first registration of a name wins, so an editable install that exposes its
+distribution twice registers once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from beyondpass.errors import ConfigError
+
+ENTRY_POINT_GROUP = "beyondpass.methods"
+#: ``module`` exposing ``METHOD`` for each method shipped with beyondpass
+BUILTIN_METHODS = ("beyondpass.methods.robunfr", "beyondpass.methods.robustapi")
+
+#: a component: an object, or ``"package.module:attribute"`` resolved on first use
+Ref = str | Callable[..., Any]
+
+
+class MissingExtra(ConfigError):
+    """A method's optional dependencies are not installed."""
+
+
+# -- component specs --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Metric:
+    """One metric an evaluator produces: how to read it and how it aggregates."""
+
+    name: str
+    unit: str = ""
+    direction: Literal["higher", "lower", "none"] = "none"  # which way is better
+    aggregation: Literal["mean", "sum", "rate", "none"] = "mean"  # over samples
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class EvaluatorContext:
+    """What a study gives every evaluator factory."""
+
+    executor: Any = None  # beyondpass.execution.base.Executor, for evaluators that run code
+    limits: Any = None  # beyondpass.execution.base.ExecutionLimits
+    workers: int | None = None
+    data_dir: str | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class EvaluatorSpec:
+    """An evaluator as study files name it (``[evaluation]``).
+
+    ``factory(options, context)`` builds it; ``options`` is a pydantic model (its own schema:
+    unknown keys are errors). ``decides_verdict`` evaluators are chosen per task (a task's
+    ``metadata["evaluator"]`` names one, default ``functional``); the others add metrics.
+    ``verdict_options`` are defaults this evaluator asks of the verdict evaluator (RobuNFR's
+    execution time needs timed test re-runs). ``result_fields`` and ``summary`` shape what the
+    ``evaluate`` command writes per answer and prints at the end; ``label`` names the
+    evaluator in that output, ``cli_flag`` gives ``evaluate`` a flag that adds it.
+    """
+
+    name: str
+    factory: Ref
+    options: Ref | None = None
+    metrics: tuple[Metric, ...] = ()
+    decides_verdict: bool = False
+    verdict_options: Mapping[str, Any] = field(default_factory=dict)
+    result_fields: tuple[str, ...] = ()
+    summary: Ref | None = None
+    label: str = ""
+    description: str = ""
+    #: a flag of ``beyondpass evaluate`` that adds this evaluator (``nfr``: ``--nfr``)
+    cli_flag: str | None = None
+    cli_help: str = ""
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """``loader(data_dir) -> Benchmark``; ``answer_format``: how its answers are read when
+    the prompt plan does not say (e.g. replayed answer files)."""
+
+    name: str
+    loader: Ref
+    description: str = ""
+    answer_format: str | None = None
+
+
+@dataclass(frozen=True)
+class PlanSpec:
+    """``factory(prompts_table, study_dir, where) -> PromptPlan`` for ``[prompts] plan = name``;
+    ``answer_format`` is the format the plan's prompts ask the model for."""
+
+    name: str
+    factory: Ref
+    description: str = ""
+    answer_format: str | None = None
+
+
+@dataclass(frozen=True)
+class AnswerFormatSpec:
+    """``extractor(answer, task) -> Extraction``: how answers in this format become code."""
+
+    name: str
+    extractor: Ref
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class TransformSpec:
+    """``factory(benchmark, options, seed) -> Benchmark``; ``options`` a pydantic model."""
+
+    name: str
+    factory: Ref
+    options: Ref | None = None
+    version: str = "1"
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Method:
+    """Everything one method brings. ``extra``/``requires``: the pip extra and the modules it
+    installs; evaluators and answer formats of the method need them."""
+
+    name: str
+    description: str = ""
+    extra: str | None = None
+    requires: tuple[str, ...] = ()
+    benchmarks: tuple[BenchmarkSpec, ...] = ()
+    plans: tuple[PlanSpec, ...] = ()
+    answer_formats: tuple[AnswerFormatSpec, ...] = ()
+    evaluators: tuple[EvaluatorSpec, ...] = ()
+    transforms: tuple[TransformSpec, ...] = ()
+    #: classes satisfying ``beyondpass.report.sections.ReportSection``, built with no arguments
+    report_sections: tuple[Ref, ...] = ()
+    #: click commands or groups added to the ``beyondpass`` command line
+    commands: tuple[Ref, ...] = ()
+    #: a package holding the method's built-in study files (``*.toml``)
+    studies: str | None = None
+    #: extra names of the task id field in answer files (RobustAPI's files say ``id``)
+    task_id_fields: tuple[str, ...] = ()
+
+    def missing(self) -> str | None:
+        """The first required module that is not installed, if any."""
+        for module in self.requires:
+            try:
+                found = importlib.util.find_spec(module)
+            except (ImportError, ValueError):
+                found = None
+            if found is None:
+                return module
+        return None
+
+
+# -- the core: generic components every method can use --------------------------------------
+CORE = Method(
+    name="core",
+    description="generic components: functional verdict, answer formats",
+    answer_formats=(
+        AnswerFormatSpec(
+            "fenced-code",
+            "beyondpass.extraction.python_code:extract_python",
+            "Python code, fenced or bare, completed against the task prompt",
+        ),
+        AnswerFormatSpec(
+            "whole-program",
+            "beyondpass.extraction.program:extract_program",
+            "a whole program in the task's language (first fenced block, else the answer)",
+        ),
+        AnswerFormatSpec(
+            "edited-program",
+            "beyondpass.extraction.program:extract_program",
+            "the whole program after an edit (as whole-program; evaluators compare it)",
+        ),
+    ),
+    evaluators=(
+        EvaluatorSpec(
+            "functional",
+            "beyondpass.evaluators.select:functional_evaluator",
+            options="beyondpass.evaluators.select:FunctionalOptions",
+            metrics=(
+                Metric("tests_passed", "tests", "higher", "sum"),
+                Metric("tests_run", "tests", "none", "sum"),
+                Metric("exec_time_ms", "ms", "lower", "mean", "all tests, mean of timed runs"),
+                Metric("exec_time_stdev_ms", "ms", "lower", "mean"),
+                Metric("exec_time_ref", "reference units", "lower", "mean"),
+            ),
+            decides_verdict=True,
+            description="runs the task's tests in the sandbox; decides the verdict",
+        ),
+    ),
+    transforms=(
+        TransformSpec(
+            "subset",
+            "beyondpass.benchmarks.transforms:subset",
+            options="beyondpass.benchmarks.transforms:SubsetOptions",
+            description="a seeded random subset of the tasks (the trivial transform)",
+        ),
+    ),
+)
+
+#: the default answer format per task language, when neither plan nor benchmark says
+LANGUAGE_FORMATS = {"python": "fenced-code"}
+DEFAULT_FORMAT = "whole-program"
+
+
+# -- discovery --------------------------------------------------------------------------------
+_methods: dict[str, Method] | None = None
+
+
+def _coerce(obj: Any, where: str) -> Method:
+    if callable(obj) and not isinstance(obj, Method):
+        obj = obj()
+    if not isinstance(obj, Method):
+        raise TypeError(f"{where} is not a beyondpass.registry.Method")
+    return obj
+
+
+def _discover() -> dict[str, Method]:
+    found: dict[str, Method] = {}
+    for module in BUILTIN_METHODS:
+        method = _coerce(importlib.import_module(module).METHOD, module)
+        found.setdefault(method.name, method)
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            method = _coerce(ep.load(), f"entry point {ep.value}")
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the others
+            warnings.warn(
+                f"beyondpass: method entry point {ep.name} ({ep.value}) cannot be loaded: {exc}",
+                stacklevel=2,
+            )
+            continue
+        if method.name != CORE.name:  # the same method seen twice (editable install): keep one
+            found.setdefault(method.name, method)
+    return found
+
+
+def methods() -> dict[str, Method]:
+    """Every registered method by name (built-ins first), discovered once."""
+    global _methods
+    if _methods is None:
+        _methods = _discover()
+    return _methods
+
+
+def register(method: Method) -> None:
+    """Register ``method`` (what an entry point does); a name registers only once."""
+    if method.name == CORE.name:
+        raise ConfigError(f"method name {CORE.name!r} is reserved")
+    methods().setdefault(method.name, method)
+
+
+def reset() -> None:
+    """Forget discovered methods (the next lookup discovers again)."""
+    global _methods
+    _methods = None
+
+
+def _all() -> list[Method]:
+    return [CORE, *methods().values()]
+
+
+def method(name: str) -> Method:
+    try:
+        return methods()[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown method {name!r} — installed methods: {', '.join(methods())}"
+        ) from None
+
+
+# -- resolution -------------------------------------------------------------------------------
+def resolve(ref: Ref, owner: Method | None = None, *, needs_extra: bool = True) -> Any:
+    """The object ``ref`` names; with ``needs_extra``, first check ``owner``'s extra."""
+    if owner is not None and needs_extra:
+        absent = owner.missing()
+        if absent is not None:
+            hint = (
+                f"pip install 'beyondpass[{owner.extra}]'"
+                if owner.extra
+                else f"install {', '.join(owner.requires)}"
+            )
+            raise MissingExtra(
+                f"method {owner.name} needs its optional dependencies (module {absent} is "
+                f"missing) — {hint}"
+            )
+    if not isinstance(ref, str):
+        return ref
+    module, _, attr = ref.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split(".") if attr else ():
+        obj = getattr(obj, part)
+    return obj
+
+
+def _find(kind: str, name: str) -> tuple[Any, Method] | None:
+    for m in _all():
+        for spec in getattr(m, kind):
+            if spec.name == name:
+                return spec, m
+    return None
+
+
+def _names(kind: str) -> list[str]:
+    return [spec.name for m in _all() for spec in getattr(m, kind)]
+
+
+def _require(kind: str, name: str, what: str) -> tuple[Any, Method]:
+    found = _find(kind, name)
+    if found is None:
+        raise ConfigError(f"unknown {what} {name!r} — known: {', '.join(_names(kind))}")
+    return found
+
+
+def benchmarks() -> dict[str, tuple[BenchmarkSpec, Method]]:
+    """Benchmarks the methods bring, by name."""
+    return {s.name: (s, m) for m in methods().values() for s in m.benchmarks}
+
+
+def plan(name: str) -> tuple[PlanSpec, Method] | None:
+    return _find("plans", name)
+
+
+def plan_names() -> list[str]:
+    return _names("plans")
+
+
+def evaluator(name: str) -> tuple[EvaluatorSpec, Method]:
+    return _require("evaluators", name, "evaluator")
+
+
+def evaluator_names() -> list[str]:
+    return _names("evaluators")
+
+
+def transform(name: str) -> tuple[TransformSpec, Method]:
+    return _require("transforms", name, "benchmark transform")
+
+
+def answer_format(name: str) -> Callable[..., Any]:
+    """The extractor of answer format ``name``."""
+    spec, owner = _require("answer_formats", name, "answer format")
+    return resolve(spec.extractor, owner)
+
+
+def answer_formats() -> list[str]:
+    return _names("answer_formats")
+
+
+def default_answer_format(benchmark: str, language: str) -> str:
+    """How answers to a task are read when the prompt plan does not say."""
+    found = benchmarks().get(benchmark)
+    if found is not None and found[0].answer_format:
+        return found[0].answer_format
+    return LANGUAGE_FORMATS.get(language.lower(), DEFAULT_FORMAT)
+
+
+def commands() -> list[Any]:
+    """Every method's click commands (commands import no optional dependency up front)."""
+    return [resolve(ref, m, needs_extra=False) for m in methods().values() for ref in m.commands]
+
+
+def report_sections() -> list[Any]:
+    """One instance of every registered method's report sections."""
+    out = []
+    for m in methods().values():
+        for ref in m.report_sections:
+            try:
+                cls = resolve(ref, m, needs_extra=False)
+            except ImportError:
+                # Only while the report sections are being written on another branch: a
+                # section whose module does not exist yet is skipped. Remove once merged.
+                continue
+            out.append(cls())
+    return out
+
+
+def study_files() -> dict[str, Path]:
+    """Built-in study files by stem (``robunfr``), from every method's ``studies`` package."""
+    from importlib import resources
+
+    out: dict[str, Path] = {}
+    for m in methods().values():
+        if not m.studies:
+            continue
+        for entry in resources.files(m.studies).iterdir():
+            if entry.name.endswith(".toml"):
+                out.setdefault(entry.name[:-5], Path(str(entry)))
+    return dict(sorted(out.items()))
+
+
+def task_id_fields() -> tuple[str, ...]:
+    """Names of the task id field in answer files, ``task_id`` first."""
+    extra = [f for m in methods().values() for f in m.task_id_fields]
+    return tuple(dict.fromkeys(["task_id", *extra]))
+
+
+# -- options ----------------------------------------------------------------------------------
+def validate_options(model: Any, values: Mapping[str, Any], where: str) -> Any:
+    """``values`` checked by the pydantic ``model``; one line naming the bad key on error."""
+    import pydantic
+
+    try:
+        return model.model_validate(dict(values))
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first.get("loc", ())) or "(options)"
+        if first.get("type") == "extra_forbidden":
+            valid = ", ".join(model.model_fields) or "none"
+            raise ConfigError(f"{where}: unknown key {key!r} — valid: {valid}") from None
+        raise ConfigError(f"{where}.{key}: {first.get('msg', 'invalid')}") from None
+
+
+def evaluator_options(name: str, values: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """Options for evaluator ``name``, validated by its own schema, as plain data."""
+    spec, owner = evaluator(name)
+    if spec.options is None:
+        if values:
+            raise ConfigError(f"{where}: evaluator {name} takes no options, got {sorted(values)}")
+        return {}
+    model = resolve(spec.options, owner, needs_extra=False)
+    return validate_options(model, values, where).model_dump()
+
+
+def iter_specs(kind: str) -> Iterable[tuple[Any, Method]]:
+    """Every spec of ``kind`` (``"evaluators"``, ``"plans"``, ...) with its method."""
+    for m in _all():
+        for spec in getattr(m, kind):
+            yield spec, m
