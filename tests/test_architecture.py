@@ -77,6 +77,5 @@ def test_command_modules_do_not_import_the_application() -> None:
     """cli/app.py assembles the commands; no command module imports it back (no cycle)."""
     graph = grimp.build_graph("beyondpass")
     importers = graph.find_modules_that_directly_import("beyondpass.cli.app")
-    # cli/compare.py still imports cli.app (its owner moves it to cli.base); nothing else may
-    assert importers - {"beyondpass.cli.compare", "beyondpass.__main__"} == set()
+    assert importers - {"beyondpass.__main__"} == set()
     assert graph.find_shortest_chain("beyondpass.prompts.plan", "beyondpass.methods") is None

@@ -297,7 +297,12 @@ def test_evaluate_a_file_benchmark_with_io_tests(run_cli, tmp_path: Path) -> Non
     )
     assert results[6]["message"] == "test one: WrongOutput line 1: expected '0.5', got '0.6'"
     db = sqlite3.connect(f"file:{tmp_path / 'OUT' / 'run.sqlite3'}?mode=ro", uri=True)
-    details = [json.loads(d) for (d,) in db.execute("SELECT details FROM results ORDER BY rowid")]
+    details = [
+        json.loads(d)
+        for (d,) in db.execute(
+            "SELECT details FROM evaluations WHERE status IS NOT NULL ORDER BY rowid"
+        )
+    ]
     db.close()
     assert details[5]["tests"][0]["compare"] == {"mode": "numeric", "abs_tol": 0.01, "rel_tol": 0.0}
 

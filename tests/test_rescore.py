@@ -21,7 +21,7 @@ import pytest
 
 from beyondpass.errors import BeyondpassError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
-from beyondpass.evaluators.nfr import NFR_METRICS, NfrEvaluator
+from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS, NfrEvaluator
 from beyondpass.store.run_store import RunStore
 from beyondpass.study.config import load_study
 from beyondpass.study.rescore import IN_PROGRESS, rescore

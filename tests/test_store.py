@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from beyondpass.errors import DataError
-from beyondpass.evaluators.nfr import NFR_METRICS
+from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS
 from beyondpass.store import migrate, run_store
 from beyondpass.store.run_store import (
     SCHEMA_VERSION,

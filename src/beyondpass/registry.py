@@ -157,6 +157,11 @@ class Method:
     studies: str | None = None
     #: extra names of the task id field in answer files (RobustAPI's files say ``id``)
     task_id_fields: tuple[str, ...] = ()
+    #: how analyses and ``compare`` present the method's metrics: a mapping of metric name to
+    #: ``beyondpass.analysis.metrics.MetricDef`` (label, better direction, decimals, unit)
+    analysis_metrics: Ref | None = None
+    #: a class ``compare`` uses to analyse two runs side by side (built with no arguments)
+    version_comparison: Ref | None = None
 
     def missing(self) -> str | None:
         """The first required module that is not installed, if any."""
@@ -380,17 +385,28 @@ def commands() -> list[Any]:
 
 def report_sections() -> list[Any]:
     """One instance of every registered method's report sections."""
-    out = []
+    return [
+        resolve(ref, m, needs_extra=False)()
+        for m in methods().values()
+        for ref in m.report_sections
+    ]
+
+
+def analysis_metrics() -> list[Any]:
+    """The presentation of every registered method's metrics (``MetricDef`` objects)."""
+    out: list[Any] = []
     for m in methods().values():
-        for ref in m.report_sections:
-            try:
-                cls = resolve(ref, m, needs_extra=False)
-            except ImportError:
-                # Only while the report sections are being written on another branch: a
-                # section whose module does not exist yet is skipped. Remove once merged.
-                continue
-            out.append(cls())
+        if m.analysis_metrics is not None:
+            out.extend(resolve(m.analysis_metrics, m, needs_extra=False).values())
     return out
+
+
+def version_comparison() -> Any:
+    """The analysis ``compare`` runs on two runs: the first registered method's that has one."""
+    for m in methods().values():
+        if m.version_comparison is not None:
+            return resolve(m.version_comparison, m, needs_extra=False)()
+    raise ConfigError("no installed method supplies the analysis `compare` needs")
 
 
 def study_files() -> dict[str, Path]:

@@ -33,14 +33,9 @@ PASS_METRIC = MetricDef(PASS, "Pass@1", True, 2, scale=100.0, unit="%")
 def metric_definitions() -> dict[str, MetricDef]:
     """Every known metric: pass@1 and the metrics of every registered method."""
     defs = {PASS: PASS_METRIC}
-    try:
-        from beyondpass.registry import analysis_metrics  # type: ignore[attr-defined]
-    except ImportError:  # fallback removed at integration
-        from beyondpass.methods.robunfr.analysis.metrics import METRICS
+    from beyondpass.registry import analysis_metrics
 
-        defs.update(METRICS)
-    else:
-        defs.update({m.key: m for m in analysis_metrics()})
+    defs.update({m.key: m for m in analysis_metrics()})
     return defs
 
 

@@ -16,13 +16,7 @@ import sys
 
 import click
 
-from beyondpass.cli.base import (  # noqa: F401 - re-exported for older command modules
-    EXIT_INCOMPLETE,
-    EXIT_MODEL_FAILED,
-    cli,
-    default_out,
-    emit_json,
-)
+from beyondpass.cli.base import cli
 from beyondpass.errors import BeyondpassError
 
 #: ``module:attribute`` of every core command, in ``--help`` order.

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from beyondpass.analysis.meta import as_dict
-from beyondpass.cli.app import cli, emit_json
+from beyondpass.cli.base import emit_json
 
 #: Exit code when a --fail-on rule is breached (distinct from 1 incomplete, 2 bad input).
 EXIT_GATE_FAILED = 4
@@ -27,12 +27,8 @@ def version_comparison() -> Any:
     """The analysis ``compare`` runs on both runs: the one place this command names a method.
     RobuNFR's covers any run (every condition pooled, then each group or condition), supplies
     the Table 4 layout and the Δ% plots; metric directions come from metric definitions."""
-    try:
-        from beyondpass.registry import version_comparison as registered  # type: ignore
-    except ImportError:  # fallback removed at integration
-        from beyondpass.methods.robunfr.report.compare import RobunfrVersionComparison
+    from beyondpass.registry import version_comparison as registered
 
-        return RobunfrVersionComparison()
     return registered()
 
 
@@ -190,7 +186,7 @@ def _delta_rows(report: Any) -> list[dict[str, Any]]:
     return rows
 
 
-@cli.command()
+@click.command()
 @click.argument("run_old", metavar="RUN_OLD")
 @click.argument("run_new", metavar="RUN_NEW")
 @click.option(

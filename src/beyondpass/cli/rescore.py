@@ -16,6 +16,7 @@ from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.select import FUNCTIONAL, build_evaluator
 from beyondpass.study.rescore import RunContext
 
+
 def _evaluator_from_name(name: str, options: Mapping[str, Any], context: RunContext) -> Evaluator:
     """Build the evaluator called ``name`` (any registered method's) for the run ``context``
     describes; its options are validated by the evaluator's own schema.

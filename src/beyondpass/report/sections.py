@@ -74,13 +74,8 @@ class ReportSection(Protocol):
 
 def section_providers() -> Sequence[ReportSection]:
     """Every registered method's report sections, in registration order."""
-    try:
-        from beyondpass.registry import report_sections
-    except ImportError:  # fallback removed at integration
-        from beyondpass.methods.robunfr.report.section import RobunfrReportSection
-        from beyondpass.methods.robustapi.report import MisuseReportSection
+    from beyondpass.registry import report_sections
 
-        return [RobunfrReportSection(), MisuseReportSection()]
     return list(report_sections())
 
 

@@ -20,13 +20,13 @@ from typing import Any
 
 from beyondpass.errors import DataError
 from beyondpass.jsonl import json_objects
+from beyondpass.methods.robustapi.analysis import MisuseSummary
 from beyondpass.methods.robustapi.benchmark import domain_of, load_robustapi
 from beyondpass.methods.robustapi.checker.checker import (
     ApiMisuseChecker,
     Semantics,
     load_ruleset,
 )
-from beyondpass.methods.robustapi.analysis import MisuseSummary
 from beyondpass.study.progress import NullProgress, Progress
 
 VERDICTS_FILE = "verdicts.jsonl"

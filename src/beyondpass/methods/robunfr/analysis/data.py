@@ -17,7 +17,7 @@ from beyondpass.analysis.meta import as_dict
 from beyondpass.analysis.ordering import natural_key, ordered_names
 from beyondpass.analysis.stats import NAN
 from beyondpass.methods.robunfr.analysis.metrics import PASS, sample_value
-from beyondpass.prompts.robunfr import ENHANCED, FUNCTION_ONLY, INTEGRATED, WORKFLOW_LABELS
+from beyondpass.methods.robunfr.prompts import ENHANCED, FUNCTION_ONLY, INTEGRATED, WORKFLOW_LABELS
 from beyondpass.store.run_store import Row
 
 OVERALL = "overall"

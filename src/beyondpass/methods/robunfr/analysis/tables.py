@@ -25,7 +25,7 @@ from beyondpass.methods.robunfr.analysis.format import (
 from beyondpass.methods.robunfr.analysis.metrics import METRICS, NFR_METRICS, PASS, metric_def
 from beyondpass.methods.robunfr.analysis.run import Analysis
 from beyondpass.methods.robunfr.analysis.versions import VersionPair, compare_versions, table4
-from beyondpass.prompts.robunfr import ENHANCED, INTEGRATED, WORKFLOW_LABELS
+from beyondpass.methods.robunfr.prompts import ENHANCED, INTEGRATED, WORKFLOW_LABELS
 
 
 def table2(an: Analysis, workflow: str) -> PaperTable:
