@@ -310,7 +310,23 @@ def parse_java(text: str) -> ParsedJava:
     return first
 
 
+#: escapes a Java 8 string or char literal may hold (octal and unicode escapes aside)
+_JAVA8_ESCAPES = frozenset(b"btnfr\"'\\01234567")
+
+
 def _java8_violation(root: Any) -> Any | None:
+    """The first node JDT (Java 8) reports a syntax problem for, though tree-sitter reads it.
+
+    Besides post-Java-8 syntax: an ``import``/``package`` anywhere but at the top of the
+    compilation unit (tree-sitter accepts one among statements), a ``package`` after
+    another declaration, and an escape Java 8 does not define (``"\\.``, ``"\\s"``).
+    """
+    seen_other = False
+    for child in root.children:
+        if child.type == "package_declaration" and seen_other:
+            return child
+        if child.type not in ("line_comment", "block_comment"):
+            seen_other = True
     stack = [root]
     while stack:
         node = stack.pop()
@@ -319,6 +335,12 @@ def _java8_violation(root: Any) -> Any | None:
         if node.type == "instanceof_expression" and node.child_by_field_name("name"):
             return node
         if node.type == "string_literal" and node.text.startswith(b'"""'):
+            return node
+        if node.type in ("import_declaration", "package_declaration") and node.parent != root:
+            return node
+        if node.type == "escape_sequence" and (
+            len(node.text) < 2 or node.text[1] not in _JAVA8_ESCAPES and node.text[1:2] != b"u"
+        ):
             return node
         stack.extend(node.children)
     return None
@@ -337,7 +359,7 @@ def _original_reading(text: str, wrap: tuple[str, str], name: str) -> ParsedJava
             name,
             reading.line_offset,
             False,
-            f"line {line}: {late.type} is not Java 8 syntax",
+            f"line {line}: {late.type} is a syntax error for JDT at Java 8 level",
         )
     return reading
 
