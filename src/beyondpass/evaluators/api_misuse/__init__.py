@@ -22,6 +22,7 @@ from beyondpass.evaluators.api_misuse.checker import (
     load_ruleset,
 )
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.prompts.robustapi import prompt_texts
 
 __all__ = [
     "SEMANTICS",
@@ -78,8 +79,9 @@ class ApiMisuseEvaluator(Evaluator):
     def evaluate_one(self, cand: Candidate) -> Evaluation:
         answer = cand.raw or _answer_from_code(cand.extraction.code)
         api = str(cand.task.metadata.get("api") or "") or None
-        verdict = self.correct.check(answer, api)
-        original = self.original.check(answer, api)
+        prompts = prompt_texts(cand.task)
+        verdict = self.correct.check(answer, api, prompts)
+        original = self.original.check(answer, api, prompts)
         return Evaluation(
             status=verdict.verdict,
             passed=verdict.verdict == "pass",

@@ -5,7 +5,7 @@ How a rule reads at a call site of its API (rule items relative to the rule's ow
 
 * a ``TRY ... END_BLOCK, CATCH(T)`` around the focal call: the call is in the body (or the
   resources) of a ``try`` with a catch that handles ``T`` (see
-  :func:`knowledge.catch_handles`), or its method declares ``throws`` such a type;
+  :func:`knowledge.catch_handles`); a ``throws`` clause on its method is not handling;
 * the focal call's guard ``@cond``: established where the call runs (:mod:`.conditions`);
   an ``IF``/``LOOP`` that encloses a guarded call in the rule is the construct that
   establishes the guard, and any construct that does (if, loop, ternary, ``&&``, early
@@ -18,8 +18,9 @@ How a rule reads at a call site of its API (rule items relative to the rule's ow
   ``setContentView(...)``): a call of that name on the same object earlier in the same
   method;
 * a call after it (``close()``, ``recycle()``): on the receiver, the returned object or the
-  object the receiver was obtained from, later in the same method or in a ``finally`` of
-  an enclosing try; ``close()`` is also implied by try-with-resources;
+  object the receiver was obtained from, where :mod:`.releases` says a release counts
+  (later on every path, a ``finally``, try-with-resources, another method for a field or
+  a helper the object is handed to);
 * an ``IF`` after it: the returned value is tested (compared, ``instanceof``) — the call is
   itself an operand of a comparison, or the variable it was assigned to is tested later;
   for ``get`` a ``containsKey``/``has`` check on the same key before the call also counts.
@@ -52,6 +53,8 @@ from beyondpass.evaluators.api_misuse.knowledge import (
     is_subtype,
     simple_name,
 )
+from beyondpass.evaluators.api_misuse.overloads import other_overload_reasons
+from beyondpass.evaluators.api_misuse.releases import handed_to_releaser, on_every_path
 from beyondpass.evaluators.api_misuse.rules import Block, Call, Rule, RuleSet, guard_text
 
 
@@ -233,6 +236,9 @@ def _check(unit: JavaUnit, call: CallSite, rule: Rule, facts: list[C.E]) -> list
     focal = rule.focal
     if focal is None:
         return []
+    overload = other_overload_reasons(unit, call, rule, focal)
+    if overload is not None:
+        return overload
     reasons: list[str] = []
     path = _path_to(rule.structure, focal) or []
     result = result_variable(call)
@@ -403,8 +409,12 @@ def _check_try(unit: JavaUnit, call: CallSite, rule: Rule, block: Block) -> list
     for handler in block.handlers:
         if handler.kind == "CATCH" and handler.catch_type:
             need = simple_name(handler.catch_type)
-            if not any(catch_handles(c, need, thrown) for c in caught + throws):
+            # ``throws`` passes the exception to a caller the snippet does not have: the
+            # rule asks for the call inside a try that catches it
+            if not any(catch_handles(c, need, thrown) for c in caught):
                 where = f"caught {', '.join(caught)}" if caught else "not inside a try"
+                if throws:
+                    where += f"; the method only declares throws {', '.join(throws)}"
                 reasons.append(f"{need} is not handled ({where})")
         elif handler.kind == "FINALLY" and not has_finally:
             reasons.append("not inside a try with a finally block")
@@ -526,10 +536,12 @@ def _called_after(unit: JavaUnit, call: CallSite, name: str, result: str | None)
             if decl is not None and decl.kind == "field":
                 return True
             continue
-        if other.start > call.end or any(
-            f.start_byte <= other.start and other.end <= f.end_byte for f in finally_blocks
-        ):
+        if any(f.start_byte <= other.start and other.end <= f.end_byte for f in finally_blocks):
             return True
+        if other.start > call.end and on_every_path(other.node, call.node, targets, name):
+            return True
+    if handed_to_releaser(unit, call, targets, name):
+        return True
     if name == "close":
         for target in targets:
             for d in unit.decls.get(target, ()):
