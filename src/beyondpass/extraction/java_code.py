@@ -297,9 +297,17 @@ def _original_brackets(code: str) -> str:
     return prefix + code + "}" * depth
 
 
+def dropped_notes(first_line: int, dropped: Sequence[tuple[int, str]]) -> list[str]:
+    """Notes naming the prose lines dropped from a block (answer line numbers)."""
+    return [
+        f"line {first_line + line - 1}: dropped a prose line inside the code: {text[:80]!r}"
+        for line, text in dropped
+    ]
+
+
 def extract_java(answer: str, task: Task) -> Extraction:
     """The pipeline's Java extractor: every block must parse for the answer to be ``ok``."""
-    from beyondpass.extraction.java_syntax import parse_java
+    from beyondpass.extraction.java_syntax import parse_java_recovering
 
     found = answer_blocks(answer)
     if not found.blocks:
@@ -308,7 +316,9 @@ def extract_java(answer: str, task: Task) -> Extraction:
     notes = list(found.notes)
     error = ""
     for block in found.blocks:
-        parsed = parse_java(block.text)
+        recovered = parse_java_recovering(block.text)
+        parsed = recovered.parsed
+        notes.extend(dropped_notes(block.line, recovered.dropped))
         if parsed.reading != "as-is":
             notes.append(f"block at line {block.line} parsed as {parsed.reading}")
         if not parsed.ok and not error:

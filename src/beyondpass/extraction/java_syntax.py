@@ -22,6 +22,7 @@ Two readings exist because two checkers exist:
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from dataclasses import dataclass
 from importlib import metadata
@@ -383,3 +384,58 @@ def parse_java_original(text: str) -> ParsedJava:
     if method.ok:
         return method
     return _original_reading(text, ORIGINAL_CLASS, "class-body")
+
+
+_LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-•])\s+[A-Za-z]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_NOT_PROSE = re.compile(r"[;{}=]|(?:[(,+]|&&|\|\|)\s*$")
+
+
+def prose_line(line: str) -> bool:
+    """A sentence or list item a model put among its code ("1. Implement the interface...",
+    "Here, in the onCheckedChanged method, we call setChecked()."): at least three words,
+    mostly letters, nothing that only code has (``; { } =``, a line continued by ``( , +``)."""
+    s = line.strip()
+    if not s or s.startswith(("//", "/*", "*", "@")) or _NOT_PROSE.search(s):
+        return False
+    words = _WORD.findall(s)
+    if len(words) < 3:
+        return False
+    if _LIST_ITEM.match(s):
+        return True
+    letters = sum(len(w) for w in words)
+    return letters >= 0.7 * len(s.replace(" ", ""))
+
+
+@dataclass(frozen=True)
+class RecoveredJava:
+    """:func:`parse_java` after dropping prose lines the parser could not place."""
+
+    parsed: ParsedJava
+    dropped: tuple[tuple[int, str], ...] = ()  # (1-based line in the snippet, its text)
+
+
+def parse_java_recovering(text: str) -> RecoveredJava:
+    """Read a snippet; when no reading parses, drop the prose lines inside the error-tolerant
+    parse's ``ERROR`` regions and read again. Lines are blanked, not removed, so line numbers
+    stay those of the snippet. Nothing is dropped unless the rest then parses cleanly."""
+    parsed = parse_java(text)
+    if parsed.ok:
+        return RecoveredJava(parsed)
+    lines = text.split("\n")
+    suspect: set[int] = set()
+    stack = [_parse(text).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR":
+            suspect.update(range(int(node.start_point[0]), int(node.end_point[0]) + 1))
+        elif node.has_error:
+            stack.extend(node.children)
+    drop = sorted(i for i in suspect if i < len(lines) and prose_line(lines[i]))
+    if not drop:
+        return RecoveredJava(parsed)
+    kept = ["" if i in drop else line for i, line in enumerate(lines)]
+    again = parse_java("\n".join(kept))
+    if not again.ok:
+        return RecoveredJava(parsed)
+    return RecoveredJava(again, tuple((i + 1, lines[i].strip()) for i in drop))

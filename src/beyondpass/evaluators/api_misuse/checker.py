@@ -27,8 +27,13 @@ from beyondpass.evaluators.api_misuse.java_model import build_unit
 from beyondpass.evaluators.api_misuse.knowledge import is_subtype
 from beyondpass.evaluators.api_misuse.original import check_original, pattern_map
 from beyondpass.evaluators.api_misuse.rules import Rule, RuleSet, parse_rule, parse_rules
-from beyondpass.extraction.java_code import answer_blocks, original_code, strip_echoed_prompt
-from beyondpass.extraction.java_syntax import parse_java, tool_versions
+from beyondpass.extraction.java_code import (
+    answer_blocks,
+    dropped_notes,
+    original_code,
+    strip_echoed_prompt,
+)
+from beyondpass.extraction.java_syntax import parse_java_recovering, tool_versions
 
 Semantics = Literal["correct", "original"]
 SEMANTICS: tuple[str, ...] = ("correct", "original")
@@ -143,7 +148,9 @@ class ApiMisuseChecker:
         errors: list[str] = []
         api_called = False
         for block in found.blocks:
-            parsed = parse_java(block.text)
+            recovered = parse_java_recovering(block.text)
+            parsed = recovered.parsed
+            notes.extend(dropped_notes(block.line, recovered.dropped))
             if not parsed.ok:
                 errors.append(f"block at answer line {block.line}: {parsed.error}")
                 continue
