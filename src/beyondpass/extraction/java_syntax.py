@@ -127,6 +127,28 @@ class JavaSupportMissing(BeyondpassError):
     """tree-sitter or its Java grammar is not installed."""
 
 
+#: the modules of the ``java`` extra
+JAVA_EXTRA_MODULES = ("tree_sitter", "tree_sitter_java", "lark")
+
+
+def require_java_extra() -> None:
+    """Fail in one line, naming the extra, when a module of the ``java`` extra is missing.
+
+    Commands call this before any work, so a missing extra is reported up front instead of
+    as a traceback from whichever import happens first.
+    """
+    import importlib
+
+    for name in JAVA_EXTRA_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            raise JavaSupportMissing(
+                f"Java checking needs the 'java' extra (tree-sitter, tree-sitter-java, lark; "
+                f"{name} is missing) — pip install 'beyondpass[java]'"
+            ) from None
+
+
 def language() -> Any:
     """The tree-sitter Java language (imported lazily: it is an optional extra)."""
     return _language()
@@ -399,7 +421,7 @@ def prose_line(line: str) -> bool:
     if not s or s.startswith(("//", "/*", "*", "@")) or _NOT_PROSE.search(s):
         return False
     words = _WORD.findall(s)
-    if len(words) < 3:
+    if len(words) < 3 or words[0] in JAVA_KEYWORDS:
         return False
     if _LIST_ITEM.match(s):
         return True

@@ -54,7 +54,11 @@ from beyondpass.evaluators.api_misuse.knowledge import (
     simple_name,
 )
 from beyondpass.evaluators.api_misuse.overloads import other_overload_reasons
-from beyondpass.evaluators.api_misuse.releases import handed_to_releaser, on_every_path
+from beyondpass.evaluators.api_misuse.releases import (
+    RESULT_RELEASED,
+    handed_to_releaser,
+    on_every_path,
+)
 from beyondpass.evaluators.api_misuse.rules import Block, Call, Rule, RuleSet, guard_text
 
 
@@ -484,6 +488,8 @@ def _origins(unit: JavaUnit, name: str) -> set[str]:
 
 
 def _targets(unit: JavaUnit, call: CallSite, result: str | None) -> set[str]:
+    if result and call.method in RESULT_RELEASED:
+        return {result}  # the cursor a query returns is what must be closed, not the database
     targets = set()
     if call.receiver is not None and call.receiver.type in ("identifier", "field_access"):
         targets.add(call.receiver_text)

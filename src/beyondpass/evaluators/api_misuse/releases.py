@@ -9,6 +9,7 @@ when it is
   body, the right side of ``&&``/``||``, a ternary branch, a lambda; early ``return``s
   between the call and the release are not followed;
 * in a ``finally`` of a ``try`` around the call, or implied by try-with-resources;
+* for ``query()`` the object is the returned cursor, not the database;
 * in another method, when the object is a field (``onDestroy()`` recycles what
   ``onCreate()`` obtained: the framework calls both);
 * in another method of the snippet that the object is handed to later (``closeAll(in)``,
@@ -32,6 +33,8 @@ from beyondpass.evaluators.api_misuse.java_model import (
     text,
 )
 
+#: calls whose returned object (not their receiver) is what a release after them is about
+RESULT_RELEASED = frozenset({"query", "rawQuery"})
 #: static helpers that release the object they are given
 CLOSING_HELPERS = frozenset({"closeQuietly", "closeSilently", "closeStream", "safeClose"})
 
