@@ -1,32 +1,11 @@
 """beyondpass's semantics: a call site violates a rule only when its usage breaks the rule.
 
-How a rule reads at a call site of its API (rule items relative to the rule's own call, the
-*focal* call):
-
-* a ``TRY ... END_BLOCK, CATCH(T)`` around the focal call: the call is in the body (or the
-  resources) of a ``try`` with a catch that handles ``T`` (see
-  :func:`knowledge.catch_handles`); a ``throws`` clause on its method is not handling;
-* the focal call's guard ``@cond``: established where the call runs (:mod:`.conditions`);
-  an ``IF``/``LOOP`` that encloses a guarded call in the rule is the construct that
-  establishes the guard, and any construct that does (if, loop, ternary, ``&&``, early
-  exit) satisfies it; an ``IF``/``LOOP`` around an unguarded call must enclose it literally;
-* a call before the focal one that *produces* the receiver or an argument (``new
-  BufferedReader(...)``, ``getInstance(...)``, ``getChannel()``, ``getPackageManager()``)
-  states where the object came from; every object a call receives was produced somehow,
-  so these items always hold;
-* any other call before it (``exists()`` before ``mkdirs()``, ``onCreate(...)`` before
-  ``setContentView(...)``): a call of that name on the same object earlier in the same
-  method;
-* a call after it (``close()``, ``recycle()``): on the receiver, the returned object or the
-  object the receiver was obtained from, where :mod:`.releases` says a release counts
-  (later on every path, a ``finally``, try-with-resources, another method for a field or
-  a helper the object is handed to);
-* an ``IF`` after it: the returned value is tested (compared, ``instanceof``) — the call is
-  itself an operand of a comparison, or the variable it was assigned to is tested later;
-  for ``get`` a ``containsKey``/``has`` check on the same key before the call also counts.
-
-All rules of an API must hold (RobustAPI's checker builds every pattern as required);
-each rule that does not is reported with the reasons.
+How each rule item reads at a call site (try/catch, guards, ``IF``/``LOOP``, calls before
+and after the *focal* call, overloads) is stated once, in docs/robustapi.md ("How every
+rule is read"); this module implements it, with :mod:`.overloads` (which overload a call
+is) and :mod:`.releases` (where a ``close()``/``recycle()`` counts). All rules of an API
+must hold (RobustAPI's checker builds every pattern as required); each rule that does not
+is reported with the reasons.
 """
 
 from __future__ import annotations
