@@ -192,6 +192,20 @@ def test_prose_lines_in_code_are_dropped_and_named(checkers):
     assert [v.line for v in unchecked.violations] == [6]  # answer lines survive the drop
 
 
+def test_a_sentence_read_as_declarations_is_dropped():
+    """tree-sitter reads "Now we print the string" as declarations missing their ``;``."""
+    code = (
+        "Iterator<String> it = l.iterator();\nwhile (it.hasNext()) {\n    String s = it.next();\n"
+        "    Now we print the string to the console\n    System.out.println(s);\n}"
+    )
+    recovered = parse_java_recovering(code)
+    assert recovered.parsed.ok
+    assert recovered.dropped == ((4, "Now we print the string to the console"),)
+    # a statement missing its ";" is code, not prose: it stays an error
+    missing = "Set<String> set = get();\nString o = set.iterator().next();\nset.remove(o)\nuse(o);"
+    assert not parse_java_recovering(missing).parsed.ok
+
+
 def test_only_prose_is_dropped_and_only_when_the_rest_parses():
     code = "int x = 1;\nHere, in the onCheckedChanged method, we call setChecked() again.\nx++;"
     recovered = parse_java_recovering(code)
@@ -202,7 +216,8 @@ def test_only_prose_is_dropped_and_only_when_the_rest_parses():
     assert not parse_java_recovering(broken_code).parsed.ok
     assert parse_java_recovering(broken_code).dropped == ()
     assert prose_line("1. Implement the interface in your activity")
-    for code_line in ("int x = compute(a, b);", "foo(bar, baz,", "return a && b", "} else {"):
+    code_lines = ("int x = compute(a, b);", "foo(bar, baz,", "return a && b", "set.remove(obj)")
+    for code_line in code_lines:
         assert not prose_line(code_line)
 
 

@@ -410,19 +410,23 @@ def parse_java_original(text: str) -> ParsedJava:
 
 _LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-•])\s+[A-Za-z]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_PLAIN_WORD = re.compile(r"^[A-Za-z][A-Za-z']*[,.:;!?]?$")
 _NOT_PROSE = re.compile(r"[;{}=]|(?:[(,+]|&&|\|\|)\s*$")
 
 
 def prose_line(line: str) -> bool:
     """A sentence or list item a model put among its code ("1. Implement the interface...",
-    "Here, in the onCheckedChanged method, we call setChecked()."): at least three words,
-    mostly letters, nothing that only code has (``; { } =``, a line continued by ``( , +``)."""
+    "Here, in the onCheckedChanged method, we call setChecked()."): at least three plain
+    words separated by spaces, mostly letters, nothing that only code has (``; { } =``, a
+    line continued by ``( , +``)."""
     s = line.strip()
     if not s or s.startswith(("//", "/*", "*", "@")) or _NOT_PROSE.search(s):
         return False
     words = _WORD.findall(s)
     if len(words) < 3 or words[0] in JAVA_KEYWORDS:
         return False
+    if sum(bool(_PLAIN_WORD.match(t)) for t in s.split()) < 3:
+        return False  # ``set.remove(obj)``: words, but not separated like a sentence's
     if _LIST_ITEM.match(s):
         return True
     letters = sum(len(w) for w in words)
@@ -439,7 +443,8 @@ class RecoveredJava:
 
 def parse_java_recovering(text: str) -> RecoveredJava:
     """Read a snippet; when no reading parses, drop the prose lines inside the error-tolerant
-    parse's ``ERROR`` regions and read again. Lines are blanked, not removed, so line numbers
+    parse's ``ERROR`` regions (or statements it had to complete with a ``MISSING`` token)
+    and read again. Lines are blanked, not removed, so line numbers
     stay those of the snippet. Nothing is dropped unless the rest then parses cleanly."""
     parsed = parse_java(text)
     if parsed.ok:
@@ -449,8 +454,10 @@ def parse_java_recovering(text: str) -> RecoveredJava:
     stack = [_parse(text).root_node]
     while stack:
         node = stack.pop()
-        if node.type == "ERROR":
-            suspect.update(range(int(node.start_point[0]), int(node.end_point[0]) + 1))
+        if node.type == "ERROR" or node.is_missing:
+            # a MISSING ";" marks a sentence read as declarations: suspect its statement
+            span = node.parent if node.is_missing and node.parent is not None else node
+            suspect.update(range(int(span.start_point[0]), int(span.end_point[0]) + 1))
         elif node.has_error:
             stack.extend(node.children)
     drop = sorted(i for i in suspect if i < len(lines) and prose_line(lines[i]))
