@@ -311,3 +311,10 @@ def test_check_without_the_java_extra_fails_in_one_line(run_cli, tmp_path, data_
         assert len(lines) == 1 and "pip install 'beyondpass[java]'" in lines[0], proc.stderr
         assert module in lines[0] and "Traceback" not in proc.stderr
         assert not (tmp_path / "beyondpass-robustapi").exists()
+        rules = run_cli(
+            ["robustapi", "rules", "--data-dir", data_dir],
+            cwd=tmp_path,
+            env={"PYTHONPATH": str(only)},
+        )
+        assert rules.returncode == 2 and rules.stderr.count("\n") == 1, rules.stderr
+        assert "pip install 'beyondpass[java]'" in rules.stderr
