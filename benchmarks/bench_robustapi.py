@@ -6,9 +6,10 @@ Usage::
 
 In-process: loads the rules once, then checks every answer (answer reading, tree-sitter
 parsing, call-site facts, rule matching) and reports the median wall time of ``--repeat``
-passes per semantics. ``--cli`` also times ``beyondpass robustapi check`` end to end as a
-subprocess (interpreter start-up, dataset loading, writing verdicts.jsonl). Prints one JSON
-line; record results in docs/performance.md.
+passes per semantics, and of the correct semantics on the same answers each preceded by
+its echoed prompt (a completion model's form). ``--cli`` also times ``beyondpass robustapi
+check`` end to end as a subprocess (interpreter start-up, dataset loading, writing
+verdicts.jsonl). Prints one JSON line; record results in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -35,11 +36,18 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO / "src"))
+    from beyondpass.methods.robustapi.benchmark import load_robustapi
     from beyondpass.methods.robustapi.checker import ApiMisuseChecker, load_ruleset
     from beyondpass.methods.robustapi.extraction.java_syntax import tool_versions
+    from beyondpass.methods.robustapi.prompts import prompt_texts
 
     data_dir = Path(args.data_dir)
     answers = [json.loads(line) for line in (data_dir / RECORDED).open(encoding="utf-8")]
+    bench = load_robustapi(data_dir)
+    for a in answers:  # the question's prompt texts, for the echo check (as the CLI does)
+        a["prompts"] = prompt_texts(bench.tasks[str(a["id"])])
+    # the same answers as a completion model gives them: the zero-shot prompt repeated first
+    echoed = [{**a, "response": a["prompts"][0] + a["response"]} for a in answers]
     result: dict[str, object] = {
         "answers": len(answers),
         "python": platform.python_version(),
@@ -47,15 +55,16 @@ def main() -> None:
         "load_average": os.getloadavg()[0],
         **tool_versions(),
     }
-    for semantics in ("correct", "original"):
+    runs = [("correct", answers), ("original", answers), ("correct", echoed)]
+    for semantics, batch in runs:
         checker = ApiMisuseChecker(load_ruleset(data_dir=data_dir, semantics=semantics), semantics)
         times = []
         for _ in range(args.repeat):
             start = time.perf_counter()
-            verdicts = [checker.check(a["response"], a["api"]).verdict for a in answers]
+            verdicts = [checker.check(a["response"], a["api"], a["prompts"]).verdict for a in batch]
             times.append(time.perf_counter() - start)
         median = statistics.median(times)
-        result[semantics] = {
+        result[semantics + ("_echoed" if batch is echoed else "")] = {
             "median_s": round(median, 3),
             "min_s": round(min(times), 3),
             "answers_per_s": round(len(answers) / median, 1),

@@ -79,7 +79,8 @@ def test_check_json_summary_and_verdict_lines(check, tmp_path, answers):
     assert [x["verdict"] for x in lines] == ["pass", "violation", "unparsable", "no_code"]
     for line in lines:
         assert {"id", "api", "verdict", "violations"} <= set(line)
-        assert isinstance(line["id"], str)
+    # ids keep the JSON type the input gave them (three ints, then a string)
+    assert [type(x["id"]) for x in lines] == [int, int, int, str]
     (violation,) = lines[1]["violations"]
     assert violation["api"] == "Iterator.next"
     assert violation["line"] == 4  # line of it.next() in the answer

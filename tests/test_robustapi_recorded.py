@@ -9,6 +9,7 @@ say why, so fixing one makes the test say so).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,40 @@ def test_original_violations_are_covered_calls(verdicts, recorded):
         for x in v.violations:
             method = x.api.split(".")[1]
             assert x.call in (method, f"new {method}"), (qid, x)
+
+
+#: our verdict classes -> the original checker's three outputs
+_ORIGINAL_CLASS = {
+    "violation": "violation",
+    "pass": "pass",
+    "unparsable": "parsefail",
+    "no_code": "parsefail",
+}
+
+
+def _required(path: Path) -> Path:
+    """A data file this test needs: missing fails on CI (CI=true), skips elsewhere."""
+    if not path.is_file():
+        message = f"{path} not found (set BEYONDPASS_DATA)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def test_original_semantics_agrees_with_the_original_checker(data_dir, verdicts):
+    """Answer by answer against the published checker's verdicts (JDT 3.32) on all 1208."""
+    path = _required(
+        data_dir / "robustapi" / "original-checker-verdicts-gpt-4-0613-zero_shot.jsonl"
+    )
+    theirs = {str(r["id"]): r["verdict"] for r in map(json.loads, path.open(encoding="utf-8"))}
+    ours = {i: _ORIGINAL_CLASS[v.verdict] for i, v in verdicts["original"].items()}
+    assert set(theirs) == set(ours)
+    differ = sorted((i for i in ours if ours[i] != theirs[i]), key=int)
+    assert 1 - len(differ) / len(ours) >= 0.99, [(i, theirs[i], ours[i]) for i in differ]
+
+    def misuse_rate(v: dict[str, str]) -> float:
+        executable = [x for x in v.values() if x != "parsefail"]
+        return sum(x == "violation" for x in executable) / len(executable)
+
+    assert abs(misuse_rate(ours) - misuse_rate(theirs)) <= 0.005

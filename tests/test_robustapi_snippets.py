@@ -576,6 +576,13 @@ while (it.hasNext()) {
 ]
 
 
+CASES += [
+    # the rule is its call alone: it demands the overload that names a charset
+    ("String.getBytes", 'String s = "a";\nbyte[] b = s.getBytes();', {"getBytes(String)@true"}),
+    ("String.getBytes", 'String s = "a";\nbyte[] b = s.getBytes("UTF-8");', set()),
+]
+
+
 @pytest.mark.parametrize(
     ("api", "code", "expected"), CASES, ids=[f"{i}" for i in range(len(CASES))]
 )
@@ -586,7 +593,6 @@ def test_rule_verdicts(checkers, api, code, expected):
 #: rules that never report in the correct semantics, and why
 NEVER_BROKEN = {
     "onCreate(Bundle)@true, setContentView(LinearLayout)@true": "keyed on method 'super'",
-    "getBytes(String)@true": "its sequence is the call alone: there is nothing to get wrong",
     "new SimpleDateFormat(String)@true, parse(String)@true": "says the receiver was built",
     "new SimpleDateFormat(String)@true, format(Date)@true": "says the receiver was built",
     "getInstance(String)@true, init(int,Key)@true": "says the Cipher came from getInstance",
@@ -686,9 +692,17 @@ def test_unknown_receiver_takes_the_question_api(checkers):
     assert checkers["correct"].check(answer("pDialog.dismiss();"), "Map.get").verdict == "pass"
 
 
-def test_throws_clause_counts_as_handling(checkers):
+def test_throws_clause_is_not_handling(checkers):
+    """``throws`` hands the exception to a caller the snippet does not have."""
     code = "void f(File f) throws IOException {\n    f.createNewFile();\n}"
-    assert violated(checkers["correct"], code, "File.createNewFile") == set()
+    assert violated(checkers["correct"], code, "File.createNewFile") == {
+        "TRY, createNewFile()@true, END_BLOCK, CATCH(Exception), END_BLOCK"
+    }
+    handled = (
+        "void f(File f) throws IOException {\n    try {\n        f.createNewFile();\n"
+        "    } catch (IOException e) {\n        log(e);\n    }\n}"
+    )
+    assert violated(checkers["correct"], handled, "File.createNewFile") == set()
 
 
 def test_call_in_catch_block_is_not_protected_by_its_try(checkers):

@@ -27,6 +27,7 @@ from beyondpass.methods.robustapi.checker.checker import (
     Semantics,
     load_ruleset,
 )
+from beyondpass.methods.robustapi.prompts import prompt_texts
 from beyondpass.study.progress import NullProgress, Progress
 
 VERDICTS_FILE = "verdicts.jsonl"
@@ -37,9 +38,10 @@ ANSWER_FIELDS = ("response", "raw_response", "answer", "completion", "output")
 @dataclass(frozen=True)
 class AnswerLine:
     line: int
-    id: str
+    id: str  # the dataset's question id
     api: str
     response: str
+    raw_id: int | str = ""  # the id as the input wrote it: verdicts keep its JSON type
 
 
 def read_answers(path: Path, questions: dict[str, str]) -> list[AnswerLine]:
@@ -58,6 +60,7 @@ def read_answers(path: Path, questions: dict[str, str]) -> list[AnswerLine]:
         qid = row.get("id", row.get("task_id"))
         if qid is None or isinstance(qid, bool) or not isinstance(qid, int | str):
             raise DataError(f"{where}: no usable id — name the question the answer is for")
+        raw_id = qid
         qid = str(qid).strip()
         if qid not in questions:
             raise DataError(
@@ -69,7 +72,7 @@ def read_answers(path: Path, questions: dict[str, str]) -> list[AnswerLine]:
             raise DataError(f"{where}: no answer text — put the raw answer under 'response'")
         api = row.get("api")
         api = str(api) if isinstance(api, str) and api.strip() else questions[qid]
-        out.append(AnswerLine(number, qid, api, row[field]))
+        out.append(AnswerLine(number, qid, api, row[field], raw_id))
     if not out:
         raise DataError(f"{path} holds no answers")
     return out
@@ -97,15 +100,16 @@ def check_answers_file(
     records = []
     progress.start("check", len(lines))
     for a in lines:
-        verdict = checker.check(a.response, a.api)
+        verdict = checker.check(a.response, a.api, prompt_texts(bench.tasks[a.id]))
         summary.add(verdict.verdict, a.api, domain_of(a.api))
         records.append(
             {
-                "id": a.id,
+                "id": a.raw_id,
                 "api": a.api,
                 "verdict": verdict.verdict,
                 "violations": [v.as_dict() for v in verdict.violations],
                 "error": verdict.error,
+                "notes": list(verdict.notes),
                 "line": a.line,
             }
         )

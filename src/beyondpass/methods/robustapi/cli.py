@@ -52,6 +52,9 @@ def check(
     as_json: bool,
 ) -> None:
     """Write one verdict per answer to OUT/verdicts.jsonl and print the misuse metrics."""
+    from beyondpass.methods.robustapi.extraction.java_syntax import require_java_extra
+
+    require_java_extra()
     from beyondpass.methods.robustapi.check import check_answers_file
 
     out_dir = (
@@ -114,6 +117,9 @@ def _print_summary(s: dict[str, Any]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def rules_command(rules: str | None, data_dir: str | None, as_json: bool) -> None:
     """Parse a rule file (errors name the line) and show how each rule is read."""
+    from beyondpass.methods.robustapi.extraction.java_syntax import require_java_extra
+
+    require_java_extra()
     from beyondpass.methods.robustapi.checker.checker import load_ruleset
 
     ruleset = load_ruleset(rules, data_dir=data_dir)

@@ -17,8 +17,9 @@ import functools
 import tomllib
 from importlib import resources
 
+from beyondpass.benchmarks.task import Task
 from beyondpass.errors import DataError
-from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate
+from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate, render
 
 HEADER = (
     "Please answer my code questions using the given API following this format: "
@@ -86,3 +87,13 @@ def check_shots(apis: list[str]) -> None:
     missing = sorted(set(apis) - set(shots()))
     if missing:
         raise DataError(f"no one-shot-relevant demonstration for API(s) {missing}")
+
+
+def prompt_texts(task: Task) -> tuple[str, ...]:
+    """The prompt of every setting for ``task``, as sent: what an echoing model repeats.
+
+    Base (completion) models often answer by repeating the whole prompt first; the
+    instructions in it contain ``<<<code>>>: $CODE``, which a reader would otherwise take
+    for the answer's code (see ``extraction.java_code.strip_echoed_prompt``).
+    """
+    return tuple("\n\n".join(m.content for m in render(c.steps[0], task)) for c in PLAN.conditions)

@@ -22,6 +22,7 @@ from beyondpass.methods.robustapi.checker.checker import (
     build_ruleset,
     load_ruleset,
 )
+from beyondpass.methods.robustapi.prompts import prompt_texts
 
 __all__ = [
     "SEMANTICS",
@@ -78,8 +79,9 @@ class ApiMisuseEvaluator(Evaluator):
     def evaluate_one(self, cand: Candidate) -> Evaluation:
         answer = cand.raw or _answer_from_code(cand.extraction.code)
         api = str(cand.task.metadata.get("api") or "") or None
-        verdict = self.correct.check(answer, api)
-        original = self.original.check(answer, api)
+        prompts = prompt_texts(cand.task)
+        verdict = self.correct.check(answer, api, prompts)
+        original = self.original.check(answer, api, prompts)
         return Evaluation(
             status=verdict.verdict,
             passed=verdict.verdict == "pass",

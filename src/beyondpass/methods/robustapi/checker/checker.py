@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -26,8 +27,13 @@ from beyondpass.methods.robustapi.checker.java_model import build_unit
 from beyondpass.methods.robustapi.checker.knowledge import is_subtype
 from beyondpass.methods.robustapi.checker.original import check_original, pattern_map
 from beyondpass.methods.robustapi.checker.rules import Rule, RuleSet, parse_rule, parse_rules
-from beyondpass.methods.robustapi.extraction.java_code import answer_blocks, original_code
-from beyondpass.methods.robustapi.extraction.java_syntax import parse_java, tool_versions
+from beyondpass.methods.robustapi.extraction.java_code import (
+    answer_blocks,
+    dropped_notes,
+    original_code,
+    strip_echoed_prompt,
+)
+from beyondpass.methods.robustapi.extraction.java_syntax import parse_java_recovering, tool_versions
 
 Semantics = Literal["correct", "original"]
 SEMANTICS: tuple[str, ...] = ("correct", "original")
@@ -122,14 +128,19 @@ class ApiMisuseChecker:
             **tool_versions(),
         }
 
-    def check(self, answer: str, api: str | None = None) -> Verdict:
+    def check(self, answer: str, api: str | None = None, prompts: Sequence[str] = ()) -> Verdict:
+        """The verdict on one answer; ``prompts``: the question's prompt texts, so that an
+        answer that begins by repeating its prompt is read from where the repetition ends
+        (both semantics)."""
+        answer, echo = strip_echoed_prompt(answer, prompts)
+        notes = [echo] if echo else []
         if self.semantics == "original":
-            return self._check_original(answer, api)
-        return self._check_correct(answer, api)
+            return self._check_original(answer, api, notes)
+        return self._check_correct(answer, api, notes)
 
-    def _check_correct(self, answer: str, api: str | None) -> Verdict:
+    def _check_correct(self, answer: str, api: str | None, notes: list[str]) -> Verdict:
         found = answer_blocks(answer)
-        notes = list(found.notes)
+        notes.extend(found.notes)
         if not found.blocks:
             return Verdict("no_code", notes=tuple(notes))
         hint = api_parts(api)
@@ -137,7 +148,9 @@ class ApiMisuseChecker:
         errors: list[str] = []
         api_called = False
         for block in found.blocks:
-            parsed = parse_java(block.text)
+            recovered = parse_java_recovering(block.text)
+            parsed = recovered.parsed
+            notes.extend(dropped_notes(block.line, recovered.dropped))
             if not parsed.ok:
                 errors.append(f"block at answer line {block.line}: {parsed.error}")
                 continue
@@ -171,18 +184,19 @@ class ApiMisuseChecker:
         verdict = "violation" if violations else "pass"
         return Verdict(verdict, tuple(violations), api_called, "", tuple(notes), code)
 
-    def _check_original(self, answer: str, api: str | None) -> Verdict:
+    def _check_original(self, answer: str, api: str | None, notes: list[str]) -> Verdict:
         code = original_code(answer)
         parsed, hits, error = check_original(code, self._patterns)
         if error:
-            return Verdict("unparsable", error=error, code=code)
+            return Verdict("unparsable", error=error, notes=tuple(notes), code=code)
         hint = api_parts(api)
         shift = _answer_line_shift(code, answer)
         violations = tuple(
             Violation(h.rule.id, h.rule.text, h.rule.api, h.line + shift, h.call) for h in hits
         )
         called = bool(hint) and any((h.rule.cls, h.rule.method) == hint for h in hits)
-        return Verdict("violation" if hits else "pass", violations, called, code=code)
+        verdict = "violation" if hits else "pass"
+        return Verdict(verdict, violations, called, notes=tuple(notes), code=code)
 
 
 def _answer_line_shift(code: str, answer: str) -> int:

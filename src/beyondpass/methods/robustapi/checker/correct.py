@@ -1,31 +1,11 @@
 """beyondpass's semantics: a call site violates a rule only when its usage breaks the rule.
 
-How a rule reads at a call site of its API (rule items relative to the rule's own call, the
-*focal* call):
-
-* a ``TRY ... END_BLOCK, CATCH(T)`` around the focal call: the call is in the body (or the
-  resources) of a ``try`` with a catch that handles ``T`` (see
-  :func:`knowledge.catch_handles`), or its method declares ``throws`` such a type;
-* the focal call's guard ``@cond``: established where the call runs (:mod:`.conditions`);
-  an ``IF``/``LOOP`` that encloses a guarded call in the rule is the construct that
-  establishes the guard, and any construct that does (if, loop, ternary, ``&&``, early
-  exit) satisfies it; an ``IF``/``LOOP`` around an unguarded call must enclose it literally;
-* a call before the focal one that *produces* the receiver or an argument (``new
-  BufferedReader(...)``, ``getInstance(...)``, ``getChannel()``, ``getPackageManager()``)
-  states where the object came from; every object a call receives was produced somehow,
-  so these items always hold;
-* any other call before it (``exists()`` before ``mkdirs()``, ``onCreate(...)`` before
-  ``setContentView(...)``): a call of that name on the same object earlier in the same
-  method;
-* a call after it (``close()``, ``recycle()``): on the receiver, the returned object or the
-  object the receiver was obtained from, later in the same method or in a ``finally`` of
-  an enclosing try; ``close()`` is also implied by try-with-resources;
-* an ``IF`` after it: the returned value is tested (compared, ``instanceof``) — the call is
-  itself an operand of a comparison, or the variable it was assigned to is tested later;
-  for ``get`` a ``containsKey``/``has`` check on the same key before the call also counts.
-
-All rules of an API must hold (RobustAPI's checker builds every pattern as required);
-each rule that does not is reported with the reasons.
+How each rule item reads at a call site (try/catch, guards, ``IF``/``LOOP``, calls before
+and after the *focal* call, overloads) is stated once, in docs/robustapi.md ("How every
+rule is read"); this module implements it, with :mod:`.overloads` (which overload a call
+is) and :mod:`.releases` (where a ``close()``/``recycle()`` counts). All rules of an API
+must hold (RobustAPI's checker builds every pattern as required); each rule that does not
+is reported with the reasons.
 """
 
 from __future__ import annotations
@@ -51,6 +31,12 @@ from beyondpass.methods.robustapi.checker.knowledge import (
     catch_handles,
     is_subtype,
     simple_name,
+)
+from beyondpass.methods.robustapi.checker.overloads import other_overload_reasons
+from beyondpass.methods.robustapi.checker.releases import (
+    RESULT_RELEASED,
+    handed_to_releaser,
+    on_every_path,
 )
 from beyondpass.methods.robustapi.checker.rules import Block, Call, Rule, RuleSet, guard_text
 
@@ -233,6 +219,9 @@ def _check(unit: JavaUnit, call: CallSite, rule: Rule, facts: list[C.E]) -> list
     focal = rule.focal
     if focal is None:
         return []
+    overload = other_overload_reasons(unit, call, rule, focal)
+    if overload is not None:
+        return overload
     reasons: list[str] = []
     path = _path_to(rule.structure, focal) or []
     result = result_variable(call)
@@ -403,8 +392,12 @@ def _check_try(unit: JavaUnit, call: CallSite, rule: Rule, block: Block) -> list
     for handler in block.handlers:
         if handler.kind == "CATCH" and handler.catch_type:
             need = simple_name(handler.catch_type)
-            if not any(catch_handles(c, need, thrown) for c in caught + throws):
+            # ``throws`` passes the exception to a caller the snippet does not have: the
+            # rule asks for the call inside a try that catches it
+            if not any(catch_handles(c, need, thrown) for c in caught):
                 where = f"caught {', '.join(caught)}" if caught else "not inside a try"
+                if throws:
+                    where += f"; the method only declares throws {', '.join(throws)}"
                 reasons.append(f"{need} is not handled ({where})")
         elif handler.kind == "FINALLY" and not has_finally:
             reasons.append("not inside a try with a finally block")
@@ -474,6 +467,8 @@ def _origins(unit: JavaUnit, name: str) -> set[str]:
 
 
 def _targets(unit: JavaUnit, call: CallSite, result: str | None) -> set[str]:
+    if result and call.method in RESULT_RELEASED:
+        return {result}  # the cursor a query returns is what must be closed, not the database
     targets = set()
     if call.receiver is not None and call.receiver.type in ("identifier", "field_access"):
         targets.add(call.receiver_text)
@@ -526,10 +521,12 @@ def _called_after(unit: JavaUnit, call: CallSite, name: str, result: str | None)
             if decl is not None and decl.kind == "field":
                 return True
             continue
-        if other.start > call.end or any(
-            f.start_byte <= other.start and other.end <= f.end_byte for f in finally_blocks
-        ):
+        if any(f.start_byte <= other.start and other.end <= f.end_byte for f in finally_blocks):
             return True
+        if other.start > call.end and on_every_path(other.node, call.node, targets, name):
+            return True
+    if handed_to_releaser(unit, call, targets, name):
+        return True
     if name == "close":
         for target in targets:
             for d in unit.decls.get(target, ()):

@@ -406,12 +406,13 @@ def _blocks(nodes: Iterable[Block | Call]) -> Iterable[Block]:
 
 def parse_rule(text: str, *, source: str = "<rules>", line: int = 1) -> Rule:
     """Parse one rule line; raise :class:`RuleError` naming ``source:line`` on any problem."""
+    parser = _parser()  # first: it reports a missing lark in one line
     import lark
 
     where = f"{source}:{line}"
     stripped = text.strip()
     try:
-        tree = _parser().parse(stripped)
+        tree = parser.parse(stripped)
     except lark.exceptions.UnexpectedCharacters as exc:
         raise RuleError(
             f"{where}: column {exc.column}: unexpected character {stripped[exc.pos_in_stream]!r}"

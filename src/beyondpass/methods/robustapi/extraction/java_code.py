@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from beyondpass.benchmarks.task import Task
@@ -227,6 +227,45 @@ def answer_blocks(answer: str) -> AnswerCode:
     return AnswerCode(tuple(blocks), marked, tuple(notes))
 
 
+def strip_echoed_prompt(answer: str, prompts: Sequence[str]) -> tuple[str, str]:
+    """(answer without an echoed prompt, note); the note is empty when nothing was cut.
+
+    The cut text is replaced by its newlines, so line numbers stay those of the answer.
+
+    An answer that begins with one of ``prompts`` (leading whitespace and whitespace
+    differences inside ignored; the longest prompt that matches wins) loses that prefix —
+    as the RobustAPI authors cut ``response[len(prompt):]`` off their base model's answers.
+    Only a prefix is cut: a prompt quoted later in an answer stays.
+    """
+    best = 0
+    for prompt in prompts:
+        end = _prefix_end(answer, prompt)
+        if end is not None and end > best:
+            best = end
+    if not best:
+        return answer, ""
+    lines = answer.count("\n", 0, best)
+    note = f"the answer repeats the prompt first (lines 1-{lines + 1}); that part was cut"
+    return "\n" * lines + answer[best:], note  # the newlines keep line numbers those of the answer
+
+
+def _prefix_end(answer: str, prompt: str) -> int | None:
+    """Index in ``answer`` just after a whitespace-insensitive copy of ``prompt``, if any."""
+    i = 0
+    n = len(answer)
+    matched = False
+    for ch in prompt:
+        if ch.isspace():
+            continue
+        while i < n and answer[i].isspace():
+            i += 1
+        if i >= n or answer[i] != ch:
+            return None
+        i += 1
+        matched = True
+    return i if matched else None
+
+
 def original_code(answer: str) -> str:
     """The code the RobustAPI evaluation script took from an answer (see module docstring)."""
     if "api>>>:" not in answer or "<<<code>>>:" not in answer:
@@ -258,9 +297,17 @@ def _original_brackets(code: str) -> str:
     return prefix + code + "}" * depth
 
 
+def dropped_notes(first_line: int, dropped: Sequence[tuple[int, str]]) -> list[str]:
+    """Notes naming the prose lines dropped from a block (answer line numbers)."""
+    return [
+        f"line {first_line + line - 1}: dropped a prose line inside the code: {text[:80]!r}"
+        for line, text in dropped
+    ]
+
+
 def extract_java(answer: str, task: Task) -> Extraction:
     """The pipeline's Java extractor: every block must parse for the answer to be ``ok``."""
-    from beyondpass.methods.robustapi.extraction.java_syntax import parse_java
+    from beyondpass.methods.robustapi.extraction.java_syntax import parse_java_recovering
 
     found = answer_blocks(answer)
     if not found.blocks:
@@ -269,7 +316,9 @@ def extract_java(answer: str, task: Task) -> Extraction:
     notes = list(found.notes)
     error = ""
     for block in found.blocks:
-        parsed = parse_java(block.text)
+        recovered = parse_java_recovering(block.text)
+        parsed = recovered.parsed
+        notes.extend(dropped_notes(block.line, recovered.dropped))
         if parsed.reading != "as-is":
             notes.append(f"block at line {block.line} parsed as {parsed.reading}")
         if not parsed.ok and not error:

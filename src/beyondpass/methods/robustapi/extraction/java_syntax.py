@@ -22,6 +22,7 @@ Two readings exist because two checkers exist:
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from dataclasses import dataclass
 from importlib import metadata
@@ -124,6 +125,28 @@ ORIGINAL_CLASS = ("public class sample{\n", "\n}")
 
 class JavaSupportMissing(BeyondpassError):
     """tree-sitter or its Java grammar is not installed."""
+
+
+#: the modules of the ``java`` extra
+JAVA_EXTRA_MODULES = ("tree_sitter", "tree_sitter_java", "lark")
+
+
+def require_java_extra() -> None:
+    """Fail in one line, naming the extra, when a module of the ``java`` extra is missing.
+
+    Commands call this before any work, so a missing extra is reported up front instead of
+    as a traceback from whichever import happens first.
+    """
+    import importlib
+
+    for name in JAVA_EXTRA_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            raise JavaSupportMissing(
+                f"Java checking needs the 'java' extra (tree-sitter, tree-sitter-java, lark; "
+                f"{name} is missing) — pip install 'beyondpass[java]'"
+            ) from None
 
 
 def language() -> Any:
@@ -310,7 +333,23 @@ def parse_java(text: str) -> ParsedJava:
     return first
 
 
+#: escapes a Java 8 string or char literal may hold (octal and unicode escapes aside)
+_JAVA8_ESCAPES = frozenset(b"btnfr\"'\\01234567")
+
+
 def _java8_violation(root: Any) -> Any | None:
+    """The first node JDT (Java 8) reports a syntax problem for, though tree-sitter reads it.
+
+    Besides post-Java-8 syntax: an ``import``/``package`` anywhere but at the top of the
+    compilation unit (tree-sitter accepts one among statements), a ``package`` after
+    another declaration, and an escape Java 8 does not define (``"\\.``, ``"\\s"``).
+    """
+    seen_other = False
+    for child in root.children:
+        if child.type == "package_declaration" and seen_other:
+            return child
+        if child.type not in ("line_comment", "block_comment"):
+            seen_other = True
     stack = [root]
     while stack:
         node = stack.pop()
@@ -319,6 +358,12 @@ def _java8_violation(root: Any) -> Any | None:
         if node.type == "instanceof_expression" and node.child_by_field_name("name"):
             return node
         if node.type == "string_literal" and node.text.startswith(b'"""'):
+            return node
+        if node.type in ("import_declaration", "package_declaration") and node.parent != root:
+            return node
+        if node.type == "escape_sequence" and (
+            len(node.text) < 2 or node.text[1] not in _JAVA8_ESCAPES and node.text[1:2] != b"u"
+        ):
             return node
         stack.extend(node.children)
     return None
@@ -337,7 +382,7 @@ def _original_reading(text: str, wrap: tuple[str, str], name: str) -> ParsedJava
             name,
             reading.line_offset,
             False,
-            f"line {line}: {late.type} is not Java 8 syntax",
+            f"line {line}: {late.type} is a syntax error for JDT at Java 8 level",
         )
     return reading
 
@@ -361,3 +406,65 @@ def parse_java_original(text: str) -> ParsedJava:
     if method.ok:
         return method
     return _original_reading(text, ORIGINAL_CLASS, "class-body")
+
+
+_LIST_ITEM = re.compile(r"^(?:\d{1,2}[.)]|[-•])\s+[A-Za-z]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_PLAIN_WORD = re.compile(r"^[A-Za-z][A-Za-z']*[,.:;!?]?$")
+_NOT_PROSE = re.compile(r"[;{}=]|(?:[(,+]|&&|\|\|)\s*$")
+
+
+def prose_line(line: str) -> bool:
+    """A sentence or list item a model put among its code ("1. Implement the interface...",
+    "Here, in the onCheckedChanged method, we call setChecked()."): at least three plain
+    words separated by spaces, mostly letters, nothing that only code has (``; { } =``, a
+    line continued by ``( , +``)."""
+    s = line.strip()
+    if not s or s.startswith(("//", "/*", "*", "@")) or _NOT_PROSE.search(s):
+        return False
+    words = _WORD.findall(s)
+    if len(words) < 3 or words[0] in JAVA_KEYWORDS:
+        return False
+    if sum(bool(_PLAIN_WORD.match(t)) for t in s.split()) < 3:
+        return False  # ``set.remove(obj)``: words, but not separated like a sentence's
+    if _LIST_ITEM.match(s):
+        return True
+    letters = sum(len(w) for w in words)
+    return letters >= 0.7 * len(s.replace(" ", ""))
+
+
+@dataclass(frozen=True)
+class RecoveredJava:
+    """:func:`parse_java` after dropping prose lines the parser could not place."""
+
+    parsed: ParsedJava
+    dropped: tuple[tuple[int, str], ...] = ()  # (1-based line in the snippet, its text)
+
+
+def parse_java_recovering(text: str) -> RecoveredJava:
+    """Read a snippet; when no reading parses, drop the prose lines inside the error-tolerant
+    parse's ``ERROR`` regions (or statements it had to complete with a ``MISSING`` token)
+    and read again. Lines are blanked, not removed, so line numbers
+    stay those of the snippet. Nothing is dropped unless the rest then parses cleanly."""
+    parsed = parse_java(text)
+    if parsed.ok:
+        return RecoveredJava(parsed)
+    lines = text.split("\n")
+    suspect: set[int] = set()
+    stack = [_parse(text).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            # a MISSING ";" marks a sentence read as declarations: suspect its statement
+            span = node.parent if node.is_missing and node.parent is not None else node
+            suspect.update(range(int(span.start_point[0]), int(span.end_point[0]) + 1))
+        elif node.has_error:
+            stack.extend(node.children)
+    drop = sorted(i for i in suspect if i < len(lines) and prose_line(lines[i]))
+    if not drop:
+        return RecoveredJava(parsed)
+    kept = ["" if i in drop else line for i, line in enumerate(lines)]
+    again = parse_java("\n".join(kept))
+    if not again.ok:
+        return RecoveredJava(parsed)
+    return RecoveredJava(again, tuple((i + 1, lines[i].strip()) for i in drop))
