@@ -585,3 +585,15 @@ def test_method_sections_stay_out_of_other_runs(run_dir: Path, tmp_path: Path) -
     paths = render_report(run_dir, tmp_path / "out")
     assert paths.artifacts == {} and paths.latex is None
     assert "RobuNFR" not in paths.markdown.read_text(encoding="utf-8")
+
+
+def test_every_execution_status_has_a_mark_and_a_colour() -> None:
+    """A status the executor can give (compile_error included) is drawn like the others,
+    not as an unknown "?" in the matrix or the "other" colour in the plots."""
+    from beyondpass.execution.base import Status
+    from beyondpass.report.plots import STATUS_COLORS, STATUS_ORDER
+    from beyondpass.report.results import _LETTERS
+
+    for status in Status:
+        assert status in STATUS_ORDER and status in STATUS_COLORS and status in _LETTERS, status
+    assert len(set(_LETTERS.values())) == len(_LETTERS)

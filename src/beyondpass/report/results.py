@@ -38,6 +38,7 @@ _LETTERS = {
     "timeout": "T",
     "no_code": "N",
     "syntax_error": "S",
+    "compile_error": "C",
     "memory": "M",
     "output_limit": "O",
     "killed": "K",
