@@ -48,7 +48,8 @@ def format_shot(shot: dict[str, str]) -> str:
 @functools.cache
 def shots() -> dict[str, dict[str, str]]:
     """The one-shot-relevant demonstrations by API."""
-    text = (resources.files("beyondpass.prompts") / "robustapi_shots.toml").read_text("utf-8")
+    shots = resources.files("beyondpass.methods.robustapi") / "robustapi_shots.toml"
+    text = shots.read_text("utf-8")
     out = {}
     for shot in tomllib.loads(text)["shot"]:
         out[shot["api"]] = {k: str(v) for k, v in shot.items()}

@@ -3,7 +3,7 @@
 Per sample, on the candidate program (``Extraction.program``: what the executor runs, without
 the benchmark's tests — see docs/nfr-metrics.md for why the program and not the raw answer):
 
-- ``loc`` and ``exception_handling``: :mod:`beyondpass.evaluators.code_metrics`;
+- ``loc`` and ``exception_handling``: :mod:`.code_metrics`;
 - ``pylint_refactor`` / ``pylint_convention``: pylint's Refactor / Convention message counts
   (code smells / readability issues), from :mod:`pylint_batch` run by :mod:`lint_pool`;
 - ``smell_density``, ``unreadability_density``, ``exception_density``: those counts per 10 LOC.
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.methods.robunfr import NFR_METRICS, TIMING_REPEATS  # noqa: F401 - re-exported
 from beyondpass.methods.robunfr.evaluators.code_metrics import EXCEPTION_DEFINITION, LOC_DEFINITION
 from beyondpass.methods.robunfr.evaluators.lint_pool import LintPool
 from beyondpass.methods.robunfr.evaluators.pylint_batch import (
@@ -32,18 +33,7 @@ from beyondpass.methods.robunfr.evaluators.pylint_batch import (
     content_key,
 )
 
-# The fields this evaluator adds to a result's metrics, in report order.
-NFR_METRICS = (
-    "loc",
-    "pylint_refactor",
-    "pylint_convention",
-    "exception_handling",
-    "smell_density",
-    "unreadability_density",
-    "exception_density",
-)
 PER_LOC = 10  # densities are per 10 lines of code, as in the seed
-TIMING_REPEATS = 5  # the seed runs each test five times and takes the mean
 
 
 class NfrEvaluator(Evaluator):
