@@ -31,6 +31,12 @@ def _data_path() -> pathlib.Path:
     return pathlib.Path(env) if env else REPO_ROOT.parent / "shared" / "data"
 
 
+# CLI subprocesses (which inherit os.environ) read the benchmark data from the same place as
+# the tests themselves, whether or not the caller set BEYONDPASS_DATA (CI does not).
+if "BEYONDPASS_DATA" not in os.environ and _data_path().is_dir():
+    os.environ["BEYONDPASS_DATA"] = str(_data_path())
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> pathlib.Path:
     """The benchmark data directory ($BEYONDPASS_DATA, else ../shared/data).
