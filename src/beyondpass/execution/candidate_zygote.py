@@ -107,8 +107,11 @@ class Scratch:
         # directory -> the names it held at start, for every directory on root's file system
         self.fixed = _skeleton(root, os.stat(root).st_dev)
         os.mkdir(self.logs, 0o700)
+        # a compiled program's build, kept across its tests' processes while the judge says so
+        self.build = os.path.join(root, "build")
+        os.mkdir(self.build, 0o700)
         self.work = self._fresh()
-        self.known = frozenset({os.path.basename(self.work), "logs"})
+        self.known = frozenset({os.path.basename(self.work), "logs", "build"})
 
     def _fresh(self) -> str:
         self.seq += 1
@@ -118,7 +121,9 @@ class Scratch:
         os.environ.update({"HOME": path, "TMPDIR": path})
         return path
 
-    def clean(self) -> None:
+    def clean(self, keep_build: bool = False) -> None:
+        if not keep_build and _entries(self.build):
+            _empty_dir(self.build)
         if set(_entries(self.root)) != self.known | self.fixed[self.root]:
             self._remove_strays()
         for directory, names in self.fixed.items():
@@ -128,7 +133,7 @@ class Scratch:
             shutil.rmtree(self.work, ignore_errors=True)
             if os.path.lexists(self.work):
                 self.work = self._fresh()  # made undeletable: abandon it
-                self.known = frozenset({os.path.basename(self.work), "logs"})
+                self.known = frozenset({os.path.basename(self.work), "logs", "build"})
             else:
                 os.mkdir(self.work, 0o700)
         if set(_entries(self.logs)) - {"stdout", "stderr"} or os.path.islink(self.stdout):
@@ -143,6 +148,18 @@ class Scratch:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
                 os.makedirs(path, 0o700, exist_ok=True)
+
+
+def _empty_dir(path: str) -> None:
+    """Remove ``path``'s contents (made undeletable: the whole tree is replaced)."""
+    shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path) and not os.path.isdir(path):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    if os.path.isdir(path) and _entries(path):
+        with contextlib.suppress(OSError):
+            os.rename(path, f"{path}.{time.monotonic_ns()}")  # a stray, removed next time
+    os.makedirs(path, 0o700, exist_ok=True)
 
 
 def _skeleton(root: str, dev: int) -> dict:
@@ -260,7 +277,7 @@ def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratc
     if pid > 0 and still_running:
         os.waitpid(pid, 0)
     _reap()
-    scratch.clean()
+    scratch.clean(end.get("keep_build") is True)
     return end.get("op") == "end"
 
 
@@ -380,6 +397,11 @@ def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.sock
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     random.seed(job.get("seed", 0))  # programs that draw random numbers are reproducible
+    if "compile" in job or "launch" in job:  # a compiled language (languages.py)
+        import compiled_runner
+
+        compiled_runner.serve(job, sock, scratch.build, os.path.dirname(__file__), _give_stdin)
+        candidate_host.flush_and_exit(streams, 1)
     if "stdin" in job:  # an I/O test: the whole program runs once, on this input
         _give_stdin(job["stdin"])
         code = 1
