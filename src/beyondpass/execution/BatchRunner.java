@@ -4,7 +4,7 @@
 // judge's channel as its stdin and stdout. Protocol (big-endian): the runner says 'H';
 // the judge sends the output cap (int); then per test the judge sends the input (int
 // length, UTF-8 bytes; length -1 ends the batch) and the runner answers 'C', the exit
-// status (int), whether it can go on (byte), stdout (int length, bytes: at most cap + 1)
+// status (int), flags (byte: 1 it can go on, 2 the output passed the cap), stdout (int length, bytes: at most cap + 1)
 // and the tail of stderr (int length, bytes). The expected output never comes here: the
 // judge compares. Every test loads the program's classes in a fresh class loader (no
 // static state carries over) with System.in/out/err pointed at that test's own streams;
@@ -57,27 +57,35 @@ public final class BatchRunner {
         }
     }
 
-    /** Keeps the first `cap` + 1 bytes written (enough to see the cap was passed). */
+    /** Thrown into the program when it writes past the output limit (ends the test). */
+    static final class OutputFull extends Error {
+        OutputFull() {
+            super("output limit");
+        }
+    }
+
+    /** Keeps the first `cap` + 1 bytes written; a write past them throws OutputFull. */
     static final class Capped extends OutputStream {
         private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
         private final int cap;
+        volatile boolean full;
 
         Capped(int cap) {
             this.cap = cap;
         }
 
         @Override
-        public synchronized void write(int b) {
-            if (kept.size() <= cap) {
-                kept.write(b);
-            }
+        public void write(int b) {
+            write(new byte[] {(byte) b}, 0, 1);
         }
 
         @Override
         public synchronized void write(byte[] b, int off, int len) {
             int room = cap + 1 - kept.size();
-            if (room > 0) {
-                kept.write(b, off, Math.min(room, len));
+            kept.write(b, off, Math.max(0, Math.min(room, len)));
+            if (len > room) {
+                full = true;
+                throw new OutputFull();
             }
         }
 
@@ -105,7 +113,7 @@ public final class BatchRunner {
             byte[] input = new byte[length];
             in.readFully(input);
             Capped stdout = new Capped(cap);
-            Capped stderr = new Capped(1 << 20);
+            Capped stderr = new Capped(cap);
             PrintStream caseOut = new PrintStream(stdout, false, StandardCharsets.UTF_8);
             PrintStream caseErr = new PrintStream(stderr, true, StandardCharsets.UTF_8);
             System.setIn(new ByteArrayInputStream(input));
@@ -123,20 +131,21 @@ public final class BatchRunner {
                     status = trap.status;
                 } else {
                     status = 1;
-                    caseErr.print("Exception in thread \"main\" ");
-                    cause.printStackTrace(caseErr);
+                    describe(caseErr, cause);
                     goOn = !(cause instanceof OutOfMemoryError);
                 }
             } catch (ExitTrap trap) {
                 status = trap.status;
             } catch (Throwable e) {  // the class is missing, has no main, or failed to load
                 status = 1;
-                caseErr.print("Exception in thread \"main\" ");
-                e.printStackTrace(caseErr);
+                describe(caseErr, e);
                 goOn = !(e instanceof OutOfMemoryError);
             }
-            caseOut.flush();
-            caseErr.flush();
+            try {
+                caseOut.flush();
+                caseErr.flush();
+            } catch (Throwable full) {  // past the output limit: already recorded
+            }
             System.setOut(jvmErr);
             System.setErr(jvmErr);
             byte[] outBytes = stdout.bytes();
@@ -144,7 +153,7 @@ public final class BatchRunner {
             int from = Math.max(0, errBytes.length - TAIL);
             out.writeByte('C');
             out.writeInt(status & 0xFF);
-            out.writeByte(goOn ? 1 : 0);
+            out.writeByte((goOn ? 1 : 0) | (stdout.full || stderr.full ? 2 : 0));
             out.writeInt(outBytes.length);
             out.write(outBytes);
             out.writeInt(errBytes.length - from);
@@ -156,6 +165,14 @@ public final class BatchRunner {
         }
         guard.armed = false;
         Runtime.getRuntime().halt(0);
+    }
+
+    private static void describe(PrintStream err, Throwable error) {
+        try {
+            err.print("Exception in thread \"main\" ");
+            error.printStackTrace(err);
+        } catch (Throwable full) {  // stderr past the output limit: already recorded
+        }
     }
 
     private static ExitTrap exitOf(Throwable error) {

@@ -229,7 +229,7 @@ def _batch_case(stream: _Stream, test: dict, deadline: float, limits: dict) -> t
         if stream.read(1, deadline) != b"C":
             return "protocol", None, False
         status = stream.number(deadline)
-        go_on = stream.read(1, deadline) == b"\x01"
+        flags = stream.read(1, deadline)[0]
         out_size = stream.number(deadline)
         if not 0 <= out_size <= cap + 1:
             return "protocol", None, False
@@ -248,7 +248,7 @@ def _batch_case(stream: _Stream, test: dict, deadline: float, limits: dict) -> t
         "returncode": status,
         "stdout_b64": base64.b64encode(stdout).decode("ascii"),
         "stderr": stderr,
-        "output_bytes": len(stdout),
+        "output_bytes": cap if flags & 2 else len(stdout),
     }
     result = io_judge._io_result(test, {"kind": "ended"}, exit_info, limits, True)
-    return "answered", result, go_on
+    return "answered", result, bool(flags & 1)

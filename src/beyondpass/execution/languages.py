@@ -71,6 +71,7 @@ def compile_step(language: str, program: str = "") -> CompileStep | None:
                 "-encoding",
                 "UTF-8",
                 "-nowarn",
+                "-Xlint:-removal",
                 "-d",
                 "{build}",
                 f"{{build}}/{source}",
