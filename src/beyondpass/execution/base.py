@@ -68,11 +68,15 @@ class Launcher:
     wrote to and ``{runner}`` for the directory of the trusted runner sources. With
     ``cases_per_process`` 1 every test gets a fresh process (stdin, exit status and output
     as for Python); above 1 the command starts a driver (the Java batch runner) that
-    takes up to that many tests, one at a time, from the judge's channel.
+    takes up to that many tests, one at a time, from the judge's channel. The program's
+    own memory is bounded inside the runtime (Java: ``-Xmx``).
     """
 
     command: tuple[str, ...]
     cases_per_process: int = 1
+    # address space the runtime reserves beyond the program's memory (a JVM maps code
+    # cache, class space and thread stacks up front): added to the limit for its processes
+    memory_headroom_mb: int = 0
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,11 @@ def judge_compiled(job: dict, ctl: socket.socket) -> dict:
     if job.get("compile") and not _compile(job, ctl, report):
         report["wall_s"] = time.monotonic() - begun
         return report
-    limits = job["limits"]
-    deadline = time.monotonic() + float(limits["timeout_s"])  # the tests' time, not the build's
     tests, launch = job["tests"], job["launch"]
+    limits = dict(job["limits"])  # the runtime's own reservations on top of the program's
+    limits["memory_mb"] = int(limits["memory_mb"]) + int(launch.get("memory_headroom_mb", 0))
+    job = {**job, "limits": limits}
+    deadline = time.monotonic() + float(limits["timeout_s"])  # the tests' time, not the build's
     batch = int(launch.get("cases_per_process", 1)) > 1
     index = 0
     while index < len(tests):
@@ -75,7 +77,12 @@ def _take(ctl: socket.socket, limits: dict, report: dict):
 def _compile(job: dict, ctl: socket.socket, report: dict) -> bool:
     """Build the program in the candidate sandbox -> whether the tests can run."""
     step = job["compile"]
-    limits = {**job["limits"], "timeout_s": float(step["timeout_s"]) + COMPILE_GRACE_S}
+    # the compiler's own limits, set by the fork server's child like a test's
+    limits = {
+        **job["limits"],
+        "timeout_s": float(step["timeout_s"]) + COMPILE_GRACE_S,
+        "memory_mb": int(step["memory_mb"]),
+    }
     sock = _take(ctl, limits, report)
     if sock is None:
         return False

@@ -48,10 +48,15 @@ def java_main_class(program: str) -> str:
     return before[-1] if before else "Main"
 
 
+#: address space a JVM reserves beyond its heap (code cache, class space, metaspace,
+#: thread stacks, malloc arenas): added to the memory limit for a JVM's process
+JVM_HEADROOM_MB = 1024
+
+
 def java_heap_mb(limits: ExecutionLimits) -> int:
-    """The JVM's heap: a quarter of the address-space limit (the rest is the JVM's own
-    reservations: code cache, class space, thread stacks)."""
-    return max(64, limits.memory_mb // 4)
+    """The JVM's heap: half the memory limit (the program's objects live there; the JVM's
+    own reservations get ``JVM_HEADROOM_MB`` on top of the limit)."""
+    return max(64, limits.memory_mb // 2)
 
 
 def compile_step(language: str, program: str = "") -> CompileStep | None:
@@ -63,7 +68,7 @@ def compile_step(language: str, program: str = "") -> CompileStep | None:
         )
     if language == "java":
         source = f"{java_main_class(program)}.java"
-        jvm = tuple(f"-J{flag}" for flag in (*_JVM_FLAGS, "-Xmx512m"))
+        jvm = tuple(f"-J{flag}" for flag in (*_JVM_FLAGS, "-Xmx768m"))
         return CompileStep(
             (
                 "javac",
@@ -103,8 +108,10 @@ def launcher(
             "{build}",
         )
         if batch:
-            return Launcher((*command, "BatchRunner", java_main_class(program)), JAVA_BATCH)
-        return Launcher((*command, java_main_class(program)))
+            return Launcher(
+                (*command, "BatchRunner", java_main_class(program)), JAVA_BATCH, JVM_HEADROOM_MB
+            )
+        return Launcher((*command, java_main_class(program)), 1, JVM_HEADROOM_MB)
     if language == "python":
         return None
     raise ValueError(f"unknown language {language!r} — choose {', '.join(LANGUAGES)}")

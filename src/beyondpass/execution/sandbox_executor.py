@@ -266,6 +266,7 @@ class SandboxExecutor(Executor):
             job["launch"] = {
                 "command": list(request.launcher.command),
                 "cases_per_process": request.launcher.cases_per_process,
+                "memory_headroom_mb": request.launcher.memory_headroom_mb,
             }
             if request.compile is not None:
                 job["compile"] = vars(request.compile) | {"command": list(request.compile.command)}
