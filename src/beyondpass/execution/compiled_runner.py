@@ -15,6 +15,7 @@ This file must import nothing from beyondpass: it runs in the sandboxed interpre
 
 import os
 import shutil
+import signal
 import subprocess
 
 import wire
@@ -44,6 +45,8 @@ def serve(job: dict, sock, build: str, runner: str, give_stdin) -> None:
         sock.set_inheritable(True)  # closes when the program ends: the judge waits for that
     os.chdir(os.environ.get("HOME", build))
     os.environ["MALLOC_ARENA_MAX"] = "2"  # few malloc arenas: less address space reserved
+    for sig in (signal.SIGXFSZ, signal.SIGPIPE):  # Python ignores them; exec keeps that
+        signal.signal(sig, signal.SIG_DFL)
     try:
         os.execvp(argv[0], argv)
     except OSError as exc:
