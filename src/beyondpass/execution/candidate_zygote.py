@@ -35,6 +35,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import candidate_host  # noqa: E402 - after the path set-up, by design
+import compiled_runner  # noqa: E402
 import wire  # noqa: E402
 
 #: Modules most candidates import, loaded once here instead of once per sample. Kept short:
@@ -107,11 +108,11 @@ class Scratch:
         # directory -> the names it held at start, for every directory on root's file system
         self.fixed = _skeleton(root, os.stat(root).st_dev)
         os.mkdir(self.logs, 0o700)
-        # a compiled program's build, kept across its tests' processes while the judge says so
+        # a compiled program's build (made by its compile step), kept across its tests'
+        # processes while the judge says so, else removed as a stray
         self.build = os.path.join(root, "build")
-        os.mkdir(self.build, 0o700)
         self.work = self._fresh()
-        self.known = frozenset({os.path.basename(self.work), "logs", "build"})
+        self.known = frozenset({os.path.basename(self.work), "logs"})
 
     def _fresh(self) -> str:
         self.seq += 1
@@ -122,10 +123,9 @@ class Scratch:
         return path
 
     def clean(self, keep_build: bool = False) -> None:
-        if not keep_build and _entries(self.build):
-            _empty_dir(self.build)
-        if set(_entries(self.root)) != self.known | self.fixed[self.root]:
-            self._remove_strays()
+        keep = self.known | {"build"} if keep_build else self.known
+        if set(_entries(self.root)) != keep | self.fixed[self.root]:
+            self._remove_strays(keep)
         for directory, names in self.fixed.items():
             if directory != self.root and set(_entries(directory)) != names:
                 _remove(directory, names)
@@ -133,33 +133,21 @@ class Scratch:
             shutil.rmtree(self.work, ignore_errors=True)
             if os.path.lexists(self.work):
                 self.work = self._fresh()  # made undeletable: abandon it
-                self.known = frozenset({os.path.basename(self.work), "logs", "build"})
+                self.known = frozenset({os.path.basename(self.work), "logs"})
             else:
                 os.mkdir(self.work, 0o700)
         if set(_entries(self.logs)) - {"stdout", "stderr"} or os.path.islink(self.stdout):
             shutil.rmtree(self.logs, ignore_errors=True)
             os.makedirs(self.logs, 0o700, exist_ok=True)
 
-    def _remove_strays(self) -> None:
-        _remove(self.root, self.known | self.fixed[self.root])
+    def _remove_strays(self, keep: frozenset) -> None:
+        _remove(self.root, keep | self.fixed[self.root])
         for name in self.known:  # replaced by a file or a link: start over
             path = os.path.join(self.root, name)
             if os.path.islink(path) or not os.path.isdir(path):
                 with contextlib.suppress(OSError):
                     os.unlink(path)
                 os.makedirs(path, 0o700, exist_ok=True)
-
-
-def _empty_dir(path: str) -> None:
-    """Remove ``path``'s contents (made undeletable: the whole tree is replaced)."""
-    shutil.rmtree(path, ignore_errors=True)
-    if os.path.lexists(path) and not os.path.isdir(path):
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-    if os.path.isdir(path) and _entries(path):
-        with contextlib.suppress(OSError):
-            os.rename(path, f"{path}.{time.monotonic_ns()}")  # a stray, removed next time
-    os.makedirs(path, 0o700, exist_ok=True)
 
 
 def _skeleton(root: str, dev: int) -> dict:
@@ -398,8 +386,6 @@ def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.sock
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     random.seed(job.get("seed", 0))  # programs that draw random numbers are reproducible
     if "compile" in job or "launch" in job:  # a compiled language (languages.py)
-        import compiled_runner
-
         compiled_runner.serve(job, sock, scratch.build, os.path.dirname(__file__), _give_stdin)
         candidate_host.flush_and_exit(streams, 1)
     if "stdin" in job:  # an I/O test: the whole program runs once, on this input

@@ -14,9 +14,7 @@ This file must import nothing from beyondpass: it runs in the sandboxed interpre
 """
 
 import os
-import shutil
 import signal
-import subprocess
 
 import wire
 
@@ -55,6 +53,9 @@ def serve(job: dict, sock, build: str, runner: str, give_stdin) -> None:
 
 
 def _compile(job: dict, build: str, runner: str) -> list:
+    import shutil  # here, not at the top: every test's process loads this module
+    import subprocess
+
     step = job["compile"]
     name = os.path.basename(str(step["source_name"]))
     shutil.rmtree(build, ignore_errors=True)  # nothing of an earlier program's build remains
