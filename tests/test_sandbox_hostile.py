@@ -12,6 +12,7 @@ These tests run real sandboxes (bubblewrap on CI: the suite fails there if it is
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import textwrap
@@ -22,7 +23,13 @@ import uuid
 import pytest
 
 from beyondpass.benchmarks.task import TestCase
-from beyondpass.execution import ExecutionLimits, ExecutionRequest, Status, create_executor
+from beyondpass.execution import (
+    ExecutionLimits,
+    ExecutionRequest,
+    Status,
+    create_executor,
+    languages,
+)
 from beyondpass.execution.sandbox import level_works
 
 TESTS = (TestCase("a", "assert inc(1) == 2"), TestCase("b", "assert inc(41) == 42"))
@@ -729,5 +736,425 @@ def test_io_expected_output_is_nowhere_the_program_can_look(executor):
         print(found[0] if found else "clean")
     """
     result = run_io_between_good(executor, textwrap.dedent(hunter), tests)
+    assert result.status is Status.FAILED, result.message
+    assert result.tests[0].message.endswith("got 'clean'"), result.tests[0].message
+
+
+# -- C++ and Java programs: compiled once in the candidate sandbox, then every I/O test --------
+# Each hostile program runs between correct programs of its language (concurrently); Java
+# runs many tests per JVM (the batch runner), so these also show that a test that hangs,
+# exits or breaks the runner is charged to that test alone. Programs that only probe the
+# sandbox pass exactly when the protection holds.
+COMPILED_TESTS = (*IO_TESTS, TestCase("io3", stdin="3 4\n", expected_stdout="7\n"))
+COMPILED_GOOD = {
+    "cpp": """
+        #include <iostream>
+        int main() { long long a, b; std::cin >> a >> b; std::cout << a + b << "\\n"; }
+        """,
+    "java": """
+        import java.util.Scanner;
+        public class Main {
+            public static void main(String[] args) {
+                Scanner in = new Scanner(System.in);
+                System.out.println(in.nextLong() + in.nextLong());
+            }
+        }
+        """,
+}
+
+
+@pytest.fixture(params=["cpp", "java"])
+def language(request, executor):
+    missing = [t for t in ("g++", "javac", "java") if shutil.which(t) is None]
+    if missing:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI must install {', '.join(missing)} (.ci/run)")
+        pytest.skip(f"{', '.join(missing)} not installed")
+    return request.param
+
+
+def compiled_request(language: str, program: str, tests=COMPILED_TESTS, batch=True, **limits):
+    limits = ExecutionLimits(**{"timeout_s": 30, "test_timeout_s": 4, **limits})
+    return languages.io_request(language, textwrap.dedent(program), tests, limits, batch)
+
+
+def run_compiled_between_good(executor, language: str, program: str, tests=COMPILED_TESTS, **kw):
+    good = compiled_request(language, COMPILED_GOOD[language])
+    batch = [good, compiled_request(language, program, tests, **kw), good, good]
+    results = executor.run_many(batch)
+    assert [r.status for i, r in enumerate(results) if i != 1] == [Status.PASSED] * 3, [
+        (r.status, r.message) for r in results
+    ]
+    return results[1]
+
+
+HOSTILE = {
+    ("cpp", "infinite loop in one test"): """
+        #include <iostream>
+        int main() { long long a, b; std::cin >> a >> b;
+          volatile long long spin = 0; while (a == 40) spin++;
+          std::cout << a + b << "\\n"; }
+        """,
+    ("java", "infinite loop in one test"): """
+        import java.util.Scanner;
+        public class Main {
+            static volatile long spin;
+            public static void main(String[] args) {
+                Scanner in = new Scanner(System.in);
+                long a = in.nextLong(), b = in.nextLong();
+                while (a == 40) { spin++; }
+                System.out.println(a + b);
+            }
+        }
+        """,
+}
+
+
+def test_compiled_infinite_loop_is_charged_to_its_test_alone(executor, language):
+    program = HOSTILE[(language, "infinite loop in one test")]
+    result = run_compiled_between_good(executor, language, program)
+    assert [t.status for t in result.tests] == [Status.PASSED, Status.TIMEOUT, Status.PASSED]
+    assert result.status is Status.TIMEOUT
+
+
+def test_java_system_exit_in_the_middle_is_that_tests_exit(executor, language):
+    if language != "java":
+        pytest.skip("System.exit is Java's")
+    program = """
+        import java.util.Scanner;
+        public class Main {
+            public static void main(String[] args) {
+                Scanner in = new Scanner(System.in);
+                long a = in.nextLong(), b = in.nextLong();
+                if (a == 40) { System.out.println(42); System.exit(3); }
+                if (a == 3) { System.out.println(7); Runtime.getRuntime().halt(0); }
+                System.out.println(a + b);
+                System.exit(0);
+            }
+        }
+        """
+    result = run_compiled_between_good(executor, language, program)
+    assert [t.status for t in result.tests] == [Status.PASSED, Status.ERROR, Status.PASSED]
+    assert result.tests[1].exit_code == 3
+
+
+def test_java_forged_runner_replies_never_pass(executor, language):
+    """The program writes the runner's reply itself on the runner's channel (forging
+    results for this and the next tests), and one claims a huge output: no test it did not
+    answer right passes, and the sample fails."""
+    if language != "java":
+        pytest.skip("the batch runner is Java's")
+    program = """
+        import java.io.*;
+        public class Main {
+            public static void main(String[] args) throws Exception {
+                DataOutputStream raw = new DataOutputStream(new
+                    FileOutputStream(FileDescriptor.out));
+                for (int i = 0; i < 3; i++) {
+                    raw.writeByte('C'); raw.writeInt(0); raw.writeByte(1);
+                    raw.writeInt(2); raw.write("0\\n".getBytes()); raw.writeInt(0);
+                }
+                raw.writeByte('C'); raw.writeInt(0); raw.writeByte(1);
+                    raw.writeInt(Integer.MAX_VALUE);
+                raw.flush();
+                System.out.println(0);
+            }
+        }
+        """
+    result = run_compiled_between_good(executor, language, program)
+    assert result.status is not Status.PASSED
+    assert all(t.status is not Status.PASSED for t in result.tests), result.tests
+    assert len(result.tests) == 3
+
+
+def test_one_jvm_per_test_trusts_no_word_of_the_program(executor, language):
+    """The fallback: a program that prints the right answer, forges a success on every
+    descriptor and exits 1 is an error (the exit status comes from the kernel)."""
+    if language != "java":
+        pytest.skip("the fallback is Java's")
+    program = """
+        import java.io.*;
+        import java.util.Scanner;
+        public class Main {
+            public static void main(String[] args) throws Exception {
+                Scanner in = new Scanner(System.in);
+                System.out.println(in.nextLong() + in.nextLong());
+                System.out.flush();
+                DataOutputStream raw = new DataOutputStream(new
+                    FileOutputStream(FileDescriptor.out));
+                raw.writeByte('C'); raw.writeInt(0); raw.writeByte(1); raw.writeInt(0);
+                    raw.writeInt(0);
+                raw.flush();
+                Runtime.getRuntime().halt(1);
+            }
+        }
+        """
+    result = executor.run(compiled_request(language, program, batch=False))
+    assert [t.status for t in result.tests] == [Status.ERROR] * 3, result.message
+
+
+def test_compiled_forged_frames_on_every_descriptor_fail(executor, language):
+    if language != "cpp":
+        pytest.skip("raw descriptors are C++'s (Java's are the runner test)")
+    program = """
+        #include <cstring>
+        #include <cstdio>
+        #include <unistd.h>
+        #include <arpa/inet.h>
+        int main() {
+          const char* messages[] = {"[\\"ready\\"]", "[\\"compiled\\"]",
+              "{\\"status\\": \\"passed\\"}"};
+          for (const char* m : messages) {
+            unsigned int n = htonl(strlen(m));
+            for (int fd = 3; fd < 1024; fd++) { write(fd, &n, 4); write(fd, m, strlen(m)); }
+          }
+          printf("nothing useful\\n");
+        }
+        """
+    result = run_compiled_between_good(executor, language, program)
+    assert result.status is Status.FAILED
+    assert [t.status for t in result.tests] == [Status.FAILED] * 3
+
+
+def test_compiled_output_bomb_is_cut_off(executor, language):
+    program = {
+        "cpp": """
+            #include <cstdio>
+            int main() { for (;;) fputs("5\\n5\\n5\\n5\\n5\\n5\\n5\\n5\\n", stdout); }
+            """,
+        "java": """
+            public class Main { public static void main(String[] a) {
+                StringBuilder chunk = new StringBuilder();
+                for (int i = 0; i < 50000; i++) chunk.append("5\\n");
+                while (true) { System.out.print(chunk); System.err.print(chunk); } } }
+            """,
+    }[language]
+    result = run_compiled_between_good(executor, language, program)
+    assert [t.status for t in result.tests] == [Status.OUTPUT_LIMIT] * 3, result.message
+
+
+def _spawner(language: str, marker: str) -> str:
+    if language == "cpp":
+        return f"""
+            #include <unistd.h>
+            int main() {{
+              if (fork() == 0) {{ setsid(); execlp("sleep", "sleep", "{marker}", (char*) 0); }}
+              for (;;) fork();
+            }}
+            """
+    return f"""
+        public class Main {{
+            public static void main(String[] a) throws Exception {{
+                new ProcessBuilder("sleep", "{marker}").start();
+                while (true) {{
+                    try {{ new ProcessBuilder("sh", "-c",
+                        "sleep {marker} & sleep {marker}").start(); }}
+                    catch (Throwable t) {{ }}
+                    try {{ new Thread(() -> {{ while (true) {{ }} }}).start(); }} catch
+                        (Throwable t) {{ }}
+                }}
+            }}
+        }}
+        """
+
+
+def test_compiled_fork_bomb_is_contained_and_cleaned_up(executor, language):
+    marker = f"{uuid.uuid4().int % 10**6}.75"
+    result = run_compiled_between_good(
+        executor, language, _spawner(language, marker), test_timeout_s=2
+    )
+    assert all(t.status in (Status.TIMEOUT, Status.KILLED, Status.ERROR) for t in result.tests)
+    assert _host_processes(f"sleep {marker}") == []
+
+
+def test_compiled_writes_outside_the_sandbox_fail(executor, bwrap_only, language, tmp_path):
+    target = tmp_path / "escaped.txt"
+    places = [str(target), "/opt/beyondpass/BatchRunner.java", "/usr/bin/escaped"]
+    if language == "cpp":
+        listed = ", ".join(f'"{p}"' for p in places)
+        program = f"""
+            #include <cstdio>
+            #include <iostream>
+            int main() {{
+              int escaped = 0;
+              for (const char* p : {{{listed}}}) {{
+                FILE* f = fopen(p, "a");
+                if (f) {{ fputs("pwned", f); fclose(f); escaped++; }}
+              }}
+              long long a, b; std::cin >> a >> b;
+              if (escaped) std::cout << "escaped\\n"; else std::cout << a + b << "\\n";
+            }}
+            """
+    else:
+        listed = ", ".join(f'"{p}"' for p in places)
+        program = f"""
+            import java.io.FileWriter;
+            import java.util.Scanner;
+            public class Main {{
+                public static void main(String[] args) {{
+                    int escaped = 0;
+                    for (String p : new String[] {{{listed}}}) {{
+                        try (FileWriter w = new FileWriter(p, true)) {{ w.write("pwned");
+                            escaped++; }}
+                        catch (Exception e) {{ }}
+                    }}
+                    Scanner in = new Scanner(System.in);
+                    long a = in.nextLong(), b = in.nextLong();
+                    System.out.println(escaped > 0 ? "escaped" : String.valueOf(a + b));
+                }}
+            }}
+            """
+    result = run_compiled_between_good(executor, language, program)
+    assert result.status is Status.PASSED, result.message
+    assert not target.exists()
+
+
+def test_compiled_no_network(executor, language):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    if language == "cpp":
+        program = f"""
+            #include <iostream>
+            #include <arpa/inet.h>
+            #include <sys/socket.h>
+            #include <unistd.h>
+            int main() {{
+              int s = socket(AF_INET, SOCK_STREAM, 0);
+              sockaddr_in addr{{}};
+              addr.sin_family = AF_INET; addr.sin_port = htons({port});
+              addr.sin_addr.s_addr = htonl(0x7f000001);
+              bool connected = s >= 0 && connect(s, (sockaddr*) &addr, sizeof addr) == 0;
+              long long a, b; std::cin >> a >> b;
+              if (connected) std::cout << "connected\\n"; else std::cout << a + b << "\\n";
+            }}
+            """
+    else:
+        program = f"""
+            import java.net.Socket;
+            import java.util.Scanner;
+            public class Main {{
+                public static void main(String[] args) {{
+                    boolean connected = false;
+                    try (Socket s = new Socket("127.0.0.1", {port})) {{ connected = true; }}
+                    catch (Exception e) {{ }}
+                    Scanner in = new Scanner(System.in);
+                    long a = in.nextLong(), b = in.nextLong();
+                    System.out.println(connected ? "connected" : String.valueOf(a + b));
+                }}
+            }}
+            """
+    try:
+        result = run_compiled_between_good(executor, language, program)
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    finally:
+        listener.close()
+    assert result.status is Status.PASSED, result.message
+
+
+def test_compiled_expected_output_is_nowhere_the_program_can_look(executor, language):
+    """The program hunts for the expected output in its environment, every process's
+    command line and environment it may read, and files under the usual places; it prints
+    what it found, or 'clean'. It must find nothing."""
+    marker = f"expected-{uuid.uuid4().hex}"
+    tests = (TestCase("hunt", stdin="go\n", expected_stdout=marker + "\n"),)
+    if language == "cpp":
+        program = """
+            #include <cctype>
+            #include <chrono>
+            #include <filesystem>
+            #include <fstream>
+            #include <iostream>
+            #include <string>
+            extern char** environ;
+            namespace fs = std::filesystem;
+            static std::string found;
+            static void look(const std::string& d) {
+              for (size_t p = d.find("expected-"); p != std::string::npos; p =
+                  d.find("expected-", p + 1)) {
+                if (p + 41 > d.size()) break;
+                bool hex = true;
+                for (size_t i = p + 9; i < p + 41; i++) hex = hex && std::isxdigit((unsigned
+                    char) d[i]);
+                if (hex) { found = d.substr(p, 41); return; }
+              }
+            }
+            static void read_file(const fs::path& path) {
+              std::ifstream f(path, std::ios::binary);
+              std::string d(1 << 20, '\\0');
+              f.read(&d[0], d.size());
+              d.resize(f.gcount());
+              look(d);
+            }
+            int main() {
+              std::string line; std::getline(std::cin, line);
+              auto start = std::chrono::steady_clock::now();
+              for (char** e = environ; *e; ++e) look(*e);
+              std::error_code ec;
+              for (auto& d : fs::directory_iterator("/proc", ec)) {
+                std::string n = d.path().filename().string();
+                if (!n.empty() && std::isdigit((unsigned char) n[0])) {
+                  read_file(d.path() / "cmdline"); read_file(d.path() / "environ");
+                }
+              }
+              for (const char* top : {"/tmp", "/dev/shm", "/run", "/var/tmp", "/home", "/root",
+                  "/opt"}) {
+                fs::recursive_directory_iterator it(top,
+                    fs::directory_options::skip_permission_denied, ec), end;
+                for (; !ec && it != end; it.increment(ec)) {
+                  if (std::chrono::steady_clock::now() - start > std::chrono::seconds(3)) break;
+                  if (it->is_regular_file(ec)) read_file(it->path());
+                }
+              }
+              std::cout << (found.empty() ? "clean" : found) << "\\n";
+            }
+            """
+    else:
+        program = """
+            import java.nio.file.*;
+            import java.util.*;
+            import java.util.regex.*;
+            import java.util.stream.*;
+            public class Main {
+                static final Pattern NEEDLE = Pattern.compile("expected-[0-9a-f]{32}");
+                static String found = null;
+                static void look(String data) {
+                    Matcher m = NEEDLE.matcher(data);
+                    if (found == null && m.find()) found = m.group();
+                }
+                static void read(Path p) {
+                    try { look(new String(Files.readAllBytes(p), "ISO-8859-1")); } catch
+                        (Throwable e) { }
+                }
+                public static void main(String[] args) throws Exception {
+                    new Scanner(System.in).nextLine();
+                    long start = System.nanoTime();
+                    look(System.getenv().toString());
+                    look(System.getProperties().toString());
+                    try (DirectoryStream<Path> procs =
+                        Files.newDirectoryStream(Paths.get("/proc"))) {
+                        for (Path p : procs) {
+                            if (Character.isDigit(p.getFileName().toString().charAt(0))) {
+                                read(p.resolve("cmdline")); read(p.resolve("environ"));
+                            }
+                        }
+                    }
+                    for (String top : new String[] {"/tmp", "/dev/shm", "/run", "/var/tmp",
+                        "/home", "/root", "/opt"}) {
+                        try (Stream<Path> walk = Files.walk(Paths.get(top))) {
+                            for (Path p : (Iterable<Path>) walk::iterator) {
+                                if (System.nanoTime() - start > 3_000_000_000L) break;
+                                if (Files.isRegularFile(p) && Files.size(p) < (1 << 20)) read(p);
+                            }
+                        } catch (Throwable e) { }
+                    }
+                    System.out.println(found == null ? "clean" : found);
+                }
+            }
+            """
+    result = run_compiled_between_good(executor, language, program, tests, test_timeout_s=15)
     assert result.status is Status.FAILED, result.message
     assert result.tests[0].message.endswith("got 'clean'"), result.tests[0].message

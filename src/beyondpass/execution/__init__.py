@@ -8,6 +8,7 @@ from beyondpass.execution.base import (
     ExecutionRequest,
     ExecutionResult,
     Executor,
+    Launcher,
     Status,
     TestResult,
 )
@@ -18,6 +19,7 @@ __all__ = [
     "ExecutionRequest",
     "ExecutionResult",
     "Executor",
+    "Launcher",
     "Status",
     "TestResult",
     "DEFAULT_EXECUTOR",

@@ -61,13 +61,33 @@ class CompileStep:
 
 
 @dataclass(frozen=True)
+class Launcher:
+    """How a compiled program is started for its I/O tests (``execution/languages.py``).
+
+    ``command`` is an argv; ``{build}`` in it stands for the directory the compile step
+    wrote to and ``{runner}`` for the directory of the trusted runner sources. With
+    ``cases_per_process`` 1 every test gets a fresh process (stdin, exit status and output
+    as for Python); above 1 the command starts a driver (the Java batch runner) that
+    takes up to that many tests, one at a time, from the judge's channel. The program's
+    own memory is bounded inside the runtime (Java: ``-Xmx``).
+    """
+
+    command: tuple[str, ...]
+    cases_per_process: int = 1
+    # address space the runtime reserves beyond the program's memory (a JVM maps code
+    # cache, class space and thread stacks up front): added to the limit for its processes
+    memory_headroom_mb: int = 0
+
+
+@dataclass(frozen=True)
 class ExecutionRequest:
     """One program and the tests to run against it: the one request of every language.
 
     ``tests`` are call-style (``TestCase.code``, run by the judge against the program's
     functions) or I/O (``TestCase.stdin``/``expected_stdout``: the whole program runs once
     per test, its output compared by the judge); one kind per request. ``compile`` is the
-    build step of a compiled language (``None`` for Python). ``timing_repeats`` > 0
+    build step of a compiled language (``None`` for Python) and ``launcher`` how its
+    program starts (:mod:`beyondpass.execution.languages` builds both). ``timing_repeats`` > 0
     re-runs each passing call-style test that many times and reports the durations, for
     the performance NFR.
     """
@@ -79,6 +99,7 @@ class ExecutionRequest:
     limits: ExecutionLimits = field(default_factory=ExecutionLimits)
     timing_repeats: int = 0
     compile: CompileStep | None = None
+    launcher: Launcher | None = None
 
     def __post_init__(self) -> None:
         if len({t.is_io for t in self.tests}) > 1:

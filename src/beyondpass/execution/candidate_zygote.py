@@ -35,6 +35,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import candidate_host  # noqa: E402 - after the path set-up, by design
+import compiled_runner  # noqa: E402
 import wire  # noqa: E402
 
 #: Modules most candidates import, loaded once here instead of once per sample. Kept short:
@@ -107,6 +108,9 @@ class Scratch:
         # directory -> the names it held at start, for every directory on root's file system
         self.fixed = _skeleton(root, os.stat(root).st_dev)
         os.mkdir(self.logs, 0o700)
+        # a compiled program's build (made by its compile step), kept across its tests'
+        # processes while the judge says so, else removed as a stray
+        self.build = os.path.join(root, "build")
         self.work = self._fresh()
         self.known = frozenset({os.path.basename(self.work), "logs"})
 
@@ -118,9 +122,10 @@ class Scratch:
         os.environ.update({"HOME": path, "TMPDIR": path})
         return path
 
-    def clean(self) -> None:
-        if set(_entries(self.root)) != self.known | self.fixed[self.root]:
-            self._remove_strays()
+    def clean(self, keep_build: bool = False) -> None:
+        keep = self.known | {"build"} if keep_build else self.known
+        if set(_entries(self.root)) != keep | self.fixed[self.root]:
+            self._remove_strays(keep)
         for directory, names in self.fixed.items():
             if directory != self.root and set(_entries(directory)) != names:
                 _remove(directory, names)
@@ -135,8 +140,8 @@ class Scratch:
             shutil.rmtree(self.logs, ignore_errors=True)
             os.makedirs(self.logs, 0o700, exist_ok=True)
 
-    def _remove_strays(self) -> None:
-        _remove(self.root, self.known | self.fixed[self.root])
+    def _remove_strays(self, keep: frozenset) -> None:
+        _remove(self.root, keep | self.fixed[self.root])
         for name in self.known:  # replaced by a file or a link: start over
             path = os.path.join(self.root, name)
             if os.path.islink(path) or not os.path.isdir(path):
@@ -260,7 +265,7 @@ def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratc
     if pid > 0 and still_running:
         os.waitpid(pid, 0)
     _reap()
-    scratch.clean()
+    scratch.clean(end.get("keep_build") is True)
     return end.get("op") == "end"
 
 
@@ -380,6 +385,9 @@ def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.sock
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     random.seed(job.get("seed", 0))  # programs that draw random numbers are reproducible
+    if "compile" in job or "launch" in job:  # a compiled language (languages.py)
+        compiled_runner.serve(job, sock, scratch.build, os.path.dirname(__file__), _give_stdin)
+        candidate_host.flush_and_exit(streams, 1)
     if "stdin" in job:  # an I/O test: the whole program runs once, on this input
         _give_stdin(job["stdin"])
         code = 1

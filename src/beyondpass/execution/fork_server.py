@@ -30,11 +30,17 @@ def take_candidate(ctl: socket.socket, limits: dict) -> tuple:
     return None, {"kind": kind, "message": "the candidate process could not start"}, True
 
 
-def end_candidate(ctl: socket.socket, closed: bool, stdout_bytes: int = 0) -> "dict | None":
+def end_candidate(
+    ctl: socket.socket, closed: bool, stdout_bytes: int = 0, keep_build: bool = False
+) -> "dict | None":
     """Have the fork server end the process -> its exit status and output (None: the
-    sandbox is broken and the harness replaces this worker)."""
+    sandbox is broken and the harness replaces this worker). ``keep_build``: a compiled
+    program's build stays for its next test's process."""
+    end = {"op": "end", "closed": closed, "stdout_bytes": stdout_bytes}
+    if keep_build:
+        end["keep_build"] = True
     try:
-        wire.send_frame(ctl, {"op": "end", "closed": closed, "stdout_bytes": stdout_bytes})
+        wire.send_frame(ctl, end)
         return json.loads(wire.recv_frame(ctl, time.monotonic() + END_GRACE_S))
     except (OSError, wire.PeerGone, wire.DeadlineExceeded, wire.ProtocolError, ValueError):
         return None

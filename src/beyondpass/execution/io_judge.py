@@ -13,12 +13,20 @@ import signal
 import socket
 import time
 
+import compiled_judge
 import fork_server
 import io_compare
 import wire
 
 
 def judge_io(job: dict, ctl: socket.socket) -> dict:
+    """Run one sample of I/O tests (a compiled language's: :mod:`compiled_judge`)."""
+    if job.get("launch"):
+        return compiled_judge.judge_compiled(job, ctl)
+    return _judge_python(job, ctl)
+
+
+def _judge_python(job: dict, ctl: socket.socket) -> dict:
     """Run one sample of I/O tests: a fresh process per test runs the whole program on the
     test's input; the fork server hands back its exit status and output, compared here.
 
@@ -58,20 +66,22 @@ def judge_io(job: dict, ctl: socket.socket) -> dict:
     return report
 
 
-def _run_io_case(job: dict, test: dict, sock: socket.socket, deadline: float) -> tuple:
-    """Send the program and the test's input; wait for the process to end -> (outcome,
-    whether its channel closed)."""
+def _run_io_case(
+    job: dict, test: dict, sock: socket.socket, deadline: float, launch: "dict | None" = None
+) -> tuple:
+    """Send the program (or, compiled, how to launch it) and the test's input; wait for
+    the process to end -> (outcome, whether its channel closed)."""
     limits = job["limits"]
+    message = {
+        "program": job["program"],
+        "limits": limits,
+        "seed": job.get("seed", 0),
+        "stdin": test["stdin"],
+    }
+    if launch is not None:
+        message["program"], message["launch"] = "", launch
     try:
-        wire.send_frame(
-            sock,
-            {
-                "program": job["program"],
-                "limits": limits,
-                "seed": job.get("seed", 0),
-                "stdin": test["stdin"],
-            },
-        )
+        wire.send_frame(sock, message)
         hello = wire.decode(wire.FrameReader(sock).read(deadline))
     except wire.DeadlineExceeded:
         return {"kind": "timeout"}, False
@@ -95,11 +105,15 @@ def _run_io_case(job: dict, test: dict, sock: socket.socket, deadline: float) ->
             return {"kind": "ended"}, True
 
 
-def _io_result(test: dict, outcome: dict, exit_info: dict, limits: dict) -> dict:
+def _io_result(
+    test: dict, outcome: dict, exit_info: dict, limits: dict, compiled: bool = False
+) -> dict:
     """One I/O test's outcome: the exit status decides first, then the output."""
     name = test["name"]
     returncode = exit_info.get("returncode")
     result = {"name": name, "compare": test["compare"], "exit_code": returncode}
+    stderr = str(exit_info.get("stderr", ""))
+    compiled_memory = compiled and any(mark in stderr for mark in MEMORY_MARKS)
 
     def verdict(status: str, error_type: str = "", message: str = "") -> dict:
         return {**result, "status": status, "error_type": error_type, "message": message[:500]}
@@ -118,6 +132,8 @@ def _io_result(test: dict, outcome: dict, exit_info: dict, limits: dict) -> dict
         if sig == signal.SIGXCPU:
             return verdict("timeout", "SIGXCPU", "CPU time limit")
         name_of = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
+        if compiled_memory:
+            return verdict("memory", str(name_of), f"out of memory: {_cause(stderr)}")
         return verdict("killed", str(name_of), f"killed by {name_of}")
     if int(exit_info.get("output_bytes", 0) or 0) >= int(limits["output_bytes"]):
         return verdict(
@@ -128,14 +144,27 @@ def _io_result(test: dict, outcome: dict, exit_info: dict, limits: dict) -> dict
     if kind == "died" and returncode == 0:
         return verdict("error", "NoStart", "the program's process ended before it started")
     if returncode != 0:
-        last = _last_line(str(exit_info.get("stderr", "")))
-        status = "memory" if last.startswith("MemoryError") else "error"
+        last = _cause(stderr) if compiled else _last_line(stderr)
+        status = "memory" if last.startswith("MemoryError") or compiled_memory else "error"
         return verdict(status, "NonZeroExit", f"exit status {returncode}: {last}".rstrip(": "))
     stdout = base64.b64decode(exit_info.get("stdout_b64", ""))
     difference = io_compare.compare(stdout, test["expected_stdout"], test["compare"])
     if difference:
         return verdict("failed", "WrongOutput", difference)
     return verdict("passed")
+
+
+#: what a C++ or Java program's stderr says when it ran out of memory
+MEMORY_MARKS = ("std::bad_alloc", "java.lang.OutOfMemoryError")
+
+
+def _cause(text: str) -> str:
+    """Why a compiled program failed: the line naming the exception (Java's "Exception
+    in thread", C++'s "terminate called"), else the last line."""
+    for line in text.splitlines():
+        if line.startswith(("Exception in thread", "terminate called")):
+            return line.strip()[:300]
+    return _last_line(text)
 
 
 def _last_line(text: str) -> str:

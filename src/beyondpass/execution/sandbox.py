@@ -117,7 +117,12 @@ SANDBOX_FILES = (
     "candidate_host.py",
     "wire.py",
     "call_timing.py",
+    "compiled_judge.py",
+    "compiled_runner.py",
+    "BatchRunner.java",
 )
+#: What a JVM needs beyond /usr (Debian keeps the JDK's configuration under /etc)
+JAVA_ETC = ("/etc/java-17-openjdk", "/etc/java-21-openjdk", "/etc/ssl/certs/java")
 ROLES = {"judge": "judge.py", "candidate": "candidate_zygote.py"}
 #: Inside-the-sandbox identity when the harness runs as root: an unprivileged uid with no
 #: capabilities, so the sandbox cannot remount its read-only binds or use root's powers.
@@ -176,6 +181,9 @@ def worker_command(level: str, role: str, fds: tuple[int, ...], scratch_mb: int)
             cmd += ["--ro-bind", path, path]
     for path in ETC_FILES:  # not all of /etc: it holds secrets (shadow, keys) on many hosts
         if Path(path).exists():
+            cmd += ["--ro-bind", path, path]
+    for path in JAVA_ETC:  # compiled languages' runtime configuration (no secrets)
+        if Path(path).is_dir():
             cmd += ["--ro-bind", path, path]
     for root in _python_roots():
         if not root.startswith(("/usr/", "/bin/", "/lib")):

@@ -46,6 +46,7 @@ WATCHDOG_GRACE_S = 20.0  # beyond a sample's own timeout, before the worker is p
 START_TIMEOUT_S = 60.0
 PIDS_MAX = 64  # processes in one candidate sandbox: fork server, sample, its children
 NPROC_HEADROOM = 256  # RLIMIT_NPROC above the user's current processes, where no cgroup
+COMPILED = ("cpp", "java")  # languages with a runner (execution/languages.py)
 IO_TIMING_UNSUPPORTED = "timing runs of I/O tests are not supported yet: no times"
 
 
@@ -142,10 +143,16 @@ class _Worker:
 
 def _unsupported(request: ExecutionRequest) -> str:
     """Why this executor cannot run the request (empty: it can)."""
-    if request.language != "python":
-        return f"the sandbox executor runs python programs, not {request.language} (no runner yet)"
-    if request.compile is not None:
-        return "python programs have no compile step: the request's compile step cannot run"
+    if request.language == "python":
+        if request.compile is not None or request.launcher is not None:
+            return "python programs have no compile step: the request's compile step cannot run"
+        return ""
+    if request.language not in COMPILED:
+        return f"the sandbox executor runs python, cpp and java programs, not {request.language}"
+    if request.launcher is None:
+        return f"a {request.language} request needs a launcher (execution.languages.io_request)"
+    if request.tests and not request.io:
+        return f"{request.language} programs run I/O tests only (stdin in, stdout compared)"
     return ""
 
 
@@ -254,6 +261,15 @@ class SandboxExecutor(Executor):
             "seed": self.seed,
             "io": request.io,
         }
+        if request.launcher is not None:  # a compiled language: compile_judge.py
+            job["io"] = True
+            job["launch"] = {
+                "command": list(request.launcher.command),
+                "cases_per_process": request.launcher.cases_per_process,
+                "memory_headroom_mb": request.launcher.memory_headroom_mb,
+            }
+            if request.compile is not None:
+                job["compile"] = vars(request.compile) | {"command": list(request.compile.command)}
         worker = self._idle.get()
         report: dict[str, Any] | None = None
         try:
@@ -262,7 +278,10 @@ class SandboxExecutor(Executor):
                 worker = None
             if worker is None:
                 worker = self._start()
-            report = worker.run(job, request.budget_s)
+            budget = request.budget_s  # a compile step has its own time, before the tests'
+            if request.compile is not None:
+                budget += request.compile.timeout_s + 5.0
+            report = worker.run(job, budget)
         except WorkerDied as exc:
             if worker is not None:
                 self._retire(worker)

@@ -1,0 +1,136 @@
+"""Compiled languages: the compile step and the launcher of each, so callers never spell
+out compiler flags.
+
+``io_request(language, program, tests)`` builds the :class:`ExecutionRequest` of an I/O
+sample in ``python``, ``cpp`` (``g++ -std=c++17 -O2``, one process per test) or ``java``
+(``javac``; many tests per JVM through the trusted batch runner, ``BatchRunner.java``).
+Placeholders in the commands are filled in the candidate sandbox: ``{build}`` is the
+directory the compile step writes to and that the tests run from, ``{runner}`` the
+directory holding the runner's source. See docs/sandbox.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from beyondpass.benchmarks.task import TestCase
+from beyondpass.execution.base import CompileStep, ExecutionLimits, ExecutionRequest, Launcher
+
+LANGUAGES = ("python", "cpp", "java")
+#: tests per JVM launch in batch mode (a JVM that exits or hangs is replaced earlier)
+JAVA_BATCH = 1000
+#: JVM settings that fit the sandbox's address-space limit and its process budget: a small
+#: code cache and class space, a serial collector (few threads) and two JIT threads
+_JVM_FLAGS = (
+    "-XX:CompressedClassSpaceSize=64m",
+    "-XX:ReservedCodeCacheSize=64m",
+    "-XX:MaxMetaspaceSize=256m",
+    "-XX:+UseSerialGC",
+    "-XX:CICompilerCount=2",
+    "-Xshare:auto",
+)
+_PUBLIC_CLASS = re.compile(
+    r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*class\s+([A-Za-z_$][\w$]*)"
+)
+_ANY_CLASS = re.compile(r"\bclass\s+([A-Za-z_$][\w$]*)")
+_MAIN = re.compile(r"\bstatic\s+(?:final\s+)?void\s+main\s*\(")
+
+
+def java_main_class(program: str) -> str:
+    """The class whose ``main`` runs: the public class (javac requires the file to be named
+    after it), else the class declared before the first ``main``, else ``Main``."""
+    public = _PUBLIC_CLASS.search(program)
+    if public:
+        return public.group(1)
+    main = _MAIN.search(program)
+    before = _ANY_CLASS.findall(program[: main.start()] if main else program)
+    return before[-1] if before else "Main"
+
+
+#: address space a JVM reserves beyond its heap (code cache, class space, metaspace,
+#: thread stacks, malloc arenas): added to the memory limit for a JVM's process
+JVM_HEADROOM_MB = 1024
+
+
+def java_heap_mb(limits: ExecutionLimits) -> int:
+    """The JVM's heap: half the memory limit (the program's objects live there; the JVM's
+    own reservations get ``JVM_HEADROOM_MB`` on top of the limit)."""
+    return max(64, limits.memory_mb // 2)
+
+
+def compile_step(language: str, program: str = "") -> CompileStep | None:
+    """The compile step of ``language`` (``None`` for Python)."""
+    if language == "cpp":
+        return CompileStep(
+            ("g++", "-std=c++17", "-O2", "-pipe", "-o", "{build}/main", "{build}/main.cpp"),
+            "main.cpp",
+        )
+    if language == "java":
+        source = f"{java_main_class(program)}.java"
+        jvm = tuple(f"-J{flag}" for flag in (*_JVM_FLAGS, "-Xmx768m"))
+        return CompileStep(
+            (
+                "javac",
+                *jvm,
+                "-encoding",
+                "UTF-8",
+                "-nowarn",
+                "-Xlint:-removal",
+                "-d",
+                "{build}",
+                f"{{build}}/{source}",
+                "{runner}/BatchRunner.java",
+            ),
+            source,
+        )
+    if language == "python":
+        return None
+    raise ValueError(f"unknown language {language!r} — choose {', '.join(LANGUAGES)}")
+
+
+def launcher(
+    language: str, program: str = "", limits: ExecutionLimits | None = None, batch: bool = True
+) -> Launcher | None:
+    """How ``language``'s compiled program starts (``None`` for Python). ``batch=False``
+    runs Java one JVM per test (the fallback that trusts nothing the JVM says)."""
+    limits = limits or ExecutionLimits()
+    if language == "cpp":
+        return Launcher(("{build}/main",))
+    if language == "java":
+        command = (
+            "java",
+            *_JVM_FLAGS,
+            f"-Xmx{java_heap_mb(limits)}m",
+            "-Xss8m",
+            "-Djava.security.manager=allow",
+            "-cp",
+            "{build}",
+        )
+        if batch:
+            return Launcher(
+                (*command, "BatchRunner", java_main_class(program)), JAVA_BATCH, JVM_HEADROOM_MB
+            )
+        return Launcher((*command, java_main_class(program)), 1, JVM_HEADROOM_MB)
+    if language == "python":
+        return None
+    raise ValueError(f"unknown language {language!r} — choose {', '.join(LANGUAGES)}")
+
+
+def io_request(
+    language: str,
+    program: str,
+    tests: Sequence[TestCase],
+    limits: ExecutionLimits | None = None,
+    batch: bool = True,
+) -> ExecutionRequest:
+    """The request that compiles ``program`` once and runs it on every I/O test."""
+    limits = limits or ExecutionLimits()
+    return ExecutionRequest(
+        program=program,
+        tests=tests,
+        language=language,
+        limits=limits,
+        compile=compile_step(language, program),
+        launcher=launcher(language, program, limits, batch),
+    )
