@@ -125,12 +125,12 @@ public class Counter {
     }
 }
 """
-    result = executor.run(io_request("java", program, sums(6), LIMITS))
+    result = executor.run(io_request("java", program, sums(6), LIMITS, batch=True))
     assert result.status is Status.PASSED, result.message
 
 
 def test_java_batches_are_split_across_several_jvms(executor):
-    base = io_request("java", JAVA_SUM, sums(7), LIMITS)
+    base = io_request("java", JAVA_SUM, sums(7), LIMITS, batch=True)
     small = ExecutionRequest(
         program=base.program,
         tests=base.tests,

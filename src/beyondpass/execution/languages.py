@@ -90,10 +90,13 @@ def compile_step(language: str, program: str = "") -> CompileStep | None:
 
 
 def launcher(
-    language: str, program: str = "", limits: ExecutionLimits | None = None, batch: bool = True
+    language: str, program: str = "", limits: ExecutionLimits | None = None, batch: bool = False
 ) -> Launcher | None:
-    """How ``language``'s compiled program starts (``None`` for Python). ``batch=False``
-    runs Java one JVM per test (the fallback that trusts nothing the JVM says)."""
+    """How ``language``'s compiled program starts (``None`` for Python). Java runs one JVM
+    per test by default (nothing the JVM says is trusted); ``batch=True`` runs many tests per
+    JVM through the batch runner, ~100x faster, but the program shares its process with the
+    runner and could report a crash after the right output as a clean return (docs/sandbox.md):
+    callers that choose it must record that they did."""
     limits = limits or ExecutionLimits()
     if language == "cpp":
         return Launcher(("{build}/main",))
@@ -122,7 +125,7 @@ def io_request(
     program: str,
     tests: Sequence[TestCase],
     limits: ExecutionLimits | None = None,
-    batch: bool = True,
+    batch: bool = False,
 ) -> ExecutionRequest:
     """The request that compiles ``program`` once and runs it on every I/O test."""
     limits = limits or ExecutionLimits()
