@@ -106,7 +106,7 @@ def results_cmd(run: Path, fmt: str, out: Path | None) -> None:
         out.write_text(text)
         click.echo(f"wrote {out}")
     else:
-        click.echo(text)
+        click.echo(text, nl=not text.endswith("\n"))
 
 
 review.add_command(results_cmd, "export")

@@ -275,7 +275,7 @@ def table4_csv(table: dict[str, Any]) -> str:
     import io
 
     buf = io.StringIO()
-    w = csv.writer(buf)
+    w = csv.writer(buf, lineterminator="\n")
     cols = table["columns"]
     w.writerow(["item", "pass_rate_a", "pass_rate_b", "both_pass", *cols])
     for r in table["rows"]:
