@@ -170,3 +170,5 @@ def test_two_reviewers_complete_a_study_in_chromium(tmp_path):
     assert per_task_sum == total_fi
     assert f"| {PAIR[0]} | First impression | {total_fi} |" in md
     assert (run / "review-table4.csv").exists()
+    assert r"\toprule" in (run / "review-table4.tex").read_text()
+    assert "Blind human review" in (run / "report.html").read_text()

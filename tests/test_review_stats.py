@@ -15,6 +15,9 @@ from beyondpass.methods.comparison.review.results import (
     position_bias,
     table4,
 )
+from beyondpass.methods.comparison.review.section import (
+    latex,
+)
 
 # Ságodi, Siket, Ferenc, Table 4, C++, F.Impr.: summed scores of 5 developers per task
 SEED_G = [6, 3, -3, 9, 8, 2, -3, 8, 8, 7, 5, 3, 9, 4, 6, 7, 10, 7, 7, -1, 9, 8, 8, 9, 8]
@@ -101,3 +104,16 @@ def test_position_bias_and_paired_test():
     # all differences positive: exact Wilcoxon two-sided p = 2 / 2**8
     assert tests["usability"]["p_value"] == pytest.approx(2 / 256)
     assert tests["readability"]["p_value"] is None  # no ratings
+
+
+def test_latex_table_escapes_task_names():
+    data = seed_data()
+    data["items"][0]["task_id"] = "a_b & {c}%"
+    rates = {
+        ("psb2", d["task_id"], "", m): 1.0
+        for d in data["items"].values()
+        for m in ("chatgpt", "copilot")
+    }
+    tex = latex({"table4": table4(data, rates)})
+    assert r"a\_b \& \{c\}\% & 6 & 6 &" in tex
+    assert tex.count(r" \\") == 1 + 25 + 4  # header, items, mean/stdev for both scopes

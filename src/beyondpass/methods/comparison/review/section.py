@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,8 @@ from beyondpass.report.sections import ReportContext, SectionOutput
 
 from . import db
 
+LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#",
+         "$": r"\$", "{": r"\{", "}": r"\}", "†": r"$^\dagger$"}  # fmt: skip
 SHORT = {
     "first_impression": "F.Impr.",
     "readability": "Read.",
@@ -111,6 +114,24 @@ def to_html(res: dict[str, Any]) -> str:
     return f'<table class="review-table4"><tr>{head}</tr>{rows}</table><ul>{items}</ul>'
 
 
+def latex(res: dict[str, Any]) -> str:
+    """Table 4 as a LaTeX tabular (booktabs), labels escaped."""
+
+    def esc(text: str) -> str:
+        return re.sub(r"[\\&%_#${}†]", lambda m: LATEX[m.group()], text)
+
+    header, body = _table4_rows(res)
+    lines = [
+        r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
+        r"\toprule",
+        " & ".join(esc(h) for h in header) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(esc(c) for c in row) + r" \\" for row in body]
+    lines += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(lines)
+
+
 class ReviewReportSection:
     """Table 4 of the run's review study; None when the run has no review data."""
 
@@ -131,6 +152,7 @@ class ReviewReportSection:
             markdown=markdown(res),
             html=to_html(res),
             artifacts={
+                "review-table4.tex": latex(res),
                 "review-table4.csv": table4_csv(res["table4"]),
                 "review-results.json": json.dumps(res, indent=2),
             },
