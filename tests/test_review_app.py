@@ -3,9 +3,13 @@ review.sqlite3): assignments, security, bad input, blinding, concurrency, result
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shutil
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections import Counter
 from pathlib import Path
@@ -14,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
+import beyondpass as beyondpass_pkg
 from beyondpass.methods.comparison.review import REVIEW_COMMAND
 from beyondpass.methods.comparison.review.results import results
 from beyondpass.methods.comparison.review.server import create_app
@@ -357,3 +362,66 @@ def test_results_aggregate_the_ratings_entered(template, tmp_path):
     assert out.exit_code == 0 and out.output.count("\n") == 1 + items + 4
     md = CliRunner().invoke(REVIEW_COMMAND, ["results", str(run)])
     assert "| average |" in md.output and "Krippendorff" in md.output
+
+
+@pytest.fixture(scope="module")
+def identifying_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo study run by `beyondpass run`, one sloppy answer opening with 'As ChatGPT'."""
+    root = tmp_path_factory.mktemp("review-identifying")
+    data = Path(beyondpass_pkg.__file__).parent / "demo" / "data"
+    for name in ("study.toml", "answers-careful.jsonl", "answers-sloppy.jsonl"):
+        shutil.copy(data / name, root / name)
+    lines = [json.loads(line) for line in (root / "answers-sloppy.jsonl").read_text().splitlines()]
+    assert lines[0]["task_id"] == "demo/add" and lines[0]["condition"] == "function-only"
+    lines[0]["response"] = lines[0]["response"].replace(
+        "def add(", "# As ChatGPT, I add.\ndef add("
+    )
+    (root / "answers-sloppy.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "beyondpass",
+            "run",
+            str(root / "study.toml"),
+            "--out",
+            str(root / "run"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return root / "run"
+
+
+def test_self_identifying_items_are_excluded_or_redacted_and_recorded(identifying_run, tmp_path):
+    run, links, out = study(identifying_run, tmp_path / "excluded")
+    assert "flagged demo/demo/add [function-only#0]" in out and "excluded" in out
+    assert rows(run, "SELECT COUNT(*) FROM items")[0][0] == 15
+    assert rows(run, "SELECT COUNT(*) FROM redactions")[0][0] == 0
+
+    run, links, out = study(identifying_run, tmp_path / "redacted", "--redact", "--overlap", "3")
+    assert "flagged demo/demo/add [function-only#0]" in out and "redacted" in out
+    assert rows(run, "SELECT COUNT(*) FROM items")[0][0] == 16
+    ((item_id, code_b),) = rows(run, "SELECT id, code_b FROM items WHERE code_b LIKE '%redacted%'")
+    assert code_b.startswith("# As [redacted], I add.\ndef add(")
+    with RunStore(run, create=False) as store:
+        original = next(
+            r.sample.code
+            for r in store.rows()
+            if r.sample.model == "demo-sloppy"
+            and r.sample.task_id == "demo/add"
+            and r.sample.condition == "function-only"
+        )
+    ((rid, side, pattern, n, sha),) = rows(
+        run, "SELECT item_id, side, pattern, count, original_sha256 FROM redactions"
+    )
+    assert (rid, side, n) == (item_id, "b", 1) and "chatgpt" in pattern
+    assert sha == hashlib.sha256(original.encode()).hexdigest()
+    c = client(run)
+    seen = "".join(text for link in links.values() for text in crawl(c, link).values())
+    for link in links.values():  # every reviewer sees every item: open them all
+        for position in range(1, 17):
+            seen += c.get(f"{link}/item/{position}").text
+    assert "[redacted]" in seen and "chatgpt" not in seen.lower()
