@@ -425,3 +425,31 @@ def test_self_identifying_items_are_excluded_or_redacted_and_recorded(identifyin
         for position in range(1, 17):
             seen += c.get(f"{link}/item/{position}").text
     assert "[redacted]" in seen and "chatgpt" not in seen.lower()
+
+
+def test_answers_are_saved_as_given_and_restored(template, tmp_path):
+    run, links, _ = study(template, tmp_path / "r", "--reviewers", "1", "--overlap", "1")
+    c = client(run)
+    url, html = open_item(c, links["reviewer-1"])
+    nonce = nonce_of(html)
+    draft = url + "/draft"
+    ok = c.post(draft, data={"nonce": nonce, "field": "readability_2", "value": "-1"})
+    assert ok.status_code == 200 and ok.json() == {"saved": True}
+    c.post(draft, data={"nonce": nonce, "field": "readability_2", "value": "+2"})  # changed
+    c.post(draft, data={"nonce": nonce, "field": "comment", "value": "<b>tidy</b>"})
+    for data, status in [
+        ({"nonce": nonce, "field": "readability_2", "value": "0"}, 422),
+        ({"nonce": nonce, "field": "speed_1", "value": "1"}, 422),
+        ({"nonce": nonce, "field": "better", "value": "3"}, 422),
+        ({"nonce": "forged", "field": "better", "value": "1"}, 403),
+    ]:
+        assert c.post(draft, data=data).status_code == status
+    again = c.get(url).text  # a reload (or coming back later) shows what was given
+    assert re.search(r'name="readability_2" value="2" checked', again)
+    assert len(re.findall(r"\" checked>", again)) == 1
+    assert "&lt;b&gt;tidy&lt;/b&gt;</textarea>" in again  # escaped
+    assert count(run) == (0, 0)  # drafts are not ratings
+    assert c.post(url, data=form(nonce=nonce_of(again))).status_code == 200
+    assert rows(run, "SELECT COUNT(*) FROM drafts")[0][0] == 0
+    late = c.post(draft, data={"nonce": nonce, "field": "better", "value": "1"})
+    assert late.status_code == 409 and late.json()["saved"] is False

@@ -119,12 +119,17 @@ def test_two_reviewers_complete_a_study_in_chromium(tmp_path):
         # reload mid-way: half a form entered, then the page is reloaded; the reviewer is
         # back on the same item (nothing of it was saved) and continues
         where = position_of(one)
-        one.check(f'input[name="{PROPERTIES[0]}_1"][value="2"]')
+        with one.expect_response(lambda r: r.url.endswith("/draft") and r.ok):
+            one.check(f'input[name="{PROPERTIES[0]}_1"][value="2"]')  # saved as given
+        with one.expect_response(lambda r: r.url.endswith("/draft") and r.ok):
+            one.keyboard.press("1")  # a click moves on to the next field: keyed, saved too
         one.reload()
         assert position_of(one) == where == 3
         assert "2 rated" in one.locator("#progress").inner_text()
         one.goto(base + links["reviewer-1"])  # the personal link resumes at the same item
         assert position_of(one) == 3
+        assert one.is_checked(f'input[name="{PROPERTIES[0]}_1"][value="2"]')
+        assert one.is_checked(f'input[name="{PROPERTIES[0]}_2"][value="-2"]')
         by_mouse(two, "reviewer-2")
         by_mouse(one, "reviewer-1")
         by_keyboard(two, "reviewer-2")

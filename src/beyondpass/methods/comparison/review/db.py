@@ -19,7 +19,7 @@ from typing import Any
 from beyondpass.errors import DataError
 
 DB_NAME = "review.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: rating scale: even, no neutral (the seed's [-2; 2] without 0)
 SCALE = (-2, -1, 1, 2)
 #: the seed's five properties, in the order the page and Table 4 show them
@@ -79,6 +79,14 @@ MIGRATIONS: tuple[str, ...] = (
         better_left INTEGER NOT NULL CHECK (better_left IN (0, 1)),
         comment TEXT NOT NULL DEFAULT '',
         seconds REAL NOT NULL, created_at REAL NOT NULL
+    );
+    """,
+    # 2: answers saved as they are given, before the item is submitted (by page field)
+    """
+    CREATE TABLE drafts (
+        assignment_id INTEGER NOT NULL REFERENCES assignments(id),
+        field TEXT NOT NULL, value TEXT NOT NULL, updated_at REAL NOT NULL,
+        PRIMARY KEY (assignment_id, field)
     );
     """,
 )

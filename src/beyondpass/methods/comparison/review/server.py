@@ -82,6 +82,28 @@ def parse_post(
     return ratings, sides[better], int(better == "1"), comment
 
 
+def parse_draft(field: str, value: str) -> str:
+    """Validate one answer given on the page (a field name as the page names it)."""
+    if field == "comment":
+        if len(value) > MAX_COMMENT:
+            raise Rejected(422, f"the comment is longer than {MAX_COMMENT} characters")
+        return value
+    if field == "better":
+        if value not in ("1", "2"):
+            raise Rejected(422, "choose the better solution (1 or 2)")
+        return value
+    prop, _, pos = field.rpartition("_")
+    if prop not in db.PROPERTIES or pos not in ("1", "2"):
+        raise Rejected(422, "unknown field")
+    try:
+        number = int(value.strip().lstrip("+"))
+    except ValueError:
+        raise Rejected(422, f"a rating must be one of -2, -1, +1, +2 (got {value!r})") from None
+    if number not in db.SCALE:
+        raise Rejected(422, f"a rating must be one of -2, -1, +1, +2 (got {value!r})")
+    return str(number)
+
+
 def create_app(run_dir: str | Path) -> Any:
     """The ASGI app serving the study in ``run_dir``."""
     from fastapi import FastAPI, Request
@@ -209,6 +231,9 @@ def create_app(run_dir: str | Path) -> Any:
                     conn.execute(
                         "UPDATE assignments SET first_shown_at=? WHERE id=?", (db.now(), aid)
                     )
+            draft = dict(
+                conn.execute("SELECT field, value FROM drafts WHERE assignment_id=?", (aid,))
+            )
         left, right = (code_b, code_a) if swapped else (code_a, code_b)
         return page(
             request,
@@ -223,6 +248,7 @@ def create_app(run_dir: str | Path) -> Any:
             nonce=nonce,
             properties=[(p, db.LABELS[p]) for p in db.PROPERTIES],
             scale=db.SCALE,
+            draft=draft,
         )
 
     @app.post("/r/{token}/item/{position}")
@@ -245,19 +271,46 @@ def create_app(run_dir: str | Path) -> Any:
             )
         return RedirectResponse(f"/r/{token}", status_code=303)
 
+    @app.post("/r/{token}/item/{position}/draft")
+    async def draft(request: Request, token: str, position: int) -> Any:
+        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        try:
+            with db.connect(run_dir) as conn:
+                who = reviewer(conn, token)
+                if who is None:
+                    raise Rejected(403, bad_link)
+                with db.transaction(conn):
+                    aid = open_form(conn, who[0], position, form)
+                    field = form.get("field", "")
+                    value = parse_draft(field, form.get("value", ""))
+                    conn.execute(
+                        "INSERT INTO drafts VALUES (?,?,?,?) ON CONFLICT(assignment_id, field) "
+                        "DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at",
+                        (aid, field, value, db.now()),
+                    )
+        except Rejected as exc:
+            return JSONResponse({"saved": False, "reason": exc.reason}, status_code=exc.status)
+        return JSONResponse({"saved": True})
+
+    def open_form(conn: Any, rid: int, position: int, form: dict[str, str]) -> int:
+        """The assignment a post is for, if its form is valid and the item still open."""
+        row = assignment(conn, rid, position)
+        if row is None:
+            raise Rejected(404, "This item is not in your list.")
+        aid, *_, rated = row
+        nonce = conn.execute(
+            "SELECT assignment_id, used_at FROM forms WHERE nonce=?", (form.get("nonce", ""),)
+        ).fetchone()
+        if nonce is None or nonce[0] != aid:
+            raise Rejected(403, "This form is not valid for this item; reload the page.")
+        if rated or nonce[1] is not None:
+            raise Rejected(409, f"Item {position} is already rated; nothing was changed.")
+        return aid
+
     def save(conn: Any, rid: int, position: int, form: dict[str, str]) -> None:
         with db.transaction(conn):
-            row = assignment(conn, rid, position)
-            if row is None:
-                raise Rejected(404, "This item is not in your list.")
-            aid, swapped, shown, *_, rated = row
-            nonce = conn.execute(
-                "SELECT assignment_id, used_at FROM forms WHERE nonce=?", (form.get("nonce", ""),)
-            ).fetchone()
-            if nonce is None or nonce[0] != aid:
-                raise Rejected(403, "This form is not valid for this item; reload the page.")
-            if rated or nonce[1] is not None:
-                raise Rejected(409, f"Item {position} is already rated; nothing was changed.")
+            aid = open_form(conn, rid, position, form)
+            _, swapped, shown, *_ = assignment(conn, rid, position)
             ratings, better, better_left, comment = parse_post(form, bool(swapped))
             t = db.now()
             conn.executemany(
@@ -269,6 +322,7 @@ def create_app(run_dir: str | Path) -> Any:
                 (aid, better, better_left, comment, max(0.0, t - (shown or t)), t),
             )
             conn.execute("UPDATE forms SET used_at=? WHERE nonce=?", (t, form["nonce"]))
+            conn.execute("DELETE FROM drafts WHERE assignment_id=?", (aid,))
 
     return app
 
