@@ -1,0 +1,1 @@
+"""The comparison methodology (Ságodi, Siket, Ferenc): compare two models phase by phase."""
