@@ -86,7 +86,7 @@ def render_report(
     out = Path(out_dir) if out_dir is not None else run_dir
     summaries = summarize(rows, seed=seed)
     report = build_report(meta, rows, summaries, seed=seed, fallback_title=run_dir.name)
-    ctx = ReportContext(meta, rows, seed, out, {"plots": plots, **options})
+    ctx = ReportContext(meta, rows, seed, out, {"plots": plots, **options}, run_dir=run_dir)
     _add_sections(report, [s for p in section_providers() if (s := p.build(ctx)) is not None])
 
     out.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ class ReportContext:
     seed: int  # the study seed (bootstrap etc.)
     out_dir: Path  # report directory (artifacts are written here)
     options: Mapping[str, Any] = field(default_factory=dict)  # e.g. {"plots": True}
+    run_dir: Path | None = None  # the run's directory (sections with data files of their own)
 
     def order(self, kind: str) -> list[str]:
         """``benchmarks``, ``models`` or ``conditions`` of the run, in the report's order."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from beyondpass.report.sections import ReportContext, SectionOutput
@@ -138,7 +137,7 @@ class ReviewReportSection:
     key = "review"
 
     def build(self, ctx: ReportContext) -> SectionOutput | None:
-        run_dir = Path(ctx.options.get("run_dir") or ctx.out_dir)
+        run_dir = ctx.run_dir or ctx.out_dir
         if not db.db_path(run_dir).exists():
             return None
         from .results import results, table4_csv
