@@ -1,0 +1,29 @@
+"""Comparison methodology (seed 002): PSB2 functional validity per language.
+
+Brings the ``psb2`` benchmark (25 problems, PSB2 edge cases plus 10,000 seeded random cases
+each, typed stdin/stdout I/O) and ``psb2-edge`` (edge cases only). Answers are whole
+programs run through the executor's I/O tests; Python runs now, C++ and Java through
+``ExecutionRequest(language=..., compile=CompileStep(...))`` once their runners exist.
+This module only declares; nothing heavy is imported.
+"""
+
+from beyondpass.registry import BenchmarkSpec, Method
+
+_HERE = "beyondpass.methods.comparison"
+
+METHOD = Method(
+    name="comparison",
+    description="Comparison methodology: PSB2 edge + random cases, exact and epsilon matching",
+    benchmarks=(
+        BenchmarkSpec(
+            "psb2",
+            f"{_HERE}.psb2.benchmark:load_psb2",
+            "PSB2, 25 problems: edge cases + 10,000 seeded random cases each (stdin/stdout)",
+        ),
+        BenchmarkSpec(
+            "psb2-edge",
+            f"{_HERE}.psb2.benchmark:load_psb2_edge",
+            "PSB2, 25 problems: the 481 edge cases only (stdin/stdout)",
+        ),
+    ),
+)

@@ -1,0 +1,119 @@
+"""PSB2 as a beyondpass benchmark: one description task per problem, I/O tests.
+
+Each task's tests are its edge cases (``edge-N``) then its random cases (``random-N``),
+rendered with ``textio``; integer and string outputs are compared line by line
+(``whitespace``), float outputs token-wise within ``EPSILON`` (``numeric``), the seed
+paper's epsilon matching. ``psb2`` carries 10,000 random cases per problem, ``psb2-edge``
+only the edge cases (a quick run).
+"""
+
+from __future__ import annotations
+
+import os
+
+from beyondpass.benchmarks.sources import file_digest
+from beyondpass.benchmarks.task import Benchmark, KnownBroken, OutputComparison, Task, TestCase
+from beyondpass.errors import DataError
+from beyondpass.methods.comparison.drivers import reference_program
+from beyondpass.methods.comparison.psb2.data import (
+    DEFAULT_RANDOM,
+    DEFAULT_SEED,
+    EDGE,
+    GENERATOR_VERSION,
+    QUIRKS,
+    TASKS,
+    Case,
+    _data_file,
+    load_descriptions,
+    load_edge_cases,
+    random_cases,
+)
+from beyondpass.methods.comparison.psb2.problems import PROBLEMS, Problem
+from beyondpass.methods.comparison.psb2.textio import render_lines
+
+EPSILON = 1e-5
+EXACT_LINES = OutputComparison("whitespace")
+
+
+def comparison(problem: Problem, epsilon: float | None = EPSILON) -> OutputComparison:
+    """Epsilon matching for a problem with a float output, else line-exact."""
+    if epsilon and any(a.type in ("float", "vec_float") for a in problem.outputs):
+        return OutputComparison("numeric", abs_tol=epsilon)
+    return EXACT_LINES
+
+
+def io_test(problem: Problem, case: Case, compare: OutputComparison) -> TestCase:
+    """A PSB2 case as an I/O test."""
+    return TestCase(
+        name=f"{case.kind}-{case.index}",
+        stdin=render_lines(problem.inputs, case.inputs),
+        expected_stdout=render_lines(problem.outputs, case.outputs),
+        compare=compare,
+    )
+
+
+def load(
+    data_dir: str | os.PathLike[str] | None = None,
+    n_random: int = DEFAULT_RANDOM,
+    seed: int = DEFAULT_SEED,
+    name: str = "psb2",
+) -> Benchmark:
+    """The 25 PSB2 problems with edge and ``n_random`` random cases each."""
+    descriptions = load_descriptions(data_dir)
+    edges = load_edge_cases(data_dir)
+    missing = sorted(set(PROBLEMS) - set(descriptions))
+    missing += sorted(set(PROBLEMS) - set(edges))
+    if missing:
+        raise DataError(f"PSB2 data lacks problems: {', '.join(sorted(set(missing)))}")
+    tasks: dict[str, Task] = {}
+    sources: list[str] = []
+    for pname, problem in PROBLEMS.items():
+        compare = comparison(problem)
+        cases = list(edges[pname])
+        if n_random:
+            rnd, origin = random_cases(pname, n_random, seed, data_dir)
+            cases += rnd
+            sources.append(f"{pname}: {origin}")
+        tasks[problem.hyphenated] = Task(
+            benchmark=name,
+            task_id=problem.hyphenated,
+            language="python",
+            prompt=descriptions[pname],
+            entry_point=pname,
+            reference_solution=reference_program(problem),
+            tests=tuple(io_test(problem, c, compare) for c in cases),
+            prompt_style="description",
+            metadata={
+                "psb2_problem": pname,
+                "inputs": [[a.name, a.type] for a in problem.inputs],
+                "outputs": [[a.name, a.type] for a in problem.outputs],
+                "n_edge": len(edges[pname]),
+                "n_random": n_random,
+                "compare": compare.as_dict(),
+            },
+        )
+    paths = [p for p in (_data_file(TASKS, data_dir), _data_file(EDGE, data_dir)) if p]
+    version = file_digest(*paths) if paths else "original-psb2"
+    broken = {
+        PROBLEMS[p].hyphenated: KnownBroken(PROBLEMS[p].hyphenated, f"edge-{i}: {why}")
+        for (p, i), why in QUIRKS.items()
+    }
+    return Benchmark(
+        name=name,
+        version=f"{version}+gen{GENERATOR_VERSION}-seed{seed}-n{n_random}",
+        tasks=tasks,
+        source=", ".join(str(p) for p in paths) or "PSB2 original files",
+        description="PSB2, 25 program-synthesis problems (stdin/stdout, edge + random cases)",
+        known_broken=broken,
+        coverage=f"25 problems, edge cases + {n_random} random cases each (seed {seed})",
+    )
+
+
+def load_psb2(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``psb2``: edge cases and 10,000 random cases per problem."""
+    return load(data_dir)
+
+
+def load_psb2_edge(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``psb2-edge``: the edge cases only."""
+    return load(data_dir, n_random=0, name="psb2-edge")
