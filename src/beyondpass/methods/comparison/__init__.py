@@ -7,7 +7,7 @@ programs run through the executor's I/O tests; Python runs now, C++ and Java thr
 This module only declares; nothing heavy is imported.
 """
 
-from beyondpass.registry import BenchmarkSpec, Method
+from beyondpass.registry import AnswerFormatSpec, BenchmarkSpec, Method, PlanSpec
 
 _HERE = "beyondpass.methods.comparison"
 
@@ -26,4 +26,26 @@ METHOD = Method(
             "PSB2, 25 problems: the 481 edge cases only (stdin/stdout)",
         ),
     ),
+    plans=(
+        PlanSpec(
+            "psb2-program",
+            f"{_HERE}.prompts:program_plan",
+            "Neutral prompt + exact stdin/stdout format; whole-program answers",
+            answer_format="whole-program",
+        ),
+        PlanSpec(
+            "psb2-function",
+            f"{_HERE}.prompts:function_plan",
+            "Neutral prompt + function signature; beyondpass appends the driver",
+            answer_format="psb2-function",
+        ),
+    ),
+    answer_formats=(
+        AnswerFormatSpec(
+            "psb2-function",
+            f"{_HERE}.prompts:extract_function",
+            "a function answer: its code unchanged plus the generated stdin/stdout driver",
+        ),
+    ),
+    studies=f"{_HERE}.studies",
 )

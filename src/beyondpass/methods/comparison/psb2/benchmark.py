@@ -15,6 +15,7 @@ from beyondpass.benchmarks.sources import file_digest
 from beyondpass.benchmarks.task import Benchmark, KnownBroken, OutputComparison, Task, TestCase
 from beyondpass.errors import DataError
 from beyondpass.methods.comparison.drivers import reference_program
+from beyondpass.methods.comparison.prompts import prompt_fields
 from beyondpass.methods.comparison.psb2.data import (
     DEFAULT_RANDOM,
     DEFAULT_SEED,
@@ -57,6 +58,7 @@ def load(
     n_random: int = DEFAULT_RANDOM,
     seed: int = DEFAULT_SEED,
     name: str = "psb2",
+    language: str = "python",
 ) -> Benchmark:
     """The 25 PSB2 problems with edge and ``n_random`` random cases each."""
     descriptions = load_descriptions(data_dir)
@@ -77,7 +79,7 @@ def load(
         tasks[problem.hyphenated] = Task(
             benchmark=name,
             task_id=problem.hyphenated,
-            language="python",
+            language=language,
             prompt=descriptions[pname],
             entry_point=pname,
             reference_solution=reference_program(problem),
@@ -90,6 +92,7 @@ def load(
                 "n_edge": len(edges[pname]),
                 "n_random": n_random,
                 "compare": compare.as_dict(),
+                "prompt_fields": prompt_fields(problem, language),
             },
         )
     paths = [p for p in (_data_file(TASKS, data_dir), _data_file(EDGE, data_dir)) if p]
