@@ -47,5 +47,6 @@ METHOD = Method(
             "a function answer: its code unchanged plus the generated stdin/stdout driver",
         ),
     ),
+    report_sections=(f"{_HERE}.report:Psb2ReportSection",),
     studies=f"{_HERE}.studies",
 )

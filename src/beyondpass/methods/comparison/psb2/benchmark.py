@@ -36,8 +36,9 @@ EPSILON = 1e-5
 EXACT_LINES = OutputComparison("whitespace")
 
 
-def comparison(problem: Problem, epsilon: float | None = EPSILON) -> OutputComparison:
-    """Epsilon matching for a problem with a float output, else line-exact."""
+def comparison(problem: Problem, epsilon: float | None = None) -> OutputComparison:
+    """Line-exact by default (epsilon matching is derived from the stored first differing
+    line, ``analysis.within_epsilon``); ``epsilon`` makes float problems compare within it."""
     if epsilon and any(a.type in ("float", "vec_float") for a in problem.outputs):
         return OutputComparison("numeric", abs_tol=epsilon)
     return EXACT_LINES
