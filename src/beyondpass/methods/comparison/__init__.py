@@ -7,7 +7,14 @@ programs run through the executor's I/O tests; Python runs now, C++ and Java thr
 This module only declares; nothing heavy is imported.
 """
 
-from beyondpass.registry import AnswerFormatSpec, BenchmarkSpec, Method, PlanSpec
+from beyondpass.registry import (
+    AnswerFormatSpec,
+    BenchmarkSpec,
+    EvaluatorSpec,
+    Method,
+    Metric,
+    PlanSpec,
+)
 
 _HERE = "beyondpass.methods.comparison"
 
@@ -45,6 +52,22 @@ METHOD = Method(
             "psb2-function",
             f"{_HERE}.prompts:extract_function",
             "a function answer: its code unchanged plus the generated stdin/stdout driver",
+        ),
+    ),
+    evaluators=(
+        EvaluatorSpec(
+            "psb2_quality",
+            f"{_HERE}.quality:QualityEvaluator.build",
+            options=f"{_HERE}.quality:QualityOptions",
+            metrics=(
+                Metric("lloc", "lines", "lower", "mean", "logical lines of code (radon)"),
+                Metric("nos", "statements", "lower", "mean", "number of statements"),
+                Metric("mccabe", "paths", "lower", "mean", "McCabe complexity, whole program"),
+                Metric("nesting", "levels", "lower", "mean", "deepest control-block nesting"),
+            ),
+            result_fields=("lloc", "nos", "mccabe", "nesting"),
+            label="Quality",
+            description="LLOC, NOS, McCabe and nesting level of the answer's code",
         ),
     ),
     report_sections=(f"{_HERE}.report:Psb2ReportSection",),
