@@ -81,3 +81,57 @@ def test_the_evaluator_adds_the_metrics_in_a_run(run_cli, tmp_path: Path) -> Non
     ).fetchone()
     # 5 statements, one per logical line; one loop -> McCabe 2; one block level
     assert json.loads(metrics) == {"lloc": 5, "nos": 5, "mccabe": 2, "nesting": 1}
+
+
+def test_smells_are_counted_per_rule_and_severity(tmp_path: Path) -> None:
+    from beyondpass.methods.comparison.smells import count, pylint_messages
+
+    path = tmp_path / "a.py"
+    path.write_text('"""Doc."""\nimport os\n\n\ndef f(x):\n    """Doc."""\n    return nope + x\n')
+    metrics, rules = count(pylint_messages([path]))
+    assert rules == {"undefined-variable (E0602)": 1, "unused-import (W0611)": 1}
+    assert metrics["smells"] == 2
+    assert (metrics["smells_error"], metrics["smells_warning"], metrics["smells_convention"]) == (
+        1,
+        1,
+        0,
+    )
+
+
+def test_smell_evaluator_in_a_run_keeps_answers_apart(run_cli, tmp_path: Path) -> None:
+    clean = '```python\n"""Gcd."""\nimport math\n\nprint(math.gcd(int(input()), int(input())))\n```'
+    dirty = "```python\nimport os\nx = int(input())\nprint('Fizz' if x % 3 == 0 else x)\n```"
+    rows = [{"task_id": "gcd", "response": clean}, {"task_id": "fizz-buzz", "response": dirty}]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "s.toml").write_text(
+        textwrap.dedent(
+            """
+            name = "sm"
+            seed = 0
+            [[benchmarks]]
+            name = "psb2-edge"
+            tasks = ["gcd", "fizz-buzz"]
+            [[models]]
+            spec = "replay:a.jsonl"
+            [prompts]
+            plan = "psb2-program"
+            [evaluation]
+            evaluators = ["psb2_smells"]
+            """
+        )
+    )
+    proc = run_cli(["run", "s.toml"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    db = sqlite3.connect(tmp_path / "runs" / "sm" / "run.sqlite3")
+    got = {
+        task: json.loads(details)["smell_rules"]
+        for task, details in db.execute(
+            "select s.task_id, e.details from evaluations e join samples s on s.key = e.key "
+            "where e.evaluator = 'psb2_smells'"
+        )
+    }
+    assert got["gcd"] == {}
+    assert got["fizz-buzz"] == {
+        "missing-module-docstring (C0114)": 1,
+        "unused-import (W0611)": 1,
+    }

@@ -69,6 +69,21 @@ METHOD = Method(
             label="Quality",
             description="LLOC, NOS, McCabe and nesting level of the answer's code",
         ),
+        EvaluatorSpec(
+            "psb2_smells",
+            f"{_HERE}.smells:SmellEvaluator.build",
+            options=f"{_HERE}.smells:SmellOptions",
+            metrics=(
+                Metric("smells", "messages", "lower", "mean", "pylint messages, all rules"),
+                *(
+                    Metric(f"smells_{s}", "messages", "lower", "mean", f"pylint {s} messages")
+                    for s in ("fatal", "error", "warning", "refactor", "convention", "info")
+                ),
+            ),
+            result_fields=("smells", "smells_error", "smells_warning"),
+            label="Smells",
+            description="pylint messages per severity (and per rule) of the answer's code",
+        ),
     ),
     report_sections=(f"{_HERE}.report:Psb2ReportSection",),
     studies=f"{_HERE}.studies",
