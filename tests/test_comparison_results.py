@@ -82,16 +82,23 @@ def test_tables_from_a_real_run_of_two_models(run_cli, data_dir: Path, tmp_path:
             label = "B"
             [prompts]
             plan = "psb2-program"
+            [evaluation]
+            evaluators = ["psb2_quality"]
             """
         )
     )
     proc = run_cli(["run", "s.toml"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     full = (tmp_path / "runs" / "cmp" / "report.md").read_text()
+    quality = full.split("technical quality (lower is better)")[1].split("\n## ")[0]
+    # Table 3: A's vector-distance has 3 logical lines, B's one: A is marked >= 1.5x worse
+    vd = next(ln for ln in quality.splitlines() if ln.startswith("| vector-distance"))
+    assert [c.strip() for c in vd.split("|")[2:4]] == ["3 ▲", "1"]
     report = full.split("## PSB2 pass ratios")[1].split("\n## ")[0]
+    ratios = report.split("technical quality")[0]
     rows = {
         line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
-        for line in report.splitlines()
+        for line in ratios.splitlines()
         if line.startswith("| fizz-buzz")
         or line.startswith("| vector-distance")
         or line.startswith("| pass@1 (tasks)")
@@ -145,3 +152,18 @@ def test_function_mode_reports_a_missing_function(run_cli, tmp_path: Path) -> No
     assert "| F | fizz-buzz | function_not_found 24 |" in report
     gcd_row = next(ln for ln in report.splitlines() if ln.startswith("| gcd"))
     assert gcd_row.split("|")[2].strip() == "100.00"
+
+
+def test_quality_rows_mark_values_one_and_a_half_times_the_best_other() -> None:
+    from beyondpass.methods.comparison.quality_table import quality_rows, worse
+
+    assert worse(3, [2]) and not worse(2.9, [2]) and not worse(5, [0]) and not worse(1, [])
+    values = {
+        "t1": {"A": {"lloc": 3.0, "nesting": 0.0}, "B": {"lloc": 2.0, "nesting": 1.0}},
+        "t2": {"A": {"lloc": 4.0, "nesting": 2.0}, "B": {"lloc": 8.0, "nesting": 2.0}},
+    }
+    head, rows = quality_rows(values, ["A", "B"])
+    assert head == ["Task", "lloc · A", "lloc · B", "nesting · A", "nesting · B"]
+    assert rows[0] == ["t1", "3 ▲", "2", "0", "1"]  # 1 vs 0: a ratio to 0 is not marked
+    assert rows[1] == ["t2", "4", "8 ▲", "2", "2"]
+    assert rows[2] == ["average", "3.50", "5.00", "1.00", "1.50"]

@@ -12,6 +12,7 @@ import html
 from collections.abc import Sequence
 
 from beyondpass.methods.comparison.analysis import EPSILON, TaskResult, collect
+from beyondpass.methods.comparison.quality_table import MARK, WORSE, collect_quality, quality_rows
 from beyondpass.report.paper_tables import latex_escape
 from beyondpass.report.sections import ReportContext, SectionOutput
 
@@ -107,6 +108,13 @@ def _latex(title: str, models: Sequence[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
+def _plain_html(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    e = html.escape
+    th = "".join(f"<th>{e(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def _md_row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
 
@@ -144,21 +152,29 @@ class Psb2ReportSection:
                 md.append(_markdown(title, present, rows))
                 htm.append(_html(title, present, rows))
                 tex.append(_latex(title, present, rows))
+                qvalues = collect_quality(ctx.rows, bench, cond)
+                if qvalues:
+                    qhead, qrows = quality_rows(qvalues, present)
+                    qtitle = f"{bench} · {cond}: technical quality (lower is better)"
+                    qnote = f"{MARK}: >= {WORSE:g}x the best other model on the task."
+                    md.append(f"### {qtitle}\n\n{qnote}\n")
+                    md.append(
+                        _md_row(qhead)
+                        + "\n|"
+                        + "|".join(["---"] + ["---:"] * (len(qhead) - 1))
+                        + "|"
+                    )
+                    md += [_md_row(r) for r in qrows]
+                    md.append("")
+                    htm.append(f"<h3>{html.escape(qtitle)}</h3><p>{html.escape(qnote)}</p>")
+                    htm.append(_plain_html(qhead, qrows))
                 fails = _failures(present, results)
                 if fails:
                     md.append("Failure breakdown (cases per kind; first failing case):\n")
                     md.append("| Model | Task | Failures | First failure |\n|---|---|---|---|")
                     md += [_md_row(f) for f in fails]
                     md.append("")
-                    htm.append(
-                        "<table><thead><tr><th>Model</th><th>Task</th><th>Failures</th>"
-                        "<th>First failure</th></tr></thead><tbody>"
-                        + "".join(
-                            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in f) + "</tr>"
-                            for f in fails
-                        )
-                        + "</tbody></table>"
-                    )
+                    htm.append(_plain_html(["Model", "Task", "Failures", "First failure"], fails))
         note = (
             f"Exact: every output line equal (blank runs collapsed). Epsilon: numbers within "
             f"{EPSILON:g} (absolute). Diff: second model minus first, percentage points. "
