@@ -71,3 +71,36 @@ def test_builtin_study_is_listed_and_loads(run_cli, tmp_path: Path) -> None:
     config = load_study(tmp_path / "psb2.toml")
     assert [b.name for b in config.benchmarks] == ["psb2"]
     assert config.plan.name == "psb2-program"
+
+
+def test_cpp_answers_never_pass_without_a_cpp_runner(run_cli, tmp_path: Path) -> None:
+    """A C++ answer that prints the wrong value must not pass, runner or not (before the
+    C++ runner lands the executor refuses it with one line; after, it is a wrong output)."""
+    import json
+
+    wrong = '```cpp\n#include <iostream>\nint main() { std::cout << 0 << "\\n"; }\n```'
+    (tmp_path / "a.jsonl").write_text(json.dumps({"task_id": "gcd", "response": wrong}) + "\n")
+    (tmp_path / "s.toml").write_text(
+        textwrap.dedent(
+            """
+            name = "cpp"
+            seed = 0
+            [[benchmarks]]
+            name = "psb2-cpp"
+            tasks = ["gcd"]
+            [[models]]
+            spec = "replay:a.jsonl"
+            [prompts]
+            plan = "psb2-program"
+            """
+        )
+    )
+    proc = run_cli(["run", "s.toml"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with RunStore(tmp_path / "runs" / "cpp", create=False) as store:
+        (row,) = list(store.rows())
+    prompt = row.sample.transcript[0]["messages"][0]["content"]
+    assert prompt.startswith("Generate a C++ code to solve the problem!\n")
+    assert row.result.status != "passed"
+    message = row.result.details.get("message", "")
+    assert "not cpp" in message or row.result.status in ("failed", "compile_error")

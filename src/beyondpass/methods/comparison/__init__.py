@@ -32,6 +32,16 @@ METHOD = Method(
             f"{_HERE}.psb2.benchmark:load_psb2_edge",
             "PSB2, 25 problems: the 481 edge cases only (stdin/stdout)",
         ),
+        BenchmarkSpec(
+            "psb2-cpp",
+            f"{_HERE}.psb2.benchmark:load_psb2_cpp",
+            "PSB2 answered in C++ (needs the C++ runner; until then answers are errors)",
+        ),
+        BenchmarkSpec(
+            "psb2-java",
+            f"{_HERE}.psb2.benchmark:load_psb2_java",
+            "PSB2 answered in Java (needs the Java runner; until then answers are errors)",
+        ),
     ),
     plans=(
         PlanSpec(

@@ -141,5 +141,5 @@ def _n_tests(row: Row) -> dict[str, int]:
     counts as one failed case, so its ratio is 0."""
     tests = (row.result.details or {}).get("tests", []) if row.result else []
     names = Counter(str(t.get("name", "")).split("-")[0] for t in tests)
-    kinds = ("edge",) if row.sample.benchmark == "psb2-edge" else ("edge", "random")
+    kinds = ("edge",) if row.sample.benchmark.endswith("-edge") else ("edge", "random")
     return {k: max(names.get(k, 0), 1) for k in kinds}

@@ -83,7 +83,8 @@ def load(
             language=language,
             prompt=descriptions[pname],
             entry_point=pname,
-            reference_solution=reference_program(problem),
+            # ours is Python; C++/Java references come with their runners
+            reference_solution=reference_program(problem) if language == "python" else "",
             tests=tuple(io_test(problem, c, compare) for c in cases),
             prompt_style="description",
             metadata={
@@ -121,3 +122,14 @@ def load_psb2(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
 def load_psb2_edge(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
     """``psb2-edge``: the edge cases only."""
     return load(data_dir, n_random=0, name="psb2-edge")
+
+
+def load_psb2_cpp(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``psb2-cpp``: as ``psb2``, answered in C++ (runs once the C++ runner exists; until
+    then every answer is the executor's one-line ``error``, never a pass)."""
+    return load(data_dir, name="psb2-cpp", language="cpp")
+
+
+def load_psb2_java(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``psb2-java``: as ``psb2``, answered in Java (see ``load_psb2_cpp``)."""
+    return load(data_dir, name="psb2-java", language="java")
