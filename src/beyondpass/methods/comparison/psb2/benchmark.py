@@ -9,6 +9,7 @@ only the edge cases (a quick run).
 
 from __future__ import annotations
 
+import functools
 import os
 
 from beyondpass.benchmarks.sources import file_digest
@@ -54,6 +55,16 @@ def io_test(problem: Problem, case: Case, compare: OutputComparison) -> TestCase
     )
 
 
+@functools.lru_cache(maxsize=32)
+def _random_tests(
+    name: str, n: int, seed: int, data_dir: str, compare: OutputComparison
+) -> tuple[tuple[TestCase, ...], str]:
+    """A problem's random cases as I/O tests, kept for the process: ``psb2``,
+    ``psb2-cpp`` and ``psb2-java`` share them (rendering 250,000 cases takes seconds)."""
+    cases, origin = random_cases(name, n, seed, data_dir or None)
+    return tuple(io_test(PROBLEMS[name], c, compare) for c in cases), origin
+
+
 def load(
     data_dir: str | os.PathLike[str] | None = None,
     n_random: int = DEFAULT_RANDOM,
@@ -72,10 +83,10 @@ def load(
     sources: list[str] = []
     for pname, problem in PROBLEMS.items():
         compare = comparison(problem)
-        cases = list(edges[pname])
+        tests = tuple(io_test(problem, c, compare) for c in edges[pname])
         if n_random:
-            rnd, origin = random_cases(pname, n_random, seed, data_dir)
-            cases += rnd
+            rnd, origin = _random_tests(pname, n_random, seed, str(data_dir or ""), compare)
+            tests += rnd
             sources.append(f"{pname}: {origin}")
         tasks[problem.hyphenated] = Task(
             benchmark=name,
@@ -85,7 +96,7 @@ def load(
             entry_point=pname,
             # ours is Python; C++/Java references come with their runners
             reference_solution=reference_program(problem) if language == "python" else "",
-            tests=tuple(io_test(problem, c, compare) for c in cases),
+            tests=tests,
             prompt_style="description",
             metadata={
                 "psb2_problem": pname,

@@ -177,10 +177,11 @@ def random_cases(
     path = cache / f"{problem.hyphenated}-v{GENERATOR_VERSION}-seed{seed}-n{n}.jsonl"
     if path.is_file():
         try:
-            rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines()]
+            lines = path.read_text(encoding="utf-8").splitlines()
+            rows = json.loads("[" + ",".join(lines) + "]")  # one parse: much faster
             if len(rows) == n:
                 return [Case(r[0], r[1], "random", k) for k, r in enumerate(rows)], str(path)
-        except (json.JSONDecodeError, IndexError, TypeError):
+        except (json.JSONDecodeError, IndexError, TypeError, KeyError):
             pass
     cases = [
         Case(inputs, _expected(problem, inputs), "random", k)
