@@ -181,3 +181,18 @@ def test_function_mode_driver_calls_the_function_and_flags_a_missing_one(executo
     res = executor.run(ExecutionRequest(program=python_program(wrong_name, p), tests=[test]))
     assert res.status is not Status.PASSED
     assert res.tests[0].exit_code == NOT_CALLABLE_EXIT
+
+
+def test_original_edge_files_load_like_edge_jsonl(data_dir: Path, tmp_path: Path) -> None:
+    """PSB2's own ``<problem>-edge.json`` layout (input1.., output1..) gives the same cases."""
+    reference = psb2_data.load_edge_cases(data_dir)
+    for name, cases in reference.items():
+        folder = tmp_path / "psb2" / PROBLEMS[name].hyphenated
+        folder.mkdir(parents=True)
+        lines = []
+        for c in cases:
+            row = {f"input{i + 1}": v for i, v in enumerate(c.inputs)}
+            row.update({f"output{i + 1}": v for i, v in enumerate(c.outputs)})
+            lines.append(json.dumps(row))
+        (folder / f"{PROBLEMS[name].hyphenated}-edge.json").write_text("\n".join(lines) + "\n")
+    assert psb2_data.load_edge_cases(tmp_path) == reference
