@@ -68,7 +68,9 @@ def test_loader_reads_all_25_descriptions_and_481_edge_cases(edge_bench) -> None
     )
     assert task.tests[0].compare.mode == "whitespace"
     assert edge_bench.tasks["vector-distance"].tests[0].compare.mode == "whitespace"
-    assert set(edge_bench.known_broken) == {"bouncing-balls"}
+    quirks = {t: dict(x.metadata["quirks"]) for t, x in edge_bench.tasks.items()}
+    assert {t for t, q in quirks.items() if q} == {"bouncing-balls"}
+    assert list(quirks["bouncing-balls"]) == ["edge-1"]
 
 
 # -- reference solutions, in the sandbox, against every edge case -----------------------------
