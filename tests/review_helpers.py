@@ -52,14 +52,7 @@ def form(values: dict[str, int] | None = None, better: str = "1", **extra: str) 
 
 
 def beyondpass(*args: str) -> subprocess.CompletedProcess[str]:
-    """`beyondpass ARGS` in a fresh process, with the review registered the way a method
-    registers (the comparison method will carry it; until then this stand-alone one)."""
-    code = (
-        "import sys; from beyondpass import registry; "
-        "from beyondpass.methods.comparison.review import REVIEW_METHOD; "
-        "registry.register(REVIEW_METHOD); from beyondpass.cli.app import main; "
-        "sys.argv = ['beyondpass', *sys.argv[1:]]; main()"
-    )
+    """`beyondpass ARGS` in a fresh process (the comparison method registers `review`)."""
     return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "beyondpass", *args], capture_output=True, text=True, check=False
     )

@@ -17,6 +17,10 @@ EXPECTED_SIZES = {
     "mbpp": 427,
     "mbpp-et": 397,
     "robustapi": 1208,
+    "psb2": 25,
+    "psb2-edge": 25,
+    "psb2-cpp": 25,
+    "psb2-java": 25,
     "demo": 8,
 }
 

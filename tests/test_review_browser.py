@@ -162,11 +162,8 @@ def test_two_reviewers_complete_a_study_in_chromium(tmp_path):
     assert {m: res["per_model"][m]["preferred"] for m in PAIR} == preferred
     assert comments.count("clear enough") == 4
     # the report shows the same table
-    from beyondpass import registry
-    from beyondpass.methods.comparison.review import REVIEW_METHOD
     from beyondpass.report.render import render_report
 
-    registry.register(REVIEW_METHOD)
     render_report(run, plots=False)
     md = (run / "report.md").read_text()
     assert "Blind human review" in md

@@ -1,1 +1,105 @@
-"""The comparison methodology (Ságodi, Siket, Ferenc): compare two models phase by phase."""
+"""Comparison methodology (seed 002): PSB2 functional validity per language.
+
+Brings the ``psb2`` benchmark (25 problems, PSB2 edge cases plus 10,000 seeded random cases
+each, typed stdin/stdout I/O) and ``psb2-edge`` (edge cases only). Answers are whole
+programs run through the executor's I/O tests; Python runs now, C++ and Java through
+``ExecutionRequest(language=..., compile=CompileStep(...))`` once their runners exist.
+This module only declares; nothing heavy is imported.
+"""
+
+from beyondpass.registry import (
+    AnswerFormatSpec,
+    BenchmarkSpec,
+    EvaluatorSpec,
+    Method,
+    Metric,
+    PlanSpec,
+)
+
+_HERE = "beyondpass.methods.comparison"
+
+METHOD = Method(
+    name="comparison",
+    description="Comparison methodology: PSB2 edge + random cases, exact and epsilon matching",
+    benchmarks=(
+        BenchmarkSpec(
+            "psb2",
+            f"{_HERE}.psb2.benchmark:load_psb2",
+            "PSB2, 25 problems: edge cases + 10,000 seeded random cases each (stdin/stdout)",
+        ),
+        BenchmarkSpec(
+            "psb2-edge",
+            f"{_HERE}.psb2.benchmark:load_psb2_edge",
+            "PSB2, 25 problems: the 481 edge cases only (stdin/stdout)",
+        ),
+        BenchmarkSpec(
+            "psb2-cpp",
+            f"{_HERE}.psb2.benchmark:load_psb2_cpp",
+            "PSB2 answered in C++ (needs the C++ runner; until then answers are errors)",
+        ),
+        BenchmarkSpec(
+            "psb2-java",
+            f"{_HERE}.psb2.benchmark:load_psb2_java",
+            "PSB2 answered in Java (needs the Java runner; until then answers are errors)",
+        ),
+    ),
+    plans=(
+        PlanSpec(
+            "psb2-program",
+            f"{_HERE}.prompts:program_plan",
+            "Neutral prompt + exact stdin/stdout format; whole-program answers",
+            answer_format="whole-program",
+        ),
+        PlanSpec(
+            "psb2-function",
+            f"{_HERE}.prompts:function_plan",
+            "Neutral prompt + function signature; beyondpass appends the driver",
+            answer_format="psb2-function",
+        ),
+    ),
+    answer_formats=(
+        AnswerFormatSpec(
+            "psb2-function",
+            f"{_HERE}.prompts:extract_function",
+            "a function answer: its code unchanged plus the generated stdin/stdout driver",
+        ),
+    ),
+    evaluators=(
+        EvaluatorSpec(
+            "psb2_quality",
+            f"{_HERE}.quality:QualityEvaluator.build",
+            options=f"{_HERE}.quality:QualityOptions",
+            metrics=(
+                Metric("lloc", "lines", "lower", "mean", "logical lines of code (radon)"),
+                Metric("nos", "statements", "lower", "mean", "number of statements"),
+                Metric("mccabe", "paths", "lower", "mean", "McCabe complexity, whole program"),
+                Metric("nesting", "levels", "lower", "mean", "deepest control-block nesting"),
+            ),
+            result_fields=("lloc", "nos", "mccabe", "nesting"),
+            label="Quality",
+            description="LLOC, NOS, McCabe and nesting level of the answer's code",
+        ),
+        EvaluatorSpec(
+            "psb2_smells",
+            f"{_HERE}.smells:SmellEvaluator.build",
+            options=f"{_HERE}.smells:SmellOptions",
+            metrics=(
+                Metric("smells", "messages", "lower", "mean", "pylint messages, all rules"),
+                *(
+                    Metric(f"smells_{s}", "messages", "lower", "mean", f"pylint {s} messages")
+                    for s in ("fatal", "error", "warning", "refactor", "convention", "info")
+                ),
+            ),
+            result_fields=("smells", "smells_error", "smells_warning"),
+            label="Smells",
+            description="pylint messages per severity (and per rule) of the answer's code",
+        ),
+    ),
+    report_sections=(
+        f"{_HERE}.report:Psb2ReportSection",
+        f"{_HERE}.review.section:ReviewReportSection",  # needs the ``review`` extra to show
+    ),
+    # ``beyondpass review``: the blind side-by-side human review (docs/review.md)
+    commands=(f"{_HERE}.review.cli:review",),
+    studies=f"{_HERE}.studies",
+)

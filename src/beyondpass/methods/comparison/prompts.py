@@ -1,0 +1,115 @@
+"""The comparison methodology's prompts: the seed's neutral prefix plus one runnable mode.
+
+The seed (002) prompts "Generate a <LANGUAGE> code to solve the problem!" followed by the
+PSB2 description and adapted every answer by hand to its test harness. beyondpass needs no
+hand edits, so each plan adds exactly one thing to the neutral prompt, the same for every
+model, and records what it added (the condition's metadata names the mode):
+
+- ``psb2-program``: the exact stdin/stdout format (``io_format``); the answer is a whole
+  program, read as ``whole-program`` and run unchanged.
+- ``psb2-function``: the function signature in the target language (``signature``); the
+  answer's code is run unchanged with a generated driver appended (answer format
+  ``psb2-function``, notes say so), see ``drivers``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from beyondpass.benchmarks.task import Task
+from beyondpass.errors import ConfigError
+from beyondpass.extraction.program import extract_program
+from beyondpass.extraction.result import Extraction
+from beyondpass.methods.comparison.drivers import python_program, python_signature
+from beyondpass.methods.comparison.psb2.problems import Arg, Problem, problem
+from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate
+
+NEUTRAL_PREFIX = "Generate a {language} code to solve the problem!\n{prompt}"
+FUNCTION_FORMAT = "psb2-function"
+
+_DESCRIBE = {
+    "int": "an integer",
+    "float": "a floating-point number",
+    "str": "a string (the whole line, possibly empty)",
+    "bool": "a Boolean written as true or false",
+    "vec_int": "a vector of integers, written on one line separated by single spaces "
+    "(an empty vector is an empty line)",
+    "vec_float": "a vector of floating-point numbers, written on one line separated by "
+    "single spaces (an empty vector is an empty line)",
+}
+
+
+def _lines(args: tuple[Arg, ...]) -> str:
+    return "\n".join(f"- line {i}: {a.name}, {_DESCRIBE[a.type]}" for i, a in enumerate(args, 1))
+
+
+def io_format(p: Problem) -> str:
+    """The program-mode addition: exactly how one case is read and written."""
+    return (
+        "Write a complete program that reads one case from standard input and writes the "
+        "answer to standard output.\nInput, one value per line:\n"
+        f"{_lines(p.inputs)}\nOutput, one value per line:\n{_lines(p.outputs)}"
+    )
+
+
+def signature(p: Problem, language: str) -> str:
+    """The function-mode addition: the signature to implement, in the target language."""
+    if language != "python":
+        raise ConfigError(
+            f"function mode has no {language} signature/driver in this build "
+            "(they come with the C++/Java runners) — use plan psb2-program"
+        )
+    return f"Implement this function:\n{python_signature(p)}"
+
+
+def prompt_fields(p: Problem, language: str) -> dict[str, str]:
+    """Per-task values the templates use (``{io_format}``, ``{signature}``)."""
+    fields = {"io_format": io_format(p)}
+    if language == "python":
+        fields["signature"] = signature(p, language)
+    return fields
+
+
+PROGRAM = Condition(
+    id="program",
+    steps=(PromptTemplate(user=NEUTRAL_PREFIX + "\n{io_format}"),),
+    description="Neutral prompt + the exact stdin/stdout format; the answer is a program",
+    metadata={"mode": "program", "added": "io_format"},
+)
+FUNCTION = Condition(
+    id="function",
+    steps=(PromptTemplate(user=NEUTRAL_PREFIX + "\n{signature}"),),
+    description="Neutral prompt + the function signature; beyondpass appends the driver",
+    metadata={"mode": "function", "added": "signature"},
+)
+
+
+def _no_options(table: Any, where: str) -> None:
+    extra = sorted(k for k in (table or {}) if k != "plan")
+    if extra:
+        raise ConfigError(f"{where}: unknown key {extra[0]!r} — this plan takes no options")
+
+
+def program_plan(table: Any, base: Any, where: str) -> PromptPlan:
+    """``plan = "psb2-program"``."""
+    _no_options(table, where)
+    return PromptPlan("psb2-program", (PROGRAM,), answer_format="whole-program")
+
+
+def function_plan(table: Any, base: Any, where: str) -> PromptPlan:
+    """``plan = "psb2-function"``."""
+    _no_options(table, where)
+    return PromptPlan("psb2-function", (FUNCTION,), answer_format=FUNCTION_FORMAT)
+
+
+def extract_function(answer: str, task: Task) -> Extraction:
+    """Function mode: the answer's code, unchanged, followed by the generated driver."""
+    found = extract_program(answer, task)
+    if not found.ok:
+        return found
+    p = problem(str(task.metadata.get("psb2_problem", task.task_id)))
+    if task.language != "python":
+        signature(p, task.language)  # raises the one-line error
+    program = python_program(found.code, p)
+    notes = (*found.notes, f"appended the generated Python driver calling {p.name}()")
+    return Extraction("ok", found.code, program, "full", notes=notes)
