@@ -232,3 +232,47 @@ def test_requests_the_runners_cannot_run_are_errors(executor):
     for request in (cpp_without_launcher, rust):
         result = executor.run(request)
         assert result.status is Status.ERROR and result.message
+
+
+def test_evaluate_compiles_cpp_and_java_answers_of_a_file_benchmark(run_cli, tmp_path):
+    """`beyondpass evaluate` on `file:` tasks in C++ and Java: the functional evaluator asks
+    for the compile step and launcher of the task's language (a right answer passes, a wrong
+    one fails with the first differing line, one that does not compile is compile_error)."""
+    import json
+
+    tests = [
+        {"name": "a", "stdin": "2 3\n", "expected_stdout": "5\n"},
+        {"name": "b", "stdin": "10 -4\n", "expected_stdout": "6\n"},
+    ]
+    tasks = [
+        {"task_id": t, "language": lang, "prompt": "Print the sum of two integers.",
+         "reference_solution": "", "tests": tests}
+        for t, lang in (("sum-cpp", "cpp"), ("sum-java", "java"))
+    ]  # fmt: skip
+    cpp = "```cpp\n#include <iostream>\nint main(){{long a,b;std::cin>>a>>b;std::cout<<{};}}\n```"
+    java = (
+        "```java\nimport java.util.*;\npublic class Sum { public static void main(String[] x)"
+        " { Scanner s = new Scanner(System.in); System.out.println(s.nextLong() OP s.nextLong());"
+        " } }\n```"
+    )
+    answers = [
+        ("sum-cpp", cpp.format('a+b<<"\\n"'), "passed"),
+        ("sum-cpp", cpp.format('a-b<<"\\n"'), "failed"),
+        ("sum-cpp", "```cpp\nint main(){ return missing; }\n```", "compile_error"),
+        ("sum-java", java.replace("OP", "+"), "passed"),
+        ("sum-java", java.replace("OP", "*"), "failed"),
+    ]
+    (tmp_path / "tasks.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    (tmp_path / "answers.jsonl").write_text(
+        "".join(json.dumps({"task_id": t, "completion": a}) + "\n" for t, a, _ in answers)
+    )
+    proc = run_cli(
+        ["evaluate", "--benchmark", f"file:{tmp_path / 'tasks.jsonl'}",
+         "--samples", "answers.jsonl", "--out", "OUT", "--json"],
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for x in (tmp_path / "OUT" / "results.jsonl").read_text().splitlines()]
+    assert [x["status"] for x in lines] == [s for _, _, s in answers]
+    assert lines[1]["message"] == "test a: WrongOutput line 1: expected '5', got '-1'"
+    assert lines[4]["message"] == "test a: WrongOutput line 1: expected '5', got '6'"

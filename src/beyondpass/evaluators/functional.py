@@ -24,6 +24,7 @@ from beyondpass.execution.base import (
     Status,
     mean_stdev,
 )
+from beyondpass.execution.languages import LANGUAGES, compile_step, launcher
 
 
 class FunctionalEvaluator(Evaluator):
@@ -76,14 +77,23 @@ class FunctionalEvaluator(Evaluator):
         task_timeout = float(cand.task.metadata.get("timeout_s", 0))
         if task_timeout > limits.timeout_s:  # documented slow task (benchmarks/task_notes.toml)
             limits = replace(limits, timeout_s=task_timeout)
+        program, language = cand.extraction.program, cand.task.language
+        compiled = language in COMPILED
         return ExecutionRequest(
-            program=cand.extraction.program,
+            program=program,
             tests=cand.task.tests,
-            language=cand.task.language,
+            language=language,
             test_setup=cand.task.test_setup,
             limits=limits,
             timing_repeats=self.timing_repeats,
+            # C++ and Java: compiled once in the sandbox, then one process per test
+            compile=compile_step(language, program) if compiled else None,
+            launcher=launcher(language, program, limits) if compiled else None,
         )
+
+
+#: languages whose programs need a compile step (execution/languages.py)
+COMPILED = tuple(lang for lang in LANGUAGES if compile_step(lang) is not None)
 
 
 def _evaluation(result: ExecutionResult) -> Evaluation:
