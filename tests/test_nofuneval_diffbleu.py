@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from nofuneval_data import EDIT_SUBSETS, PROMPT_KINDS, rows
 
 from beyondpass.methods.nofuneval.diffbleu import (
     DiffBleu,
@@ -13,6 +12,7 @@ from beyondpass.methods.nofuneval.diffbleu import (
     strip_python_comments,
 )
 from beyondpass.methods.nofuneval.extraction import compat_extract, published_answer
+from nofuneval_data import EDIT_SUBSETS, PROMPT_KINDS, rows
 
 
 @pytest.fixture(scope="module")

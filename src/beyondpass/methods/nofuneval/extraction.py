@@ -140,5 +140,8 @@ def robust_extract(answer: str, prompts: tuple[str, ...] = (), language: str = "
         return Edited(same[0] if same else max((c for _, c in blocks), key=len), True)
     opened = _OPEN_FENCE.search(text)
     if opened:
-        return Edited(opened.group(2), False)
+        body = opened.group(2)
+        if "```" in body:  # closed at the end of a code line ("}```")
+            return Edited(body.split("```")[0], True)
+        return Edited(body, False)
     return Edited(text.strip("\n"), False)
