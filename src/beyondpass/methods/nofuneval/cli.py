@@ -55,6 +55,13 @@ def nofuneval() -> None:
 )
 @click.option("--data-dir", type=click.Path(), help="Data directory (default: $BEYONDPASS_DATA).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@click.option(
+    "--run/--no-run",
+    "run_programs",
+    default=True,
+    help="runtime_efficiency: run each edit on its CodeNet cases in the sandbox (default).",
+)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
 def score(
     subset: str,
     generations: str,
@@ -63,6 +70,8 @@ def score(
     out: str | None,
     data_dir: str | None,
     as_json: bool,
+    run_programs: bool,
+    workers: int,
 ) -> None:
     """Write per-row scores to OUT/scores.jsonl and print the summary."""
     from beyondpass.errors import ConfigError
@@ -81,9 +90,20 @@ def score(
         rows, summary = scoring.score_classification(gens, bench)
     else:
         kind = prompt_kind or scoring.prompt_kind_of(path)
-        rows = scoring.score_edits(gens, bench, compat == "nofuneval", kind)
+        edits = scoring.read_edits(gens, bench, compat == "nofuneval", kind)
+        rows = scoring.score_edits(gens, edits, bench)
         summary = scoring.summarise_edits(rows, bench)
         summary.update(reading="compat" if compat else "robust", prompt=kind)
+        if subset == "runtime_efficiency" and run_programs:
+            from beyondpass.execution import create_executor
+
+            executor = create_executor("sandbox", workers=workers)
+            try:
+                summary.update(
+                    scoring.add_correctness(rows, gens, edits, bench, compat is not None, executor)
+                )
+            finally:
+                executor.close()
     out_dir = Path(out) if out else default_out("beyondpass-nofuneval", subset)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "scores.jsonl"

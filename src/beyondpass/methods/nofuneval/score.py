@@ -18,7 +18,12 @@ from typing import Any
 from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import DataError
 from beyondpass.methods.nofuneval.classify import ORDERINGS
-from beyondpass.methods.nofuneval.extraction import compat_extract, published_answer, robust_extract
+from beyondpass.methods.nofuneval.extraction import (
+    Edited,
+    compat_extract,
+    published_answer,
+    robust_extract,
+)
 from beyondpass.methods.nofuneval.samples import score_at_k
 
 
@@ -90,8 +95,24 @@ def prompt_kind_of(path: Path, default: str = "base_prompt") -> str:
     return default
 
 
-def score_edits(
+def read_edits(
     gens: list[Generation], bench: Benchmark, compat: bool, prompt_kind: str
+) -> list[Edited]:
+    """The edited program of every generation (NoFunEval's reading or the robust one)."""
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    out = []
+    for g in gens:
+        meta = tasks[g.row].metadata
+        pl = str(meta["pl"])
+        if compat:
+            out.append(compat_extract(g.text, prompt_kind, pl))
+        else:
+            out.append(robust_extract(g.text, tuple(map(str, meta["prompt_fields"].values())), pl))
+    return out
+
+
+def score_edits(
+    gens: list[Generation], edits: list[Edited], bench: Benchmark
 ) -> list[dict[str, Any]]:
     """DiffBLEU of every generation (one output line each)."""
     from beyondpass.methods.nofuneval.diffbleu import DiffBleu
@@ -99,14 +120,9 @@ def score_edits(
     tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
     out = []
     with DiffBleu() as scorer:
-        for g in gens:
+        for g, edited in zip(gens, edits, strict=True):
             meta = tasks[g.row].metadata
             pl = str(meta["pl"])
-            if compat:
-                edited = compat_extract(g.text, prompt_kind, pl)
-            else:
-                prompts = tuple(str(v) for v in meta["prompt_fields"].values())
-                edited = robust_extract(g.text, prompts, pl)
             value = scorer.score(meta["source_code"], meta["target_code"], edited.code, pl)
             out.append(
                 {
@@ -169,3 +185,32 @@ def score_classification(
         )
     summary = {"benchmark": bench.name, "benchmark_version": bench.version, **summarise(results)}
     return rows, summary
+
+
+def add_correctness(
+    scores: list[dict[str, Any]],
+    gens: list[Generation],
+    edits: list[Edited],
+    bench: Benchmark,
+    compat: bool,
+    executor: Any,
+) -> dict[str, Any]:
+    """Runtime efficiency: run every edit on its CodeNet cases (sandboxed); adds ``correct``.
+
+    Speed-up needs per-case times the executor's I/O tests do not report yet: ``speedup``
+    is left out rather than guessed (docs/nofuneval.md).
+    """
+    from beyondpass.methods.nofuneval.runtime import check_programs
+
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    items = [(tasks[g.row], e.code) for g, e in zip(gens, edits, strict=True)]
+    verdicts = check_programs(items, executor, compat)
+    for s, v in zip(scores, verdicts, strict=True):
+        s.update(correct=v.correct, status=v.status)
+        if v.message:
+            s["message"] = v.message
+    return {
+        "correct_rate": mean(v.correct for v in verdicts),
+        "speedup": None,
+        "speedup_note": "not measured: the executor's I/O tests report no per-case times",
+    }
