@@ -145,3 +145,23 @@ def test_maintainability_needs_the_users_file(tmp_path, monkeypatch):
     own.write_text(row.read_text().splitlines()[0] + "\n")
     monkeypatch.setenv(MAINTAINABILITY_ENV, str(own))
     assert len(load_subset("maintainability", tmp_path)) == 1
+
+
+def test_builtin_study_loads_with_the_edit_plan():
+    from beyondpass.study.config import load_study
+
+    path = registry.study_files()["nofuneval"]
+    study = load_study(path, extra_models=["openai:gpt-4o-mini"])
+    assert [b.name for b in study.benchmarks] == [
+        "nofuneval-latency",
+        "nofuneval-resource_util",
+        "nofuneval-runtime_efficiency",
+        "nofuneval-security",
+    ]
+    assert [c.id for c in study.plan.conditions] == [
+        "base_prompt",
+        "one_shot",
+        "chain_of_thought",
+        "coding_concepts",
+    ]
+    assert study.plan.answer_format == "nofuneval-edit"

@@ -98,4 +98,5 @@ METHOD = Method(
         ),
     ),
     commands=(f"{_HERE}.cli:nofuneval",),
+    studies=f"{_HERE}.studies",
 )
