@@ -97,6 +97,7 @@ METHOD = Method(
             description="DiffBLEU of the edited program against the commit's edit",
         ),
     ),
+    report_sections=(f"{_HERE}.report:NoFunEditTable",),
     commands=(f"{_HERE}.cli:nofuneval",),
     studies=f"{_HERE}.studies",
 )
