@@ -165,3 +165,29 @@ def test_builtin_study_loads_with_the_edit_plan():
         "coding_concepts",
     ]
     assert study.plan.answer_format == "nofuneval-edit"
+
+
+def test_robust_reads_fence_closed_at_end_of_code_line():
+    edited = robust_extract(PROMPT + "class F { }```", (PROMPT,), "java")
+    assert edited.code == "class F { }" and edited.template_followed
+
+
+def test_edit_evaluator_verdicts_and_diffbleu():
+    from beyondpass.evaluators.base import Candidate
+    from beyondpass.methods.nofuneval.answers import extract_edit
+    from beyondpass.methods.nofuneval.benchmark import load_subset
+    from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator
+
+    task = load_subset("latency", nofuneval_dir().parent).tasks["1"]
+    meta = task.metadata
+    answers = [
+        "```java\n" + meta["target_code"] + "\n```",
+        "```java\n" + meta["source_code"] + "\n```",
+        "",
+    ]
+    cands = [Candidate(task, extract_edit(a, task), a) for a in answers]
+    got = DiffBleuEvaluator().evaluate(cands)
+    assert [e.status for e in got] == ["passed", "failed", "no_code"]
+    assert got[0].metrics["diffbleu"] == pytest.approx(1.0)
+    assert got[1].metrics["diffbleu"] == 0.0 and got[2].metrics["diffbleu"] == 0.0
+    assert got[0].metrics["template_followed"] is True

@@ -106,12 +106,15 @@ def compat_extract(answer: str, prompt_kind: str, language: str) -> Edited:
 
 
 def _opens_inside_fence(text: str) -> bool:
-    """The text closes a fence before opening one: a completion of a prompt ending in ```lang."""
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith("```"):
-            return stripped == "```"
-    return False
+    """The first fence in the text closes one: a completion of a prompt ending in ```lang."""
+    idx = text.find("```")
+    if idx < 0:
+        return False
+    before = text[text.rfind("\n", 0, idx) + 1 : idx]
+    if before.strip():  # code and then ``` on the same line
+        return True
+    end = text.find("\n", idx)
+    return text[idx + 3 : end if end >= 0 else len(text)].strip() == ""  # a bare ``` line
 
 
 def robust_extract(answer: str, prompts: tuple[str, ...] = (), language: str = "") -> Edited:
