@@ -58,3 +58,11 @@ def test_speedup_rules():
     assert speedup(slow, fast, correct=False) == (1.0, False)
     assert speedup(fast, slow, correct=True) == (1.0, False)  # slower edit
     assert speedup(slow, list(slow), correct=True) == (1.0, False)  # not faster
+
+
+def test_every_target_is_correct_except_the_two_documented_rows(bench, executor):
+    tasks = list(bench.tasks.values())
+    results = check_programs([(t, t.metadata["target_code"]) for t in tasks], executor)
+    failing = {t.task_id for t, r in zip(tasks, results, strict=True) if not r.correct}
+    assert failing == {"17", "74"}  # docs/nofuneval.md lists both with their reason
+    assert (len(tasks) - len(failing)) / len(tasks) >= 0.95
