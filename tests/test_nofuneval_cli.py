@@ -130,3 +130,20 @@ def test_generations_of_another_subset_are_refused(run_cli, tmp_path):
     assert proc.returncode == 2
     assert "not for this subset" in proc.stderr and "Traceback" not in proc.stderr
     assert (out / "scores.jsonl").read_text() == "kept\n"  # nothing lost
+
+
+def test_benchmarks_list_shows_the_subsets(run_cli, tmp_path):
+    data = nofuneval_dir().parent
+    proc = run_cli(["benchmarks", "list", "--data-dir", data, "--json"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    by_name = {r["name"]: r for r in json.loads(proc.stdout)}
+    sizes = {
+        "nofuneval-latency": 47,
+        "nofuneval-resource_util": 51,
+        "nofuneval-runtime_efficiency": 113,
+        "nofuneval-security": 41,
+        "nofuneval-classify": 164,
+    }
+    for name, size in sizes.items():
+        assert by_name[name]["n_tasks"] == size, name
+    assert "not public" in by_name["nofuneval-maintainability"]["unavailable"]
