@@ -49,7 +49,7 @@ def on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_entry_point_registers_the_method(on_path: Path) -> None:
-    assert list(registry.methods()) == ["robunfr", "robustapi", "example"]
+    assert list(registry.methods()) == ["robunfr", "robustapi", "nofuneval", "example"]
     spec, owner = registry.evaluator("answer_lines")
     assert owner.name == "example" and spec.metrics[0].name == "code_lines"
     assert "example" in [c.name for c in registry.commands()]
