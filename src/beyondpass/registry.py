@@ -36,6 +36,7 @@ BUILTIN_METHODS = (
     "beyondpass.methods.robunfr",
     "beyondpass.methods.robustapi",
     "beyondpass.methods.comparison",
+    "beyondpass.methods.nofuneval",
 )
 
 #: a component: an object, or ``"package.module:attribute"`` resolved on first use

@@ -1,0 +1,103 @@
+"""NoFunEval (seed 004): editing code for a non-functional requirement, and judging it.
+
+Brings the five public subsets as benchmarks (``nofuneval-latency``, ``-resource_util``,
+``-runtime_efficiency``, ``-security``, ``-classify``) and the user-supplied
+``nofuneval-maintainability``; the ``nofuneval-edit`` plan (Base, 1-Shot, CoT, CoCo: the
+dataset's own prompts) and ``nofuneval-classify`` (both orderings); the ``nofuneval-edit``
+answer format (robust reading; compat reading in ``nofuneval score --compat nofuneval``);
+the DiffBLEU evaluator; and ``beyondpass nofuneval score``. See docs/nofuneval.md.
+"""
+
+from beyondpass.registry import (
+    AnswerFormatSpec,
+    BenchmarkSpec,
+    EvaluatorSpec,
+    Method,
+    Metric,
+    PlanSpec,
+)
+
+_HERE = "beyondpass.methods.nofuneval"
+EDIT = "nofuneval-edit"
+CHOICE = "nofuneval-choice"
+
+
+def _bench(subset: str, name: str, rows: str) -> BenchmarkSpec:
+    return BenchmarkSpec(
+        name,
+        f"{_HERE}.benchmark:load_{subset}",
+        f"NoFunEval {subset.replace('_', ' ')}: {rows}",
+        answer_format=CHOICE if subset == "classify" else EDIT,
+    )
+
+
+METHOD = Method(
+    name="nofuneval",
+    description="NoFunEval: non-functional code edits (DiffBLEU) and classification",
+    extra="nofuneval",
+    requires=("nltk",),
+    benchmarks=(
+        _bench("latency", "nofuneval-latency", "47 edits (Java, Kotlin, JSX)"),
+        _bench("resource_util", "nofuneval-resource_util", "51 edits, 10 languages"),
+        _bench(
+            "runtime_efficiency",
+            "nofuneval-runtime_efficiency",
+            "113 Python edits with CodeNet stdin/stdout cases",
+        ),
+        _bench("security", "nofuneval-security", "41 edits (C, Python), CodeQL query named"),
+        _bench(
+            "maintainability",
+            "nofuneval-maintainability",
+            "145 Python edits; not public — supply the file",
+        ),
+        _bench("classify", "nofuneval-classify", "HumanEvalClassify, 164 pairs"),
+    ),
+    plans=(
+        PlanSpec(
+            EDIT,
+            f"{_HERE}.prompts:edit_plan",
+            "NoFunEdit: Base, 1-Shot, Chain-of-Thought, Coding-Concepts",
+            EDIT,
+        ),
+        PlanSpec(
+            "nofuneval-classify",
+            f"{_HERE}.prompts:classify_plan",
+            "NoFunClassify: both orderings of each pair",
+            CHOICE,
+        ),
+    ),
+    answer_formats=(
+        AnswerFormatSpec(
+            EDIT,
+            f"{_HERE}.answers:extract_edit",
+            "the whole edited program, read robustly (echo, prose, fences)",
+        ),
+        AnswerFormatSpec(
+            CHOICE, f"{_HERE}.answers:extract_choice", "a choice between Code-A and Code-B"
+        ),
+    ),
+    evaluators=(
+        EvaluatorSpec(
+            EDIT,
+            f"{_HERE}.evaluator:DiffBleuEvaluator.build",
+            options=f"{_HERE}.evaluator:EditOptions",
+            metrics=(
+                Metric("diffbleu", "", "higher", "mean", "BLEU of the edit's diff (NoFunEval)"),
+                Metric(
+                    "template_followed",
+                    "answers",
+                    "higher",
+                    "rate",
+                    "the answer put the program in a fenced block",
+                ),
+            ),
+            decides_verdict=True,
+            result_fields=("diffbleu", "template_followed"),
+            label="DiffBLEU",
+            description="DiffBLEU of the edited program against the commit's edit",
+        ),
+    ),
+    report_sections=(f"{_HERE}.report:NoFunEditTable",),
+    commands=(f"{_HERE}.cli:nofuneval",),
+    studies=f"{_HERE}.studies",
+)

@@ -1,0 +1,206 @@
+"""NoFunEval's subsets as benchmarks (``nofuneval-latency``, ... ``nofuneval-classify``).
+
+Edit subsets (latency, resource_util, runtime_efficiency, security, maintainability): one
+task per dataset row, task id = the row's index (NoFunEval's rows carry no id; its
+generation files are in the same order). ``metadata`` holds ``source_code``,
+``target_code``, ``pl``, the requirement, the four prompts (as ``prompt_fields`` for the
+plans) and both classification prompts with their labels. runtime_efficiency tasks carry
+their CodeNet stdin/stdout cases as I/O tests. HumanEvalClassify has only classification
+prompts; its task id is the row's ``unique_id``.
+
+Files are resolved like every benchmark's (``--data-dir`` / ``BEYONDPASS_DATA``, cache,
+download from NoFunEval's repository at a pinned commit). The maintainability subset is not
+public: ``nofuneval-maintainability`` reads ``nofuneval/maintainability.jsonl`` in the data
+directory, or the file named by ``BEYONDPASS_NOFUNEVAL_MAINTAINABILITY``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from beyondpass.benchmarks.humaneval import read_jsonl
+from beyondpass.benchmarks.sources import DataFile, explicit_data_dir, file_digest, resolve
+from beyondpass.benchmarks.task import Benchmark, OutputComparison, Task, TestCase
+from beyondpass.errors import DataError
+
+COMMIT = "7f6b4d29669caec3b980525954628225025633b9"
+UPSTREAM = f"https://raw.githubusercontent.com/microsoft/NoFunEval/{COMMIT}"
+#: subset -> dataset file name (without .jsonl)
+EDIT_SUBSETS = ("latency", "resource_util", "runtime_efficiency", "security", "maintainability")
+SUBSETS = (*EDIT_SUBSETS, "humanevalclassify")
+PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
+MAINTAINABILITY_ENV = "BEYONDPASS_NOFUNEVAL_MAINTAINABILITY"
+CASES_DIR = "nofuneval/codenet_public_test_cases"
+#: NoFunEval's comparison of outputs (PIE harness): numbers within 1e-3 (compat)
+AUTHORS_TOLERANCE = 1e-3
+#: beyondpass's default: whitespace-normalised lines, numbers within 1e-6 relative
+DEFAULT_COMPARE = OutputComparison("numeric", abs_tol=0.0, rel_tol=1e-9)
+REQUIRED = ("source_code", "target_code", "pl", *PROMPTS)
+
+
+def benchmark_name(subset: str) -> str:
+    return "nofuneval-classify" if subset == "humanevalclassify" else f"nofuneval-{subset}"
+
+
+def data_file(subset: str) -> DataFile:
+    return DataFile(f"nofuneval/{subset}.jsonl", f"{UPSTREAM}/datasets/{subset}.jsonl")
+
+
+def subset_path(subset: str, data_dir: str | os.PathLike[str] | None) -> Path:
+    if subset not in SUBSETS:
+        raise DataError(f"unknown NoFunEval subset {subset!r} — choose {', '.join(SUBSETS)}")
+    if subset != "maintainability":
+        return resolve(data_file(subset), data_dir)
+    env = os.environ.get(MAINTAINABILITY_ENV)
+    candidates = [Path(env).expanduser()] if env else []
+    base = explicit_data_dir(data_dir)
+    if base is not None:
+        candidates.append(base / "nofuneval" / "maintainability.jsonl")
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise DataError(
+        "the NoFunEval maintainability subset is not public: put your copy at "
+        f"<data dir>/nofuneval/maintainability.jsonl or set {MAINTAINABILITY_ENV}"
+        + (f" (looked at {', '.join(map(str, candidates))})" if candidates else "")
+    )
+
+
+def io_cases(problem: str, data_dir: str | os.PathLike[str] | None) -> tuple[TestCase, ...]:
+    """The CodeNet public cases of ``problem`` (``input.N.txt`` / ``output.N.txt``)."""
+    base = explicit_data_dir(data_dir)
+    folder = base / CASES_DIR / problem if base is not None else None
+    if folder is None or not folder.is_dir():
+        raise DataError(
+            f"CodeNet test cases for {problem} not found (looked in {folder or '(no data dir)'}):"
+            f" copy NoFunEval's src/evaluation/pie-perf/codenet/public_test_cases to "
+            f"<data dir>/{CASES_DIR}"
+        )
+    cases = []
+    for inp in sorted(folder.glob("input.*.txt"), key=lambda p: int(p.name.split(".")[1])):
+        out = inp.with_name(inp.name.replace("input", "output", 1))
+        if not out.is_file():
+            raise DataError(f"{inp} has no matching {out.name}")
+        cases.append(
+            TestCase(
+                name=f"{problem}/{inp.name.split('.')[1]}",
+                stdin=inp.read_text("utf-8"),
+                expected_stdout=out.read_text("utf-8"),
+                compare=DEFAULT_COMPARE,
+            )
+        )
+    if not cases:
+        raise DataError(f"{folder} holds no input.N.txt files")
+    return tuple(cases)
+
+
+def _edit_task(
+    name: str,
+    subset: str,
+    n: int,
+    row: dict[str, Any],
+    where: str,
+    data_dir: str | os.PathLike[str] | None,
+) -> Task:
+    missing = [f for f in REQUIRED if f not in row]
+    if missing:
+        raise DataError(f"{where}: row {n} lacks field(s) {missing}")
+    tests: tuple[TestCase, ...] = ()
+    if subset == "runtime_efficiency":
+        tests = io_cases(str(row["problem_id"]), data_dir)
+    meta = {k: v for k, v in row.items() if k not in PROMPTS}
+    meta.update(
+        subset=subset,
+        evaluator="nofuneval-edit",
+        requirement=str(row.get("non_functional_requirement") or _REQUIREMENT[subset]),
+        prompt_fields={p: str(row[p]) for p in PROMPTS},
+        row=n,
+    )
+    return Task(
+        benchmark=name,
+        task_id=str(n),
+        language=str(row["pl"]).lower(),
+        prompt=str(row["base_prompt"]),
+        entry_point=None,
+        reference_solution=str(row["target_code"]),
+        tests=tests,
+        prompt_style="description",
+        metadata=meta,
+    )
+
+
+_REQUIREMENT = {
+    "latency": "latency",
+    "resource_util": "resource utilization",
+    "runtime_efficiency": "runtime efficiency",
+    "security": "security",
+    "maintainability": "maintainability",
+}
+
+
+def _classify_task(name: str, n: int, row: dict[str, Any], where: str) -> Task:
+    fields = [
+        f"classification_{side}_{kind}"
+        for side in ("left", "right")
+        for kind in ("prompt", "label")
+    ]
+    missing = [f for f in fields if f not in row]
+    if missing:
+        raise DataError(f"{where}: row {n} lacks field(s) {missing}")
+    meta = {f: str(row[f]) for f in fields}
+    meta.update(row=n, requirement="correctness", subset="humanevalclassify")
+    return Task(
+        benchmark=name,
+        task_id=str(row.get("unique_id", n)),
+        language="python",
+        prompt=str(row["classification_left_prompt"]),
+        entry_point=None,
+        reference_solution="",
+        tests=(),
+        prompt_style="description",
+        metadata=meta,
+    )
+
+
+def load_subset(subset: str, data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    path = subset_path(subset, data_dir)
+    name = benchmark_name(subset)
+    tasks: dict[str, Task] = {}
+    for n, row in enumerate(read_jsonl(path)):
+        task = (
+            _classify_task(name, n, row, str(path))
+            if subset == "humanevalclassify"
+            else _edit_task(name, subset, n, row, str(path), data_dir)
+        )
+        if task.task_id in tasks:
+            raise DataError(f"{path}: row {n} repeats id {task.task_id}")
+        tasks[task.task_id] = task
+    if not tasks:
+        raise DataError(f"{path}: no rows")
+    return Benchmark(
+        name=name,
+        version=file_digest(path),
+        tasks=tasks,
+        source=str(path),
+        description=f"NoFunEval {subset} (Singhal et al.)",
+        coverage=f"{len(tasks)} rows",
+    )
+
+
+def _loader(subset: str) -> Callable[..., Benchmark]:
+    def load(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+        return load_subset(subset, data_dir)
+
+    load.__name__ = f"load_{subset}"
+    return load
+
+
+load_latency = _loader("latency")
+load_resource_util = _loader("resource_util")
+load_runtime_efficiency = _loader("runtime_efficiency")
+load_security = _loader("security")
+load_maintainability = _loader("maintainability")
+load_classify = _loader("humanevalclassify")

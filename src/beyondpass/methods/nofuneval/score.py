@@ -1,0 +1,216 @@
+"""Scoring a file of generations for one NoFunEval subset (``beyondpass nofuneval score``).
+
+Two line shapes are read: NoFunEval's published generation files (``generated_answers``, a
+Python-list string of prompt + completion, plus ``source_code``; line i is row i, checked
+against the dataset) and beyondpass's ``{"row": i, "generation": "..."}`` (several lines per
+row for n > 1; classification lines also say ``"ordering": "left" | "right"``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from beyondpass.benchmarks.task import Benchmark
+from beyondpass.errors import DataError
+from beyondpass.methods.nofuneval.classify import ORDERINGS
+from beyondpass.methods.nofuneval.extraction import (
+    Edited,
+    compat_extract,
+    published_answer,
+    robust_extract,
+)
+from beyondpass.methods.nofuneval.samples import score_at_k
+
+
+@dataclass(frozen=True)
+class Generation:
+    row: int
+    sample: int
+    text: str
+    ordering: str = ""
+
+
+def read_generations(path: Path, bench: Benchmark, classify: bool) -> list[Generation]:
+    """Every generation in ``path``, validated against the subset's rows."""
+    rows = {t.metadata["row"]: t for t in bench.tasks.values()}
+    out: list[Generation] = []
+    counts: dict[tuple[int, str], int] = defaultdict(int)
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot read generations {path}: {exc}") from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{where}: not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise DataError(f"{where}: expected a JSON object")
+        if "generated_answers" in obj and not classify:
+            row = obj.get("row", n - 1)
+            text = published_answer(obj["generated_answers"])
+        elif "generation" in obj and "row" in obj:
+            row, text = obj["row"], obj["generation"]
+        else:
+            want = '"row", "ordering", "generation"' if classify else '"row" and "generation"'
+            raise DataError(f"{where}: expected {want} (or NoFunEval's generated_answers)")
+        if not isinstance(row, int) or isinstance(row, bool) or row not in rows:
+            raise DataError(
+                f"{where}: row {row!r} is not a row of {bench.name} (0..{len(rows) - 1})"
+            )
+        if not isinstance(text, str):
+            raise DataError(f"{where}: the generation must be a string")
+        src = obj.get("source_code")
+        if src is not None and src != rows[row].metadata.get("source_code"):
+            raise DataError(
+                f"{where}: source_code differs from row {row} of {bench.name} — "
+                "these generations are not for this subset"
+            )
+        ordering = ""
+        if classify:
+            ordering = obj.get("ordering", "")
+            if ordering not in ORDERINGS:
+                raise DataError(f"{where}: ordering must be 'left' or 'right', got {ordering!r}")
+        key = (row, ordering)
+        out.append(Generation(row, counts[key], text, ordering))
+        counts[key] += 1
+    if not out:
+        raise DataError(f"{path}: no generations")
+    return out
+
+
+def prompt_kind_of(path: Path, default: str = "base_prompt") -> str:
+    """NoFunEval's prompt folder name in the file's path (``.../one_shot/...``), if any."""
+    for part in reversed(path.parts):
+        if part in ("base_prompt", "one_shot", "one-shot", "chain_of_thought", "coding_concepts"):
+            return part
+    return default
+
+
+def read_edits(
+    gens: list[Generation], bench: Benchmark, compat: bool, prompt_kind: str
+) -> list[Edited]:
+    """The edited program of every generation (NoFunEval's reading or the robust one)."""
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    out = []
+    for g in gens:
+        meta = tasks[g.row].metadata
+        pl = str(meta["pl"])
+        if compat:
+            out.append(compat_extract(g.text, prompt_kind, pl))
+        else:
+            out.append(robust_extract(g.text, tuple(map(str, meta["prompt_fields"].values())), pl))
+    return out
+
+
+def score_edits(
+    gens: list[Generation], edits: list[Edited], bench: Benchmark
+) -> list[dict[str, Any]]:
+    """DiffBLEU of every generation (one output line each)."""
+    from beyondpass.methods.nofuneval.diffbleu import DiffBleu
+
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    out = []
+    with DiffBleu() as scorer:
+        for g, edited in zip(gens, edits, strict=True):
+            meta = tasks[g.row].metadata
+            pl = str(meta["pl"])
+            value = scorer.score(meta["source_code"], meta["target_code"], edited.code, pl)
+            out.append(
+                {
+                    "row": g.row,
+                    "sample": g.sample,
+                    "diffbleu": value,
+                    "template_followed": edited.template_followed,
+                }
+            )
+    return out
+
+
+def summarise_edits(scores: list[dict[str, Any]], bench: Benchmark) -> dict[str, Any]:
+    per_row: dict[int, list[float]] = defaultdict(list)
+    for s in scores:
+        per_row[s["row"]].append(s["diffbleu"])
+    sizes = {len(v) for v in per_row.values()}
+    n = sizes.pop() if len(sizes) == 1 else 1  # score@k needs the same n on every row
+    summary: dict[str, Any] = {
+        "benchmark": bench.name,
+        "benchmark_version": bench.version,
+        "rows_scored": len(per_row),
+        "rows_in_subset": len(bench.tasks),
+        "samples": len(scores),
+        "template_followed_rate": mean(bool(s["template_followed"]) for s in scores),
+    }
+    for k in sorted({1, n}):
+        summary[f"diffbleu_score@{k}"] = mean(
+            score_at_k(v, k) if k > 1 else mean(v) for v in per_row.values()
+        )
+    return summary
+
+
+def score_classification(
+    gens: list[Generation], bench: Benchmark
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Both orderings per row and sample; an example is right only if both answers are."""
+    from beyondpass.methods.nofuneval.classify import ClassifyResult, parse_choice, summarise
+
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    answers: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
+    for g in gens:
+        answers[(g.row, g.sample)][g.ordering] = g.text
+    rows, results = [], []
+    for (row, sample), got in sorted(answers.items()):
+        meta = tasks[row].metadata
+        choice = {o: parse_choice(got[o]) if o in got else None for o in ORDERINGS}
+        correct = all(choice[o] == meta[f"classification_{o}_label"] for o in ORDERINGS)
+        req = str(meta.get("requirement", bench.name))
+        results.append(ClassifyResult(row, req, choice["left"], choice["right"], correct))
+        rows.append(
+            {
+                "row": row,
+                "sample": sample,
+                "left": choice["left"],
+                "right": choice["right"],
+                "correct": correct,
+                "missing": [o for o in ORDERINGS if o not in got],
+            }
+        )
+    summary = {"benchmark": bench.name, "benchmark_version": bench.version, **summarise(results)}
+    return rows, summary
+
+
+def add_correctness(
+    scores: list[dict[str, Any]],
+    gens: list[Generation],
+    edits: list[Edited],
+    bench: Benchmark,
+    compat: bool,
+    executor: Any,
+) -> dict[str, Any]:
+    """Runtime efficiency: run every edit on its CodeNet cases (sandboxed); adds ``correct``.
+
+    Speed-up needs per-case times the executor's I/O tests do not report yet: ``speedup``
+    is left out rather than guessed (docs/nofuneval.md).
+    """
+    from beyondpass.methods.nofuneval.runtime import check_programs
+
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    items = [(tasks[g.row], e.code) for g, e in zip(gens, edits, strict=True)]
+    verdicts = check_programs(items, executor, compat)
+    for s, v in zip(scores, verdicts, strict=True):
+        s.update(correct=v.correct, status=v.status)
+        if v.message:
+            s["message"] = v.message
+    return {
+        "correct_rate": mean(v.correct for v in verdicts),
+        "speedup": None,
+        "speedup_note": "not measured: the executor's I/O tests report no per-case times",
+    }

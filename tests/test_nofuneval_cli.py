@@ -1,0 +1,149 @@
+"""``beyondpass nofuneval score`` end to end on the published gpt-4 answers and on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from nofuneval_data import nofuneval_dir, rows
+
+
+def _score(run_cli, tmp_path, *args):
+    data = nofuneval_dir().parent
+    return run_cli(["nofuneval", "score", *args], cwd=tmp_path, env={"BEYONDPASS_DATA": str(data)})
+
+
+def test_compat_scores_equal_reference_and_summary(run_cli, tmp_path):
+    gens = nofuneval_dir() / "generations/latency/gpt-4/one_shot/generated_outputs.jsonl"
+    out = tmp_path / "out"
+    proc = _score(
+        run_cli,
+        tmp_path,
+        "--subset",
+        "latency",
+        "--generations",
+        gens,
+        "--compat",
+        "nofuneval",
+        "--out",
+        out,
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    refs = rows("generations/latency/gpt-4/one_shot/diffbleu_reference.jsonl")
+    scored = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    assert [s["row"] for s in scored] == [r["row"] for r in refs]
+    for s, r in zip(scored, refs, strict=True):
+        assert s["diffbleu"] == pytest.approx(r["diffbleu"], abs=1e-6)
+    assert summary["prompt"] == "one_shot" and summary["reading"] == "compat"
+    mean = sum(r["diffbleu"] for r in refs) / len(refs)
+    assert summary["diffbleu_score@1"] == pytest.approx(mean, abs=1e-9)
+    followed = sum(r["template_followed"] for r in refs) / len(refs)
+    assert summary["template_followed_rate"] == pytest.approx(followed)
+
+
+def test_beyondpass_lines_with_several_samples(run_cli, tmp_path):
+    data = rows("security.jsonl")
+    gens = tmp_path / "g.jsonl"
+    lines = []
+    for n in (0, 1):  # target, then source: score@1 = 0.5, score@2 = 1 on each row
+        fence = "```" + data[n]["pl"].lower() + "\n"
+        lines.append({"row": n, "generation": fence + data[n]["target_code"] + "```"})
+        lines.append({"row": n, "generation": fence + data[n]["source_code"] + "```"})
+    gens.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    proc = _score(
+        run_cli,
+        tmp_path,
+        "--subset",
+        "security",
+        "--generations",
+        gens,
+        "--out",
+        tmp_path / "o",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["samples"] == 4 and summary["rows_scored"] == 2
+    assert summary["diffbleu_score@1"] == pytest.approx(0.5)
+    assert summary["diffbleu_score@2"] == pytest.approx(1.0)
+
+
+def test_classification_both_orderings(run_cli, tmp_path):
+    data = rows("humanevalclassify.jsonl")
+    lab = [(r["classification_left_label"], r["classification_right_label"]) for r in data[:3]]
+    lines = [
+        {"row": 0, "ordering": "left", "generation": f"Code-{lab[0][0]} is better."},
+        {"row": 0, "ordering": "right", "generation": f"({lab[0][1]})"},
+        {"row": 1, "ordering": "left", "generation": lab[1][0]},
+        {"row": 1, "ordering": "right", "generation": lab[1][0]},  # same letter: wrong
+        {"row": 2, "ordering": "left", "generation": "I cannot tell."},
+    ]
+    assert lab[1][0] != lab[1][1]
+    gens = tmp_path / "c.jsonl"
+    gens.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    proc = _score(
+        run_cli,
+        tmp_path,
+        "--subset",
+        "humanevalclassify",
+        "--generations",
+        gens,
+        "--out",
+        tmp_path / "o",
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["examples"] == 3
+    assert summary["accuracy"] == pytest.approx(1 / 3)
+    assert summary["parse_rate"] == pytest.approx(4 / 6)  # row 2: one unparsed, one missing
+
+
+@pytest.mark.parametrize(
+    ("subset", "content", "message"),
+    [
+        ("nosuch", '{"row": 0, "generation": "x"}\n', "unknown subset 'nosuch'"),
+        ("latency", "{not json\n", "not JSON"),
+        ("latency", '{"row": 99, "generation": "x"}\n', "row 99 is not a row of"),
+        ("latency", '{"row": 0}\n', 'expected "row" and "generation"'),
+        ("humanevalclassify", '{"row": 0, "generation": "A"}\n', "ordering must be"),
+    ],
+)
+def test_bad_input_is_one_line(run_cli, tmp_path, subset, content, message):
+    gens = tmp_path / "g.jsonl"
+    gens.write_text(content)
+    proc = _score(run_cli, tmp_path, "--subset", subset, "--generations", gens)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_generations_of_another_subset_are_refused(run_cli, tmp_path):
+    gens = nofuneval_dir() / "generations/latency/gpt-4/base_prompt/generated_outputs.jsonl"
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "scores.jsonl").write_text("kept\n")
+    proc = _score(run_cli, tmp_path, "--subset", "security", "--generations", gens, "--out", out)
+    assert proc.returncode == 2
+    assert "not for this subset" in proc.stderr and "Traceback" not in proc.stderr
+    assert (out / "scores.jsonl").read_text() == "kept\n"  # nothing lost
+
+
+def test_benchmarks_list_shows_the_subsets(run_cli, tmp_path):
+    data = nofuneval_dir().parent
+    proc = run_cli(["benchmarks", "list", "--data-dir", data, "--json"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    by_name = {r["name"]: r for r in json.loads(proc.stdout)}
+    sizes = {
+        "nofuneval-latency": 47,
+        "nofuneval-resource_util": 51,
+        "nofuneval-runtime_efficiency": 113,
+        "nofuneval-security": 41,
+        "nofuneval-classify": 164,
+    }
+    for name, size in sizes.items():
+        assert by_name[name]["n_tasks"] == size, name
+    assert "not public" in by_name["nofuneval-maintainability"]["unavailable"]
