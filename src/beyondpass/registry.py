@@ -32,7 +32,11 @@ from beyondpass.errors import ConfigError
 
 ENTRY_POINT_GROUP = "beyondpass.methods"
 #: ``module`` exposing ``METHOD`` for each method shipped with beyondpass
-BUILTIN_METHODS = ("beyondpass.methods.robunfr", "beyondpass.methods.robustapi")
+BUILTIN_METHODS = (
+    "beyondpass.methods.robunfr",
+    "beyondpass.methods.robustapi",
+    "beyondpass.methods.obfuseval",
+)
 
 #: a component: an object, or ``"package.module:attribute"`` resolved on first use
 Ref = str | Callable[..., Any]
