@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import (
     Assignment,
+    BuiltinAssignment,
     ClassScope,
+    GlobalScope,
     MetadataWrapper,
     ScopeProvider,
 )
@@ -43,6 +45,7 @@ class ModuleFacts:
     bound: set[str] = field(default_factory=set)  # names the task's own code binds
     identifiers: set[str] = field(default_factory=set)  # every identifier spelled in it
     functions: dict[str, set[str]] = field(default_factory=dict)  # function -> its params
+    globals: set[str] = field(default_factory=set)  # bound at module level
     dynamic: set[str] = field(default_factory=set)
 
 
@@ -52,11 +55,17 @@ def _is_import(assignment: object) -> bool:
     )
 
 
-def _renamable(scope: object, name: str) -> bool | None:
-    """True: ``name`` resolves, in ``scope``, to a binding the task makes; None: unresolved."""
+def _renamable(scope: object, name: str, program_globals: frozenset[str]) -> bool | None:
+    """True: ``name`` resolves, in ``scope``, to a binding the task makes; None: unresolved.
+
+    A test runs with the program's globals bound, so in a test a builtin the program
+    redefines (MBPP's ``def sum(a, b)``) is the program's name.
+    """
     assignments = list(scope[name])  # type: ignore[index]
     if not assignments:
         return None
+    if name in program_globals and all(isinstance(a, BuiltinAssignment) for a in assignments):
+        return True
     return all(
         isinstance(a, Assignment) and not _is_import(a) and not isinstance(a.scope, ClassScope)
         for a in assignments
@@ -95,14 +104,22 @@ def collect(module: MetadataWrapper) -> ModuleFacts:
             dunder = assignment.name.startswith("__") and assignment.name.endswith("__")
             if isinstance(assignment, Assignment) and not _is_import(assignment) and not dunder:
                 facts.bound.add(assignment.name)
+                if isinstance(scope, GlobalScope):
+                    facts.globals.add(assignment.name)
     return facts
 
 
 class _Renamer(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (ScopeProvider,)
 
-    def __init__(self, mapping: Mapping[str, str], functions: Mapping[str, set[str]]) -> None:
+    def __init__(
+        self,
+        mapping: Mapping[str, str],
+        functions: Mapping[str, set[str]],
+        program_globals: frozenset[str],
+    ) -> None:
         self.mapping = mapping
+        self.program_globals = program_globals
         self.functions = functions
         self.skip: set[int] = set()  # Name nodes that are attributes or foreign keywords
         self.keywords: set[int] = set()  # keyword arguments of the task's own functions
@@ -132,7 +149,7 @@ class _Renamer(cst.CSTTransformer):
         scope = self.get_metadata(ScopeProvider, node, None)
         if scope is None:
             return False
-        own = _renamable(scope, node.value)
+        own = _renamable(scope, node.value, self.program_globals)
         return own is None or own  # unresolved: a name another module of the task defines
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
@@ -197,9 +214,14 @@ def parse(code: str, what: str) -> MetadataWrapper:
 
 
 def rename(
-    wrapper: MetadataWrapper, mapping: Mapping[str, str], functions: Mapping[str, set[str]]
+    wrapper: MetadataWrapper,
+    mapping: Mapping[str, str],
+    functions: Mapping[str, set[str]],
+    program_globals: frozenset[str] = frozenset(),
 ) -> str:
-    return wrapper.visit(_Renamer(mapping, functions)).code
+    """The module's code with ``mapping`` applied where names resolve to the task's bindings;
+    ``program_globals``: the program's module-level names (for test modules)."""
+    return wrapper.visit(_Renamer(mapping, functions, program_globals)).code
 
 
 def make_mapping(bound: set[str], taken: set[str], seed: str) -> dict[str, str]:

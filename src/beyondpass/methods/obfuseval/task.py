@@ -85,12 +85,13 @@ def obfuscate_symbols(task: Task, seed: int) -> tuple[Task, dict[str, Any]]:
         functions.update(facts.functions)
 
     new_ref = rename(ref, mapping, functions)
+    program_globals = frozenset(ref_facts.globals)
     new_tests = tuple(
-        replace(t, code=rename(m, mapping, functions))
+        replace(t, code=rename(m, mapping, functions, program_globals))
         for t, m in zip(task.tests, tests, strict=True)
     )
     if prompt_mod is not None:
-        new_prompt = rename(prompt_mod, mapping, functions)
+        new_prompt = rename(prompt_mod, mapping, functions, program_globals)
         renamed_filler = filler  # "pass" is a keyword: the filler never changes
         if not new_prompt.endswith(renamed_filler):
             raise Unsupported("the prompt's end could not be restored after renaming")
