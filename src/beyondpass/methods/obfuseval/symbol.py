@@ -30,6 +30,8 @@ DYNAMIC_CALLS = frozenset(
     {"getattr", "setattr", "hasattr", "delattr", "globals", "locals", "vars", "eval", "exec"}
 )
 #: English function words: a parameter called ``a`` is not renamed where the prose says "a"
+#: conventional names that carry nothing of the task: kept as they are
+CONVENTIONS = frozenset({"self", "cls"})
 _STOP = "a an and are as at be by do for i if in is it no not of on or so the to up we"
 PROSE_STOPWORDS = frozenset(_STOP.split(" "))
 
@@ -102,6 +104,7 @@ def collect(module: MetadataWrapper) -> ModuleFacts:
             continue
         for assignment in scope.assignments:
             dunder = assignment.name.startswith("__") and assignment.name.endswith("__")
+            dunder = dunder or assignment.name in CONVENTIONS
             if isinstance(assignment, Assignment) and not _is_import(assignment) and not dunder:
                 facts.bound.add(assignment.name)
                 if isinstance(scope, GlobalScope):
