@@ -129,3 +129,14 @@ def test_cli_rejects_levels_in_one_line(tmp_path, run_cli, level: str, message: 
     assert done.returncode == 2
     assert done.stderr.strip() == message
     assert not out.exists()
+
+
+def test_builtin_study_declares_the_transform_on_both_benchmarks() -> None:
+    from beyondpass import registry
+
+    config = load_study(registry.study_files()["obfuseval"], ["openai:any-model"])
+    assert [b.name for b in config.benchmarks] == ["humaneval", "mbpp"]
+    for choice in config.benchmarks:
+        assert choice.transform is not None
+        assert choice.transform.name == "obfuscate"
+        assert choice.transform.options == {"levels": ["symbol"], "variants": 3, "verify": True}

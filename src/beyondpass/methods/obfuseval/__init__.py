@@ -22,4 +22,5 @@ METHOD = Method(
         ),
     ),
     commands=(f"{_HERE}.cli:obfuscate",),
+    studies=f"{_HERE}.studies",
 )
