@@ -180,7 +180,7 @@ def test_prompts_list_and_studies(capsys):
     assert (
         code == 0
         and {"name": "robunfr", "run_as": "studies/robunfr.toml"}.items()
-        <= json.loads(out)[0].items()
+        <= next(s for s in json.loads(out) if s["name"] == "robunfr").items()
     )
     code, out, _ = invoke(["studies", "show", "robunfr"], capsys)
     assert code == 0 and out == Path(builtin_study_path("robunfr")).read_text(encoding="utf-8")
