@@ -185,4 +185,4 @@ def test_prompts_list_and_studies(capsys):
     code, out, _ = invoke(["studies", "show", "robunfr"], capsys)
     assert code == 0 and out == Path(builtin_study_path("robunfr")).read_text(encoding="utf-8")
     code, _, err = invoke(["studies", "show", "nope"], capsys)
-    assert code == 2 and "no built-in study 'nope' — built-in studies: robunfr" in err
+    assert code == 2 and "no built-in study 'nope' — built-in studies: " in err and "robunfr" in err
