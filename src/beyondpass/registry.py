@@ -37,6 +37,7 @@ BUILTIN_METHODS = (
     "beyondpass.methods.robustapi",
     "beyondpass.methods.comparison",
     "beyondpass.methods.nofuneval",
+    "beyondpass.methods.obfuseval",
 )
 
 #: a component: an object, or ``"package.module:attribute"`` resolved on first use

@@ -1,0 +1,116 @@
+"""``beyondpass obfuscate``: a benchmark as verified obfuscated variants, written as a task
+file (loadable as ``file:PATH``) plus a verification report (``PATH`` + ``.report.json``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from beyondpass.cli.base import emit_json
+from beyondpass.errors import ConfigError
+
+
+def parse_levels(raw: str) -> list[str]:
+    """``symbol`` or ``symbol,structure``: the levels in the order given, checked."""
+    from beyondpass.methods.obfuseval.transform import NOT_OFFERED
+
+    levels = [p.strip() for p in raw.split(",") if p.strip()]
+    if not levels:
+        raise ConfigError("--level: name at least one level (symbol)")
+    for level in levels:
+        if level in NOT_OFFERED:
+            raise ConfigError(f"--level: the {level} level is not offered yet — only symbol")
+        if level != "symbol":
+            raise ConfigError(f"--level: unknown level {level!r} — choose symbol")
+    if len(set(levels)) != len(levels):
+        raise ConfigError(f"--level: {raw!r} names a level twice")
+    return levels
+
+
+def task_row(task: Any) -> dict[str, Any]:
+    """One line of beyondpass's own task format (benchmarks/native.py)."""
+    return {
+        "task_id": task.task_id,
+        "language": task.language,
+        "prompt": task.prompt,
+        "entry_point": task.entry_point,
+        "reference_solution": task.reference_solution,
+        "tests": [{"name": t.name, "code": t.code} for t in task.tests],
+        "test_setup": task.test_setup,
+        "prompt_style": task.prompt_style,
+        "metadata": dict(task.metadata),
+    }
+
+
+@click.command()
+@click.option("--benchmark", "benchmark", required=True, help="Benchmark to obfuscate.")
+@click.option("--level", "level", default="symbol", show_default=True, help="Levels, e.g. symbol.")
+@click.option(
+    "--variants",
+    type=click.IntRange(1, 20),
+    default=1,
+    show_default=True,
+    help="Seeded variants per task (seeds SEED .. SEED+N-1).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the first variant.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Task file to write (JSONL); the report goes to OUT.report.json.",
+)
+@click.option("--data-dir", type=click.Path(), help="Benchmark data directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report summary as JSON.")
+def obfuscate(
+    benchmark: str,
+    level: str,
+    variants: int,
+    seed: int,
+    out: str,
+    data_dir: str | None,
+    as_json: bool,
+) -> None:
+    """Obfuscate a benchmark (ObfusEval); every variant is verified by execution."""
+    from beyondpass.benchmarks import load_benchmark
+    from beyondpass.methods.obfuseval.transform import ObfuscateOptions, obfuscate_benchmark
+
+    levels = parse_levels(level)
+    bench = load_benchmark(benchmark, data_dir)
+    options = ObfuscateOptions(levels=levels, variants=variants)  # type: ignore[arg-type]
+    result, report = obfuscate_benchmark(bench, options, seed)
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [json.dumps(task_row(t), ensure_ascii=False) for t in result.tasks.values()]
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    payload = report.as_dict()
+    payload["input"] = bench.provenance()
+    report_path = path.with_name(path.name + ".report.json")
+    report_path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    summary = {
+        k: payload[k]
+        for k in (
+            "benchmark",
+            "levels",
+            "seed",
+            "variants",
+            "n_variants",
+            "n_verified",
+            "verified_rate",
+            "excluded",
+        )
+    }
+    summary.update(out=str(path), report=str(report_path))
+    if as_json:
+        emit_json(summary)
+        return
+    click.echo(
+        f"{bench.name}: {summary['n_verified']} of {summary['n_variants']} variants verified "
+        f"({100 * summary['verified_rate']:.1f}%) -> {path}"
+    )
+    for item in summary["excluded"]:
+        click.echo(f"  excluded {item['task_id']} (variant {item['variant']}): {item['reason']}")
+    click.echo(f"report: {report_path}")

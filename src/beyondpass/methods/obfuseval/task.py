@@ -1,0 +1,127 @@
+"""One task obfuscated at the symbol level: reference, prompt, context, tests, description.
+
+The mapping comes from the names the reference solution and the tests bind; it is applied to
+every module of the task (each by its own scope analysis) and to the prose, and stored in the
+task's metadata (``obfuscation.mapping``) so answers can be traced back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from typing import Any
+
+from beyondpass.benchmarks.task import Task
+from beyondpass.methods.obfuseval.symbol import (
+    Unsupported,
+    collect,
+    make_mapping,
+    parse,
+    rename,
+    rename_prose,
+)
+
+_EXAMPLE = "Your code should pass this test:\n"
+
+
+def task_seed(seed: int, task_id: str) -> str:
+    """A per-task seed: the variant of one task does not depend on which others are chosen."""
+    return hashlib.sha256(f"{seed}:{task_id}".encode()).hexdigest()
+
+
+def _open_prompt(prompt: str) -> tuple[str, str]:
+    """A completion prompt ends inside a function body: close it with a ``pass`` line."""
+    lines = [ln for ln in prompt.splitlines() if ln.strip()]
+    if not lines:
+        raise Unsupported("the prompt is empty")
+    last = lines[-1]
+    indent = last[: len(last) - len(last.lstrip())]
+    if last.rstrip().endswith(":"):
+        indent += "    "
+    sep = "" if prompt.endswith("\n") else "\n"
+    filler = f"{sep}{indent}pass\n"
+    return prompt + filler, filler
+
+
+def obfuscate_symbols(task: Task, seed: int) -> tuple[Task, dict[str, Any]]:
+    """``task`` with every name it defines renamed; raises :class:`Unsupported` with why not."""
+    if task.language != "python":
+        raise Unsupported(f"symbol obfuscation handles Python tasks, not {task.language}")
+    if not task.entry_point:
+        raise Unsupported("the task names no entry point")
+    if any(t.is_io for t in task.tests):
+        raise Unsupported("I/O tests are not renamed (only call-style tests)")
+    ref = parse(task.reference_solution, "the reference solution")
+    tests = [parse(t.code, f"test {t.name}") for t in task.tests]
+    prompt_code = ""
+    filler = ""
+    if task.prompt_style == "completion":
+        prompt_code, filler = _open_prompt(task.prompt)
+    prompt_mod = parse(prompt_code, "the prompt") if prompt_code else None
+    setup = parse(task.test_setup, "the test setup") if task.test_setup.strip() else None
+
+    ref_facts = collect(ref)
+    test_facts = [collect(t) for t in tests]
+    prompt_facts = collect(prompt_mod) if prompt_mod else None
+    every = [ref_facts, *test_facts, *([prompt_facts] if prompt_facts else [])]
+    dynamic = sorted(set().union(*(f.dynamic for f in every)))
+    if dynamic:
+        raise Unsupported(f"names reached through strings or the namespace: {', '.join(dynamic)}()")
+    if task.entry_point not in ref_facts.bound:
+        raise Unsupported(f"the reference does not define the entry point {task.entry_point}")
+
+    bound = set(ref_facts.bound)
+    for facts in test_facts:
+        bound |= facts.bound
+    if prompt_facts:
+        bound |= prompt_facts.bound
+    taken = set().union(*(f.identifiers for f in every))
+    if setup is not None:
+        taken |= collect(setup).identifiers
+    taken |= set(task.prompt.split())
+    mapping = make_mapping(bound, taken, task_seed(seed, task.task_id))
+    functions: dict[str, set[str]] = {}
+    for facts in every:
+        functions.update(facts.functions)
+
+    new_ref = rename(ref, mapping, functions)
+    program_globals = frozenset(ref_facts.globals)
+    new_tests = tuple(
+        replace(t, code=rename(m, mapping, functions, program_globals))
+        for t, m in zip(task.tests, tests, strict=True)
+    )
+    if prompt_mod is not None:
+        new_prompt = rename(prompt_mod, mapping, functions, program_globals)
+        renamed_filler = filler  # "pass" is a keyword: the filler never changes
+        if not new_prompt.endswith(renamed_filler):
+            raise Unsupported("the prompt's end could not be restored after renaming")
+        new_prompt = new_prompt[: len(new_prompt) - len(renamed_filler)]
+    else:
+        new_prompt = _rename_description(task, new_tests[0].code if new_tests else "", mapping)
+    info = {
+        "level": "symbol",
+        "seed": seed,
+        "original_task_id": task.task_id,
+        "original_entry_point": task.entry_point,
+        "mapping": mapping,
+    }
+    meta = {**task.metadata, "obfuscation": info}
+    out = replace(
+        task,
+        prompt=new_prompt,
+        entry_point=mapping[task.entry_point],
+        reference_solution=new_ref,
+        tests=new_tests,
+        metadata=meta,
+    )
+    return out, info
+
+
+def _rename_description(task: Task, first_test: str, mapping: dict[str, str]) -> str:
+    """Prose renamed word by word; MBPP's example assertion replaced by the renamed test."""
+    prompt = task.prompt
+    example = task.tests[0].code.strip() if task.tests else ""
+    if example and prompt.endswith(f"{_EXAMPLE}{example}\n"):
+        text = prompt[: len(prompt) - len(example) - 1]
+        return rename_prose(text, mapping) + first_test.strip() + "\n"
+    return rename_prose(prompt, mapping)

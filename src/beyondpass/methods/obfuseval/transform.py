@@ -1,0 +1,203 @@
+"""The ``obfuscate`` benchmark transform: seeded variants, each verified by execution.
+
+A variant is kept only when its renamed reference passes its renamed tests in the sandbox;
+every other task is excluded with its reason (a static reason such as ``eval()``, or the
+verdict of the run). When a variant fails, the original reference is run too, so the report
+says whether the task was broken before obfuscation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import pydantic
+
+from beyondpass.benchmarks.task import Benchmark, Task
+from beyondpass.execution import create_executor
+from beyondpass.execution.base import ExecutionLimits, ExecutionRequest, Executor
+
+Level = Literal["symbol"]
+#: levels the issue names that this version does not offer (the CLI says so exactly)
+NOT_OFFERED = ("structure", "semantic")
+
+
+class ObfuscateOptions(pydantic.BaseModel):
+    """``levels``: which obfuscations, in order; ``variants``: seeded variants per task
+    (seeds ``seed`` .. ``seed + variants - 1``); ``verify``: run every variant (off only for
+    inspection — an unverified variant is never scored)."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    levels: list[Level] = pydantic.Field(default_factory=lambda: ["symbol"], min_length=1)
+    variants: int = pydantic.Field(default=1, ge=1, le=20, strict=True)
+    verify: bool = True
+
+
+@dataclass
+class Outcome:
+    """What happened to one variant of one task."""
+
+    task_id: str
+    variant: int
+    seed: int
+    verified: bool
+    reason: str = ""
+    task: Task | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "task_id": self.task_id,
+            "variant": self.variant,
+            "seed": self.seed,
+            "verified": self.verified,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        if self.task is not None:
+            out["new_task_id"] = self.task.task_id
+            out["entry_point"] = self.task.entry_point
+        return out
+
+
+@dataclass
+class Report:
+    """The verification report of one obfuscation run."""
+
+    benchmark: str
+    levels: list[str]
+    seed: int
+    variants: int
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def verified(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.verified]
+
+    @property
+    def excluded(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.verified]
+
+    def as_dict(self) -> dict[str, Any]:
+        n = len(self.outcomes)
+        return {
+            "benchmark": self.benchmark,
+            "levels": self.levels,
+            "seed": self.seed,
+            "variants": self.variants,
+            "n_variants": n,
+            "n_verified": len(self.verified),
+            "verified_rate": len(self.verified) / n if n else 0.0,
+            "excluded": [o.as_dict() for o in self.excluded],
+            "outcomes": [o.as_dict() for o in self.outcomes],
+        }
+
+
+def _variant_id(task_id: str, variant: int, variants: int) -> str:
+    return task_id if variants == 1 else f"{task_id}#v{variant}"
+
+
+def _obfuscate(task: Task, levels: list[str], seed: int) -> Task:
+    from beyondpass.methods.obfuseval.task import obfuscate_symbols
+
+    out = task
+    for level in levels:
+        if level == "symbol":
+            out, _ = obfuscate_symbols(out, seed)
+    return out
+
+
+def _request(task: Task, program: str, limits: ExecutionLimits) -> ExecutionRequest:
+    timeout = float(task.metadata.get("timeout_s", 0))
+    if timeout > limits.timeout_s:
+        limits = replace(limits, timeout_s=timeout)
+    return ExecutionRequest(
+        program=program, tests=task.tests, test_setup=task.test_setup, limits=limits
+    )
+
+
+def _first_line(text: str | None) -> str:
+    return text.splitlines()[0][:200] if text else ""
+
+
+def _why(result: Any) -> str:
+    """``failed (t0: AssertionError: ...)``: the status, then the first failing test."""
+    failing = next((t for t in result.tests if str(t.status) != "passed"), None)
+    if failing is None:
+        return f"{result.status}: {_first_line(result.message)}"
+    message = _first_line(failing.message)
+    return f"{result.status} ({failing.name}: {failing.error_type or failing.status} {message})"
+
+
+def obfuscate_benchmark(
+    bench: Benchmark,
+    options: ObfuscateOptions,
+    seed: int,
+    executor: Executor | None = None,
+    limits: ExecutionLimits | None = None,
+) -> tuple[Benchmark, Report]:
+    """Every task in ``options.variants`` seeded variants, verified; plus the report."""
+    from beyondpass.methods.obfuseval.symbol import Unsupported
+
+    report = Report(bench.name, list(options.levels), seed, options.variants)
+    for tid, task in bench.tasks.items():
+        for k in range(options.variants):
+            vseed = seed + k
+            new_id = _variant_id(tid, k, options.variants)
+            try:
+                new = _obfuscate(task, list(options.levels), vseed)
+            except Unsupported as exc:
+                report.outcomes.append(Outcome(tid, k, vseed, False, f"not obfuscated: {exc}"))
+                continue
+            meta = {**new.metadata, "variant": k}
+            new = replace(new, task_id=new_id, metadata=meta)
+            report.outcomes.append(Outcome(tid, k, vseed, not options.verify, "", new))
+    if options.verify:
+        _verify(bench, report, executor, limits or ExecutionLimits())
+    tasks = {o.task.task_id: o.task for o in report.verified if o.task is not None}
+    n = len(report.outcomes)
+    out = replace(
+        bench,
+        name=bench.name,
+        tasks=tasks,
+        known_broken={},
+        id_aliases={tid.lower(): tid for tid in tasks},
+        coverage=_coverage(len(tasks), n),
+        description=f"{bench.description} — obfuscated ({'+'.join(options.levels)})",
+    )
+    return out, report
+
+
+def _coverage(kept: int, n: int) -> str:
+    excluded = f" ({n - kept} excluded, reasons in the verification report)" if n > kept else ""
+    return f"{kept} of {n} obfuscated variants verified{excluded}"
+
+
+def _verify(
+    bench: Benchmark, report: Report, executor: Executor | None, limits: ExecutionLimits
+) -> None:
+    """Run every variant's reference against its tests; failures get the reason."""
+    pending = [o for o in report.outcomes if o.task is not None]
+    own = executor is None
+    runner = executor or create_executor("sandbox")
+    try:
+        requests = [_request(o.task, o.task.reference_solution, limits) for o in pending]  # type: ignore[union-attr]
+        results = runner.run_many(requests)
+        failed = [(o, r) for o, r in zip(pending, results, strict=True) if not r.passed]
+        originals = [bench.tasks[o.task_id] for o, _ in failed]
+        before = runner.run_many([_request(t, t.reference_solution, limits) for t in originals])
+    finally:
+        if own:
+            runner.close()
+    for o, r in zip(pending, results, strict=True):
+        o.verified = r.passed
+    for (o, r), orig in zip(failed, before, strict=True):
+        broken = "" if orig.passed else " — the original reference fails its tests too"
+        o.reason = f"verification failed: {_why(r)}{broken}"
+        o.task = None
+
+
+def apply(bench: Benchmark, options: ObfuscateOptions, seed: int) -> Benchmark:
+    """The registry's transform: verified variants only (excluded ones are in coverage)."""
+    out, _ = obfuscate_benchmark(bench, options, seed)
+    return out
