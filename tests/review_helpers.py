@@ -11,7 +11,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from beyondpass.methods.comparison.review import REVIEW_COMMAND
+from beyondpass.methods.comparison.review.cli import review as REVIEW_COMMAND
 from beyondpass.methods.comparison.review.db import PROPERTIES
 
 PAIR = ("demo-careful", "demo-sloppy")

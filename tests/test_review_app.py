@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 import beyondpass as beyondpass_pkg
-from beyondpass.methods.comparison.review import REVIEW_COMMAND
+from beyondpass.methods.comparison.review.cli import review as REVIEW_COMMAND
 from beyondpass.methods.comparison.review.results import results
 from beyondpass.methods.comparison.review.server import create_app
 from beyondpass.methods.comparison.review.study import find_identity, identity_patterns
