@@ -2,8 +2,8 @@
 
 Brings the ``psb2`` benchmark (25 problems, PSB2 edge cases plus 10,000 seeded random cases
 each, typed stdin/stdout I/O) and ``psb2-edge`` (edge cases only). Answers are whole
-programs run through the executor's I/O tests; Python runs now, C++ and Java through
-``ExecutionRequest(language=..., compile=CompileStep(...))`` once their runners exist.
+programs run through the executor's I/O tests, in Python, C++ and Java (compiled once in
+the sandbox; execution/languages.py). ``beyondpass review`` is the blind human review.
 This module only declares; nothing heavy is imported.
 """
 
@@ -35,12 +35,12 @@ METHOD = Method(
         BenchmarkSpec(
             "psb2-cpp",
             f"{_HERE}.psb2.benchmark:load_psb2_cpp",
-            "PSB2 answered in C++ (needs the C++ runner; until then answers are errors)",
+            "PSB2 answered in C++ (g++ -std=c++17 -O2, compiled in the sandbox)",
         ),
         BenchmarkSpec(
             "psb2-java",
             f"{_HERE}.psb2.benchmark:load_psb2_java",
-            "PSB2 answered in Java (needs the Java runner; until then answers are errors)",
+            "PSB2 answered in Java (javac, one JVM per case)",
         ),
     ),
     plans=(

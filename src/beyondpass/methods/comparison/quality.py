@@ -15,7 +15,7 @@ driver):
   that is the only statement of an ``else``) stays on its ``if``'s level (Python's syntax
   tree cannot tell ``elif x:`` from ``else:`` holding only ``if x:``; both count so).
 
-C++ and Java get the same four from lizard once their runners exist. Code smells by rule
+C++ and Java answers get no metrics yet (lizard is the planned tool). Code smells by rule
 and severity are not computed yet.
 """
 

@@ -139,8 +139,8 @@ def load_psb2_edge(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
 
 
 def load_psb2_cpp(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
-    """``psb2-cpp``: as ``psb2``, answered in C++ (runs once the C++ runner exists; until
-    then every answer is the executor's one-line ``error``, never a pass)."""
+    """``psb2-cpp``: as ``psb2``, answered in C++ (compiled once in the sandbox, then run on
+    every case; execution/languages.py)."""
     return load(data_dir, name="psb2-cpp", language="cpp")
 
 
