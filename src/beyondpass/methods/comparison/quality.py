@@ -16,7 +16,7 @@ driver):
   tree cannot tell ``elif x:`` from ``else:`` holding only ``if x:``; both count so).
 
 C++ and Java answers get no metrics yet (lizard is the planned tool). Code smells by rule
-and severity are not computed yet.
+and severity are ``smells.py``'s.
 """
 
 from __future__ import annotations
