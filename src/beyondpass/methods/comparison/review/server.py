@@ -253,13 +253,10 @@ def create_app(run_dir: str | Path) -> Any:
 
     @app.post("/r/{token}/item/{position}")
     async def rate(request: Request, token: str, position: int) -> Any:
-        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        form = await form_fields(request)
         try:
             with db.connect(run_dir) as conn:
-                who = reviewer(conn, token)
-                if who is None:
-                    raise Rejected(403, bad_link)
-                save(conn, who[0], position, form)
+                save(conn, posting_reviewer(conn, token), position, form)
         except Rejected as exc:
             return page(
                 request,
@@ -273,14 +270,12 @@ def create_app(run_dir: str | Path) -> Any:
 
     @app.post("/r/{token}/item/{position}/draft")
     async def draft(request: Request, token: str, position: int) -> Any:
-        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        form = await form_fields(request)
         try:
             with db.connect(run_dir) as conn:
-                who = reviewer(conn, token)
-                if who is None:
-                    raise Rejected(403, bad_link)
+                rid = posting_reviewer(conn, token)
                 with db.transaction(conn):
-                    aid = open_form(conn, who[0], position, form)
+                    aid = open_form(conn, rid, position, form)
                     field = form.get("field", "")
                     value = parse_draft(field, form.get("value", ""))
                     conn.execute(
@@ -291,6 +286,16 @@ def create_app(run_dir: str | Path) -> Any:
         except Rejected as exc:
             return JSONResponse({"saved": False, "reason": exc.reason}, status_code=exc.status)
         return JSONResponse({"saved": True})
+
+    async def form_fields(request: Request) -> dict[str, str]:
+        return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+
+    def posting_reviewer(conn: Any, token: str) -> int:
+        """The id of the reviewer a post's token names; an unknown or revoked one is refused."""
+        who = reviewer(conn, token)
+        if who is None:
+            raise Rejected(403, bad_link)
+        return who[0]
 
     def open_form(conn: Any, rid: int, position: int, form: dict[str, str]) -> int:
         """The assignment a post is for, if its form is valid and the item still open."""
