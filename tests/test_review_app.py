@@ -96,7 +96,10 @@ def test_create_rejects_bad_input_with_one_line(template, tmp_path):
             ["--pair", *PAIR, "--overlap", "5"],
             "--overlap must be between 1 and the number of reviewers (3)",
         ),
-        (["--pair", *PAIR, "--tasks", "demo/nope"], "unknown task(s) for the reviewed models: demo/nope"),
+        (
+            ["--pair", *PAIR, "--tasks", "demo/nope"],
+            "unknown task(s) for the reviewed models: demo/nope",
+        ),
     ]
     for args, message in cases:
         proc = beyondpass("review", "create", str(template), *args)
@@ -359,6 +362,15 @@ def test_results_aggregate_the_ratings_entered(template, tmp_path):
     left = sum(1 for (s,) in rows(run, "SELECT swapped FROM assignments WHERE repeat=0") if s)
     assert res["position_bias"]["left_share"] == left / (2 * items)  # B was left when swapped
     assert all(s >= 0 for (s,) in rows(run, "SELECT seconds FROM choices"))
+    # every rated item logged when it was shown and submitted; its active time is derived
+    # from those actions and never exceeds the wall time
+    kinds = rows(run, "SELECT assignment_id, group_concat(kind) FROM activity GROUP BY 1")
+    assert len(kinds) == 2 * items + 2 and all(
+        {"shown", "submit"} <= set(k.split(",")) for _, k in kinds
+    )
+    timed = rows(run, "SELECT seconds, active_seconds FROM choices")
+    assert all(a is not None and 0 <= a <= s + 1e-6 for s, a in timed)
+    assert res["time_per_item"]["active"]["n"] == len(timed)
     # export
     out = CliRunner().invoke(REVIEW_COMMAND, ["export", str(run), "--format", "csv"])
     assert out.exit_code == 0 and out.output.count("\n") == 1 + items + 4

@@ -226,12 +226,10 @@ def create_app(run_dir: str | Path) -> Any:
                 )
             nonce = secrets.token_urlsafe(24)
             with db.transaction(conn):
-                conn.execute("INSERT INTO forms VALUES (?,?,?,NULL)", (nonce, aid, db.now()))
-                log_activity(conn, aid, "shown")
+                t = log_activity(conn, aid, "shown")
+                conn.execute("INSERT INTO forms VALUES (?,?,?,NULL)", (nonce, aid, t))
                 if shown is None:
-                    conn.execute(
-                        "UPDATE assignments SET first_shown_at=? WHERE id=?", (db.now(), aid)
-                    )
+                    conn.execute("UPDATE assignments SET first_shown_at=? WHERE id=?", (t, aid))
             draft = dict(
                 conn.execute("SELECT field, value FROM drafts WHERE assignment_id=?", (aid,))
             )
