@@ -13,7 +13,15 @@ from beyondpass.errors import ConfigError
 def _needs_extra() -> None:
     import importlib.util
 
-    for module in ("fastapi", "uvicorn", "krippendorff", "choix", "scipy", "multipart"):
+    for module in (
+        "fastapi",
+        "uvicorn",
+        "krippendorff",
+        "choix",
+        "statsmodels",
+        "scipy",
+        "multipart",
+    ):
         if importlib.util.find_spec(module) is None:
             raise ConfigError(
                 f"review needs its optional dependencies (module {module} is missing) — "

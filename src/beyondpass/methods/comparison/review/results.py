@@ -158,16 +158,21 @@ def per_model(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def cohen_kappa(x: Sequence[Any], y: Sequence[Any]) -> float | None:
-    """Cohen's (unweighted) kappa of two raters' paired labels; None when undefined."""
+    """Cohen's (unweighted) kappa of two raters' paired labels (statsmodels); None when it
+    is undefined (no pairs, or both raters used one and the same label throughout)."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     if len(x) != len(y) or not x:
         return None
-    n = len(x)
-    labels = set(x) | set(y)
-    observed = sum(a == b for a, b in zip(x, y, strict=True)) / n
-    expected = sum((list(x).count(k) / n) * (list(y).count(k) / n) for k in labels)
-    if expected == 1.0:
+    labels = sorted(set(x) | set(y), key=str)
+    if len(labels) < 2:
         return None
-    return (observed - expected) / (1 - expected)
+    index = {label: i for i, label in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)))
+    for a, b in zip(x, y, strict=True):
+        table[index[a], index[b]] += 1
+    return float(cohens_kappa(table, return_results=False))
 
 
 def agreement(data: dict[str, Any], seed: int = 0, resamples: int = 1000) -> dict[str, Any]:

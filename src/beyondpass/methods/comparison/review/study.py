@@ -5,7 +5,8 @@ a pair; a study may review several pairs (``--pair`` repeated), e.g. every pair 
 models, which the results rank with a Bradley-Terry model. Each item goes to ``overlap``
 reviewers (round robin over a seeded item order, so the load is even and agreement can be
 measured); each reviewer sees ``repeat`` of their items a second time at the end
-(intra-rater consistency). Which model is on the left is drawn per reviewer and item from the study seed and recorded (``assignments.swapped``).
+(intra-rater consistency). Which model is on the left is drawn per reviewer and item from
+the study seed and recorded (``assignments.swapped``).
 """
 
 from __future__ import annotations
