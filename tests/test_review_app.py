@@ -96,7 +96,10 @@ def test_create_rejects_bad_input_with_one_line(template, tmp_path):
             ["--pair", *PAIR, "--overlap", "5"],
             "--overlap must be between 1 and the number of reviewers (3)",
         ),
-        (["--pair", *PAIR, "--tasks", "demo/nope"], "unknown task(s) for this pair: demo/nope"),
+        (
+            ["--pair", *PAIR, "--tasks", "demo/nope"],
+            "unknown task(s) for the reviewed models: demo/nope",
+        ),
     ]
     for args, message in cases:
         proc = beyondpass("review", "create", str(template), *args)
@@ -330,14 +333,16 @@ def test_results_aggregate_the_ratings_entered(template, tmp_path):
             r = c.post(url, data=form(values, better=b_pos, nonce=nonce_of(html)))
             assert r.status_code == 200
     res = results(run)
+    assert [b["pair"] for b in res["pairs"]] == [list(PAIR)] and res["ranking"] is None
+    block = res["pairs"][0]
     items = 16
     for prop, v in want_a.items():
-        a = res["per_model"][PAIR[0]]["properties"][prop]
-        b = res["per_model"][PAIR[1]]["properties"][prop]
+        a = block["per_model"][PAIR[0]]["properties"][prop]
+        b = block["per_model"][PAIR[1]]["properties"][prop]
         assert (a["sum"], a["mean"], a["stdev"], a["n"]) == (v * 2 * items, v, 0.0, 2 * items)
         assert (b["sum"], b["n"]) == (2 * items, 2 * items)
-    assert res["per_model"][PAIR[1]]["preferred"] == 2 * items
-    t4 = res["table4"]
+    assert block["per_model"][PAIR[1]]["preferred"] == 2 * items
+    t4 = block["table4"]
     assert len(t4["rows"]) == items
     assert all(r["first_impression_a"] == -2 and r["preference"] == 2 for r in t4["rows"])
     assert t4["all"]["readability_a"]["mean"] == 4 and t4["all"]["readability_a"]["stdev"] == 0
@@ -351,12 +356,21 @@ def test_results_aggregate_the_ratings_entered(template, tmp_path):
     assert t4["restricted"]["preference"]["n"] == both and 0 < both < items
     # repeated items were answered identically: consistency 100%, and they are not counted
     assert {c["identical"] for c in res["consistency"].values()} == {1.0}
-    assert res["paired_tests"]["readability"]["mean_diff"] == 1
-    assert res["paired_tests"]["readability"]["p_value"] < 0.001
+    assert block["paired_tests"]["readability"]["mean_diff"] == 1
+    assert block["paired_tests"]["readability"]["p_value"] < 0.001
     assert res["position_bias"]["n"] == 2 * items
     left = sum(1 for (s,) in rows(run, "SELECT swapped FROM assignments WHERE repeat=0") if s)
     assert res["position_bias"]["left_share"] == left / (2 * items)  # B was left when swapped
     assert all(s >= 0 for (s,) in rows(run, "SELECT seconds FROM choices"))
+    # every rated item logged when it was shown and submitted; its active time is derived
+    # from those actions and never exceeds the wall time
+    kinds = rows(run, "SELECT assignment_id, group_concat(kind) FROM activity GROUP BY 1")
+    assert len(kinds) == 2 * items + 2 and all(
+        {"shown", "submit"} <= set(k.split(",")) for _, k in kinds
+    )
+    timed = rows(run, "SELECT seconds, active_seconds FROM choices")
+    assert all(a is not None and 0 <= a <= s + 1e-6 for s, a in timed)
+    assert res["time_per_item"]["active"]["n"] == len(timed)
     # export
     out = CliRunner().invoke(REVIEW_COMMAND, ["export", str(run), "--format", "csv"])
     assert out.exit_code == 0 and out.output.count("\n") == 1 + items + 4

@@ -156,10 +156,11 @@ def test_two_reviewers_complete_a_study_in_chromium(tmp_path):
             expected[(side[pos], prop)].append(value)
         preferred[side[better]] += 1
     res = results(run)
+    block = res["pairs"][0]
     for (model, prop), values in expected.items():
-        got = res["per_model"][model]["properties"][prop]
+        got = block["per_model"][model]["properties"][prop]
         assert (got["sum"], got["n"]) == (sum(values), len(values)) == (got["sum"], 2 * total)
-    assert {m: res["per_model"][m]["preferred"] for m in PAIR} == preferred
+    assert {m: block["per_model"][m]["preferred"] for m in PAIR} == preferred
     assert comments.count("clear enough") == 4
     # the report shows the same table
     from beyondpass.report.render import render_report
@@ -168,7 +169,7 @@ def test_two_reviewers_complete_a_study_in_chromium(tmp_path):
     md = (run / "report.md").read_text()
     assert "Blind human review" in md
     total_fi = sum(expected[(PAIR[0], "first_impression")])
-    per_task_sum = res["table4"]["all"]["first_impression_a"]["sum"]
+    per_task_sum = block["table4"]["all"]["first_impression_a"]["sum"]
     assert per_task_sum == total_fi
     assert f"| {PAIR[0]} | First impression | {total_fi} |" in md
     assert (run / "review-table4.csv").exists()

@@ -1,13 +1,17 @@
 """Review statistics against published worked examples: the seed's own Table 4 (C++ First
-impression columns), Krippendorff's (2011) binary example, the textbook Cohen's kappa."""
+impression columns), Krippendorff's (2011) binary example, the textbook Cohen's kappa, the
+Bradley-Terry worked example of the Wikipedia article; and time per item without breaks."""
 
 from __future__ import annotations
 
+import random
 from itertools import combinations_with_replacement
 
 import pytest
 
+from beyondpass.methods.comparison.review import db
 from beyondpass.methods.comparison.review.db import SCALE
+from beyondpass.methods.comparison.review.ranking import bradley_terry
 from beyondpass.methods.comparison.review.results import (
     agreement,
     cohen_kappa,
@@ -32,7 +36,13 @@ def five_ratings(total: int) -> tuple[int, ...]:
 def seed_data() -> dict:
     ratings, choices, items = [], [], {}
     for item, (g, p) in enumerate(zip(SEED_G, SEED_P, strict=True)):
-        items[item] = {"benchmark": "psb2", "task_id": f"t{item}", "condition": "", "index": 0}
+        items[item] = {
+            "benchmark": "psb2",
+            "task_id": f"t{item}",
+            "condition": "",
+            "index": 0,
+            "pair": ("chatgpt", "copilot"),
+        }
         for side, total in (("a", g), ("b", p)):
             for reviewer, value in enumerate(five_ratings(total)):
                 ratings.append((f"r{reviewer}", item, 0, side, "first_impression", value))
@@ -114,6 +124,71 @@ def test_latex_table_escapes_task_names():
         for d in data["items"].values()
         for m in ("chatgpt", "copilot")
     }
-    tex = latex({"table4": table4(data, rates)})
+    tex = latex({"pairs": [{"pair": ["chatgpt", "copilot"], "table4": table4(data, rates)}]})
     assert r"a\_b \& \{c\}\% & 6 & 6 &" in tex
     assert tex.count(r" \\") == 1 + 25 + 4  # header, items, mean/stdev for both scopes
+
+
+# Wikipedia, "Bradley–Terry model", worked example: four teams, 22 games; wins[i][j] is the
+# number of times team i beat team j. The article's result, normalised to geometric mean 1:
+# p = (0.640, 1.043, 0.660, 2.270).
+WIKI_WINS = [[0, 2, 0, 1], [3, 0, 5, 0], [0, 3, 0, 1], [4, 0, 3, 0]]
+WIKI_P = [0.640, 1.043, 0.660, 2.270]
+
+
+def wiki_choices() -> list[tuple[str, str, int]]:
+    teams = "ABCD"
+    out, item = [], 0
+    for i, row in enumerate(WIKI_WINS):
+        for j, n in enumerate(row):
+            for _ in range(n):
+                out.append((teams[i], teams[j], item))
+                item += 1
+    return out
+
+
+def test_bradley_terry_reproduces_the_worked_example():
+    ranking = bradley_terry(wiki_choices(), seed=0, resamples=200)
+    assert ranking["estimable"] and ranking["comparisons"] == 22
+    got = {m["model"]: m for m in ranking["models"]}
+    for team, p in zip("ABCD", WIKI_P, strict=True):
+        assert got[team]["strength"] == pytest.approx(p, abs=5e-4)
+    assert [m["model"] for m in ranking["models"]] == ["D", "B", "C", "A"]
+    assert (got["D"]["wins"], got["D"]["comparisons"]) == (7, 9)  # 4+0+3 won, 1+0+1 lost
+    for m in ranking["models"]:  # the bootstrap interval brackets the estimate
+        assert m["ci"][0] <= m["strength"] <= m["ci"][1]
+    assert 0 < ranking["resamples_used"] <= 200
+
+
+def test_bradley_terry_recovers_known_strengths_from_simulated_choices():
+    """Choices drawn (seeded) from known strengths 4 : 2 : 1: the fit recovers the order and,
+    with 3000 comparisons, the ratios to within sampling error."""
+    rng = random.Random(7)
+    true = {"x": 4.0, "y": 2.0, "z": 1.0}
+    choices = []
+    for item in range(3000):
+        a, b = rng.sample(sorted(true), 2)
+        win = rng.random() < true[a] / (true[a] + true[b])
+        choices.append((a, b, item) if win else (b, a, item))
+    ranking = bradley_terry(choices, seed=1, resamples=100)
+    got = {m["model"]: m["strength"] for m in ranking["models"]}
+    assert [m["model"] for m in ranking["models"]] == ["x", "y", "z"]
+    assert got["x"] / got["y"] == pytest.approx(2.0, rel=0.15)
+    assert got["y"] / got["z"] == pytest.approx(2.0, rel=0.15)
+
+
+def test_bradley_terry_says_when_strengths_are_not_finite():
+    # c never wins: its maximum-likelihood strength is 0, so no ranking is printed
+    choices = [("a", "b", 0), ("b", "a", 1), ("a", "c", 2), ("b", "c", 3)]
+    ranking = bradley_terry(choices)
+    assert ranking["estimable"] is False and "strongly connected" in ranking["reason"]
+    assert ranking["models"] == []
+
+
+def test_active_time_caps_breaks_between_actions():
+    cap = db.IDLE_CAP_S
+    # shown at 0, answers at 10 and 25, a long break, submitted at 25 + 3600 + 5
+    times = [0.0, 10.0, 25.0, 25.0 + 3605.0]
+    assert db.active_seconds(times) == 25.0 + cap
+    assert db.active_seconds(list(reversed(times))) == 25.0 + cap  # order does not matter
+    assert db.active_seconds([5.0]) == 0.0

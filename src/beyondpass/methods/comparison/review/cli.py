@@ -13,7 +13,15 @@ from beyondpass.errors import ConfigError
 def _needs_extra() -> None:
     import importlib.util
 
-    for module in ("fastapi", "uvicorn", "krippendorff", "scipy", "multipart"):
+    for module in (
+        "fastapi",
+        "uvicorn",
+        "krippendorff",
+        "choix",
+        "statsmodels",
+        "scipy",
+        "multipart",
+    ):
         if importlib.util.find_spec(module) is None:
             raise ConfigError(
                 f"review needs its optional dependencies (module {module} is missing) — "
@@ -23,12 +31,20 @@ def _needs_extra() -> None:
 
 @click.group("review")
 def review() -> None:
-    """Blind side-by-side human review of two models' solutions."""
+    """Blind side-by-side human review of two models' solutions (or several pairs)."""
 
 
 @review.command("create")
 @click.argument("run", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--pair", nargs=2, required=True, metavar="MODEL_A MODEL_B", help="the two models")
+@click.option(
+    "--pair",
+    "pairs",
+    nargs=2,
+    multiple=True,
+    required=True,
+    metavar="MODEL_A MODEL_B",
+    help="two models to compare (repeat for several pairs, e.g. every pair of three models)",
+)
 @click.option("--tasks", multiple=True, help="task ids to review (repeatable; default all)")
 @click.option("--reviewers", default=3, show_default=True, help="number of reviewers")
 @click.option("--overlap", default=2, show_default=True, help="reviewers per item")
@@ -39,7 +55,7 @@ def review() -> None:
 @click.option("--base-url", default="http://127.0.0.1:8765", show_default=True)
 def create(
     run: Path,
-    pair: tuple[str, str],
+    pairs: tuple[tuple[str, str], ...],
     tasks: tuple[str, ...],
     reviewers: int,
     overlap: int,
@@ -54,7 +70,7 @@ def create(
 
     made = create_study(
         run,
-        pair,
+        pairs,
         tasks=tasks,
         reviewers=reviewers,
         overlap=overlap,
@@ -99,7 +115,7 @@ def results_cmd(run: Path, fmt: str, out: Path | None) -> None:
     if fmt == "json":
         text = json.dumps(res, indent=2)
     elif fmt == "csv":
-        text = table4_csv(res["table4"])
+        text = table4_csv(res["pairs"])
     else:
         text = markdown(res)
     if out:

@@ -13,13 +13,14 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import DataError
 
 DB_NAME = "review.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: rating scale: even, no neutral (the seed's [-2; 2] without 0)
 SCALE = (-2, -1, 1, 2)
 #: the seed's five properties, in the order the page and Table 4 show them
@@ -89,7 +90,35 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (assignment_id, field)
     );
     """,
+    # 3: several model pairs per study (each item names its two models; a study of one pair
+    # made by schema 2 takes them from its meta), and reviewer activity per item, so that the
+    # time spent on an item can leave out breaks
+    """
+    ALTER TABLE items ADD COLUMN model_a TEXT;
+    ALTER TABLE items ADD COLUMN model_b TEXT;
+    UPDATE items SET
+        model_a = json_extract((SELECT value FROM meta WHERE key='study'), '$.pair[0]'),
+        model_b = json_extract((SELECT value FROM meta WHERE key='study'), '$.pair[1]');
+    ALTER TABLE choices ADD COLUMN active_seconds REAL;
+    CREATE TABLE activity (
+        assignment_id INTEGER NOT NULL REFERENCES assignments(id),
+        kind TEXT NOT NULL CHECK (kind IN ('shown', 'draft', 'submit')),
+        at REAL NOT NULL
+    );
+    CREATE INDEX activity_by_assignment ON activity(assignment_id, at);
+    """,
 )
+
+#: a gap between two actions on an item longer than this counts as a break: only this much
+#: of it is time spent on the item (``active_seconds``; the wall time is kept as ``seconds``)
+IDLE_CAP_S = 300.0
+
+
+def active_seconds(times: list[float], cap: float = IDLE_CAP_S) -> float:
+    """Time on an item from its activity times (shown, each answer saved, submitted): the
+    sum of the gaps between consecutive actions, each gap capped at ``cap`` seconds."""
+    ordered = sorted(times)
+    return sum(min(b - a, cap) for a, b in pairwise(ordered))
 
 
 def db_path(run_dir: str | Path) -> Path:

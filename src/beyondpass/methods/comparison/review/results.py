@@ -1,5 +1,7 @@
 """Review results: the seed's Table 4 (sums per task, mean and stdev over tasks, overall and
-restricted by pass rate), per-model summaries, agreement, consistency, position bias, tests.
+restricted by pass rate), per-model summaries and paired tests for each reviewed pair; then,
+over the whole study, agreement, consistency, position bias, time per item and, with more
+than two models, a Bradley-Terry ranking.
 
 Only first ratings count in Table 4 and the model comparison; repeated items serve the
 intra-rater consistency alone.
@@ -29,17 +31,42 @@ def load(run_dir: str | Path) -> dict[str, Any]:
             "JOIN reviewers r ON r.id=a.reviewer_id"
         ).fetchall()
         choices = conn.execute(
-            "SELECT r.name, a.item_id, a.repeat, c.better, c.better_left, c.seconds "
+            "SELECT r.name, a.item_id, a.repeat, c.better, c.better_left, c.seconds, "
+            "c.active_seconds "
             "FROM choices c JOIN assignments a ON a.id=c.assignment_id "
             "JOIN reviewers r ON r.id=a.reviewer_id"
         ).fetchall()
         items = {
-            row[0]: {"benchmark": row[1], "task_id": row[2], "condition": row[3], "index": row[4]}
+            row[0]: {
+                "benchmark": row[1],
+                "task_id": row[2],
+                "condition": row[3],
+                "index": row[4],
+                "pair": (row[5], row[6]),
+            }
             for row in conn.execute(
-                "SELECT id, benchmark, task_id, condition, sample_index FROM items ORDER BY id"
+                "SELECT id, benchmark, task_id, condition, sample_index, model_a, model_b "
+                "FROM items ORDER BY id"
             )
         }
     return {"study": study, "ratings": ratings, "choices": choices, "items": items}
+
+
+def study_pairs(study: dict[str, Any]) -> list[tuple[str, str]]:
+    """The study's model pairs (a study made before several pairs existed has ``pair``)."""
+    pairs = study.get("pairs") or ([study["pair"]] if study.get("pair") else [])
+    return [(a, b) for a, b in pairs]
+
+
+def for_pair(data: dict[str, Any], pair: tuple[str, str]) -> dict[str, Any]:
+    """The part of ``data`` about one pair's items, with that pair as the study's pair."""
+    items = {i: info for i, info in data["items"].items() if info["pair"] == pair}
+    return {
+        "study": {**data["study"], "pair": list(pair)},
+        "ratings": [r for r in data["ratings"] if r[1] in items],
+        "choices": [c for c in data["choices"] if c[1] in items],
+        "items": items,
+    }
 
 
 def pass_rates(run_dir: str | Path) -> dict[tuple[str, str, str, str], float]:
@@ -75,7 +102,7 @@ def table4(data: dict[str, Any], rates: dict[tuple[str, str, str, str], float]) 
     for _, item, repeat, side, prop, value in data["ratings"]:
         if not repeat:
             sums[item][f"{prop}_{side}"] += value
-    for _, item, repeat, better, _, _ in data["choices"]:
+    for _, item, repeat, better, *_ in data["choices"]:
         if not repeat:
             sums[item]["preference"] += 1 if better == "b" else -1
     columns = [f"{p}_{s}" for p in db.PROPERTIES for s in ("a", "b")] + ["preference"]
@@ -118,7 +145,7 @@ def per_model(data: dict[str, Any]) -> dict[str, Any]:
         if not repeat:
             values[(side, prop)].append(value)
     prefs = {"a": 0, "b": 0}
-    for _, _, repeat, better, _, _ in data["choices"]:
+    for _, _, repeat, better, *_ in data["choices"]:
         if not repeat:
             prefs[better] += 1
     return {
@@ -131,16 +158,21 @@ def per_model(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def cohen_kappa(x: Sequence[Any], y: Sequence[Any]) -> float | None:
-    """Cohen's (unweighted) kappa of two raters' paired labels; None when undefined."""
+    """Cohen's (unweighted) kappa of two raters' paired labels (statsmodels); None when it
+    is undefined (no pairs, or both raters used one and the same label throughout)."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     if len(x) != len(y) or not x:
         return None
-    n = len(x)
-    labels = set(x) | set(y)
-    observed = sum(a == b for a, b in zip(x, y, strict=True)) / n
-    expected = sum((list(x).count(k) / n) * (list(y).count(k) / n) for k in labels)
-    if expected == 1.0:
+    labels = sorted(set(x) | set(y), key=str)
+    if len(labels) < 2:
         return None
-    return (observed - expected) / (1 - expected)
+    index = {label: i for i, label in enumerate(labels)}
+    table = np.zeros((len(labels), len(labels)))
+    for a, b in zip(x, y, strict=True):
+        table[index[a], index[b]] += 1
+    return float(cohens_kappa(table, return_results=False))
 
 
 def agreement(data: dict[str, Any], seed: int = 0, resamples: int = 1000) -> dict[str, Any]:
@@ -190,7 +222,7 @@ def consistency(data: dict[str, Any]) -> dict[str, Any]:
     second: dict[tuple[str, int, str, str], int] = {}
     for name, item, repeat, side, prop, value in data["ratings"]:
         (second if repeat else first)[(name, item, side, prop)] = value
-    for name, item, repeat, better, _, _ in data["choices"]:
+    for name, item, repeat, better, *_ in data["choices"]:
         (second if repeat else first)[(name, item, "choice", "better")] = better
     out: dict[str, Any] = {}
     for name in sorted({k[0] for k in second}):
@@ -248,41 +280,79 @@ def paired_tests(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def seconds_per_item(data: dict[str, Any]) -> dict[str, Any]:
-    return describe([c[5] for c in data["choices"]])
+def time_per_item(data: dict[str, Any]) -> dict[str, Any]:
+    """Seconds per rated item: wall time from first showing to submission (breaks included)
+    and active time (gaps between actions capped at ``db.IDLE_CAP_S``; items rated before
+    activity was recorded have none)."""
+    active = [c[6] for c in data["choices"] if c[6] is not None]
+    return {
+        "wall": describe([c[5] for c in data["choices"]]),
+        "active": describe(active),
+        "idle_cap_s": db.IDLE_CAP_S,
+    }
+
+
+def first_choices(data: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """(winner, loser, item) for every first choice, in model labels."""
+    out = []
+    for _, item, repeat, better, *_ in data["choices"]:
+        if not repeat:
+            a, b = data["items"][item]["pair"]
+            out.append((a, b, item) if better == "a" else (b, a, item))
+    return out
 
 
 def results(run_dir: str | Path, seed: int | None = None) -> dict[str, Any]:
     """Everything above for the run's review study."""
+    from .ranking import bradley_terry
+
     data = load(run_dir)
     seed = data["study"].get("seed", 0) if seed is None else seed
+    rates = pass_rates(run_dir)
+    pairs = []
+    for pair in study_pairs(data["study"]):
+        part = for_pair(data, pair)
+        pairs.append(
+            {
+                "pair": list(pair),
+                "ratings": len(part["choices"]),
+                "table4": table4(part, rates),
+                "per_model": per_model(part),
+                "paired_tests": paired_tests(part),
+            }
+        )
+    models = {m for pair in study_pairs(data["study"]) for m in pair}
     return {
-        "pair": data["study"].get("pair"),
+        "pairs": pairs,
         "ratings": len(data["choices"]),
-        "table4": table4(data, pass_rates(run_dir)),
-        "per_model": per_model(data),
         "agreement": agreement(data, seed),
         "consistency": consistency(data),
         "position_bias": position_bias(data),
-        "paired_tests": paired_tests(data),
-        "seconds_per_item": seconds_per_item(data),
+        "time_per_item": time_per_item(data),
+        "ranking": bradley_terry(first_choices(data), seed) if len(models) > 2 else None,
     }
 
 
-def table4_csv(table: dict[str, Any]) -> str:
-    """Table 4 as CSV: one row per item, then mean and stdev rows (all and restricted)."""
+def table4_csv(blocks: list[dict[str, Any]]) -> str:
+    """Table 4 of every pair as one CSV: per pair, one row per item, then mean and stdev rows
+    (all and restricted)."""
     import csv
     import io
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    cols = table["columns"]
-    w.writerow(["item", "pass_rate_a", "pass_rate_b", "both_pass", *cols])
-    for r in table["rows"]:
-        w.writerow(
-            [r["item"], r["pass_rate_a"], r["pass_rate_b"], r["both_pass"], *[r[c] for c in cols]]
-        )
-    for scope in ("all", "restricted"):
-        for stat in ("mean", "stdev"):
-            w.writerow([f"{stat} ({scope})", "", "", "", *[table[scope][c][stat] for c in cols]])
+    cols = blocks[0]["table4"]["columns"] if blocks else []
+    w.writerow(["model_a", "model_b", "item", "pass_rate_a", "pass_rate_b", "both_pass", *cols])
+    for block in blocks:
+        table, pair = block["table4"], block["pair"]
+        for r in table["rows"]:
+            w.writerow(
+                [*pair, r["item"], r["pass_rate_a"], r["pass_rate_b"], r["both_pass"]]
+                + [r[c] for c in cols]
+            )
+        for scope in ("all", "restricted"):
+            for stat in ("mean", "stdev"):
+                w.writerow(
+                    [*pair, f"{stat} ({scope})", "", "", ""] + [table[scope][c][stat] for c in cols]
+                )
     return buf.getvalue()

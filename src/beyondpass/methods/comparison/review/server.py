@@ -226,11 +226,10 @@ def create_app(run_dir: str | Path) -> Any:
                 )
             nonce = secrets.token_urlsafe(24)
             with db.transaction(conn):
-                conn.execute("INSERT INTO forms VALUES (?,?,?,NULL)", (nonce, aid, db.now()))
+                t = log_activity(conn, aid, "shown")
+                conn.execute("INSERT INTO forms VALUES (?,?,?,NULL)", (nonce, aid, t))
                 if shown is None:
-                    conn.execute(
-                        "UPDATE assignments SET first_shown_at=? WHERE id=?", (db.now(), aid)
-                    )
+                    conn.execute("UPDATE assignments SET first_shown_at=? WHERE id=?", (t, aid))
             draft = dict(
                 conn.execute("SELECT field, value FROM drafts WHERE assignment_id=?", (aid,))
             )
@@ -283,9 +282,16 @@ def create_app(run_dir: str | Path) -> Any:
                         "DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at",
                         (aid, field, value, db.now()),
                     )
+                    log_activity(conn, aid, "draft")
         except Rejected as exc:
             return JSONResponse({"saved": False, "reason": exc.reason}, status_code=exc.status)
         return JSONResponse({"saved": True})
+
+    def log_activity(conn: Any, aid: int, kind: str) -> float:
+        """Record one action on an assignment (inside the caller's transaction)."""
+        t = db.now()
+        conn.execute("INSERT INTO activity VALUES (?,?,?)", (aid, kind, t))
+        return t
 
     async def form_fields(request: Request) -> dict[str, str]:
         return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
@@ -317,14 +323,25 @@ def create_app(run_dir: str | Path) -> Any:
             aid = open_form(conn, rid, position, form)
             _, swapped, shown, *_ = assignment(conn, rid, position)
             ratings, better, better_left, comment = parse_post(form, bool(swapped))
-            t = db.now()
+            t = log_activity(conn, aid, "submit")
+            times = [
+                r[0] for r in conn.execute("SELECT at FROM activity WHERE assignment_id=?", (aid,))
+            ]
             conn.executemany(
                 "INSERT INTO ratings VALUES (?,?,?,?)",
                 [(aid, side, prop, value) for (side, prop), value in ratings.items()],
             )
             conn.execute(
-                "INSERT INTO choices VALUES (?,?,?,?,?,?)",
-                (aid, better, better_left, comment, max(0.0, t - (shown or t)), t),
+                "INSERT INTO choices VALUES (?,?,?,?,?,?,?)",
+                (
+                    aid,
+                    better,
+                    better_left,
+                    comment,
+                    max(0.0, t - (shown or t)),
+                    t,
+                    db.active_seconds(times),
+                ),
             )
             conn.execute("UPDATE forms SET used_at=? WHERE nonce=?", (t, form["nonce"]))
             conn.execute("DELETE FROM drafts WHERE assignment_id=?", (aid,))

@@ -1,10 +1,12 @@
 """Creating a review study from a run: items, assignments, tokens, self-identification.
 
 An *item* is one task (benchmark, task, condition, sample index) answered by both models of
-the pair. Each item goes to ``overlap`` reviewers (round robin over a seeded item order, so
-the load is even and agreement can be measured); each reviewer sees ``repeat`` of their
-items a second time at the end (intra-rater consistency). Which model is on the left is
-drawn per reviewer and item from the study seed and recorded (``assignments.swapped``).
+a pair; a study may review several pairs (``--pair`` repeated), e.g. every pair of three
+models, which the results rank with a Bradley-Terry model. Each item goes to ``overlap``
+reviewers (round robin over a seeded item order, so the load is even and agreement can be
+measured); each reviewer sees ``repeat`` of their items a second time at the end
+(intra-rater consistency). Which model is on the left is drawn per reviewer and item from
+the study seed and recorded (``assignments.swapped``).
 """
 
 from __future__ import annotations
@@ -61,12 +63,12 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def identity_patterns(meta: dict[str, Any], pair: Sequence[str]) -> list[str]:
+def identity_patterns(meta: dict[str, Any], models: Sequence[str]) -> list[str]:
     """Regexes for text that names a model: vendor words plus the run's own model labels
     and the model names in their specs (a label like ``gpt-4o`` is itself a giveaway)."""
     patterns = [rf"\b{w}" for w in VENDOR_WORDS]
     models = meta.get("models") or {}
-    for label in pair:
+    for label in models:
         words = {label}
         identity = (models.get(label) or {}).get("identity") or {}
         if identity.get("provider") != "replay":  # a replay's "model" is a file path
@@ -93,9 +95,22 @@ def _solution(sample: Any) -> str:
     return sample.code or sample.program or sample.raw
 
 
+def _check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for a, b in pairs:
+        if a == b:
+            raise ConfigError("--pair needs two different models")
+        if (a, b) in out or (b, a) in out:
+            raise ConfigError(f"--pair {a} {b} is given twice")
+        out.append((a, b))
+    if not out:
+        raise ConfigError("give at least one --pair MODEL_A MODEL_B")
+    return out
+
+
 def create_study(
     run_dir: str | Path,
-    pair: tuple[str, str],
+    pairs: Sequence[tuple[str, str]],
     *,
     tasks: Sequence[str] = (),
     reviewers: int = 3,
@@ -107,8 +122,7 @@ def create_study(
 ) -> CreatedStudy:
     """Build the study in ``run_dir/review.sqlite3`` and return each reviewer's link."""
     run_dir = Path(run_dir)
-    if pair[0] == pair[1]:
-        raise ConfigError("--pair needs two different models")
+    pairs = _check_pairs(pairs)
     if reviewers < 1:
         raise ConfigError("--reviewers must be at least 1")
     if not 1 <= overlap <= reviewers:
@@ -128,33 +142,42 @@ def create_study(
         meta = store.all_meta()
         samples = [row.sample for row in store.rows()]
     present = sorted({s.model for s in samples})
-    for model in pair:
+    models = list(dict.fromkeys(m for pair in pairs for m in pair))
+    for model in models:
         if model not in present:
             raise DataError(f"run has no model {model!r} (models: {', '.join(present) or 'none'})")
 
     by_key: dict[tuple[str, str, str, int], dict[str, Any]] = {}
     for s in samples:
-        if s.model in pair:
+        if s.model in models:
             by_key.setdefault((s.benchmark, s.task_id, s.condition, s.sample_index), {})[
                 s.model
             ] = s
     wanted = set(tasks)
     unknown = wanted - {k[1] for k in by_key}
     if unknown:
-        raise DataError(f"unknown task(s) for this pair: {', '.join(sorted(unknown))}")
-    keys = sorted(k for k, v in by_key.items() if len(v) == 2 and (not wanted or k[1] in wanted))
-    if not keys:
-        raise DataError(f"no task has answers from both {pair[0]} and {pair[1]}")
+        raise DataError(f"unknown task(s) for the reviewed models: {', '.join(sorted(unknown))}")
+    chosen = [
+        (key, pair)
+        for pair in pairs
+        for key in sorted(by_key)
+        if all(m in by_key[key] for m in pair) and (not wanted or key[1] in wanted)
+    ]
+    for pair in pairs:
+        if not any(p == pair for _, p in chosen):
+            raise DataError(f"no task has answers from both {pair[0]} and {pair[1]}")
 
-    patterns = identity_patterns(meta, pair)
+    patterns = identity_patterns(meta, models)
     rows: list[tuple[Any, ...]] = []
     flagged: list[dict[str, Any]] = []
     excluded: list[str] = []
     redactions: list[tuple[int, str, str, int, str]] = []
-    for key in keys:
+    for key, pair in chosen:
         a, b = by_key[key][pair[0]], by_key[key][pair[1]]
         texts = {"a": _solution(a), "b": _solution(b)}
         label = f"{key[0]}/{key[1]} [{key[2]}#{key[3]}]"
+        if len(pairs) > 1:
+            label += f" {pair[0]}/{pair[1]}"
         hits = {side: find_identity(text, patterns) for side, text in texts.items()}
         flags = [{"side": side, "patterns": found} for side, found in hits.items() if found]
         if flags:
@@ -170,7 +193,9 @@ def create_study(
                     )
                     sha = hashlib.sha256(original.encode()).hexdigest()
                     redactions.append((len(rows), side, pattern, count, sha))
-        rows.append((*key, a.key, b.key, _task_text(a), texts["a"], texts["b"], flags))
+        rows.append(
+            (*key, a.key, b.key, _task_text(a), texts["a"], texts["b"], flags, pair[0], pair[1])
+        )
     if not rows:
         raise DataError("every item names a model; pass --redact to redact them")
 
@@ -189,8 +214,9 @@ def create_study(
         for row in rows:
             cur = conn.execute(
                 "INSERT INTO items(benchmark, task_id, condition, sample_index, key_a, key_b, "
-                "task_text, code_a, code_b, flags) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (*row[:9], json.dumps(row[9])),
+                "task_text, code_a, code_b, flags, model_a, model_b) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*row[:9], json.dumps(row[9]), *row[10:]),
             )
             ids.append(cur.lastrowid)
         for index, side, pattern, count, sha in redactions:
@@ -224,7 +250,7 @@ def create_study(
             conn,
             "study",
             {
-                "pair": list(pair),
+                "pairs": [list(pair) for pair in pairs],
                 "tasks": sorted(wanted),
                 "reviewers": reviewers,
                 "overlap": overlap,
