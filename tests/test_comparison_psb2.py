@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from beyondpass.methods.comparison.drivers import (
     reference_program,
 )
 from beyondpass.methods.comparison.psb2 import data as psb2_data
+from beyondpass.methods.comparison.psb2 import reference
 from beyondpass.methods.comparison.psb2.benchmark import io_test, load
 from beyondpass.methods.comparison.psb2.generators import generate_inputs
 from beyondpass.methods.comparison.psb2.problems import PROBLEMS, Arg, problem
@@ -105,6 +107,31 @@ def test_generated_inputs_satisfy_the_published_constraints(name) -> None:
     bad = [(x, PROBLEMS[name].violations(x)) for x in inputs if PROBLEMS[name].violations(x)]
     assert not bad[:3]
     assert len({json.dumps(x) for x in inputs}) > 1  # not one case repeated
+
+
+def test_generators_follow_the_clojush_input_functions() -> None:
+    """Shapes of Clojush's PSB2 ``*-input`` functions that a plain domain check misses
+    (seeded, so each count is a fixed number, not a chance)."""
+    draw = {name: generate_inputs(name, 10000, seed=11) for name in ("basement", "find_pair",
+            "substitution_cipher", "twitter", "dice_game", "fizz_buzz", "mastermind",
+            "solve_boolean", "cut_vector")}  # fmt: skip
+    # basement: the answer index is spread over the whole vector, not bunched at the start
+    answers = Counter(reference.basement(*x) for x in draw["basement"])
+    assert set(answers) == set(range(20))
+    # find-pair: distinct elements; substitution: a one-to-one cipher on both sides
+    assert all(len(set(v)) == len(v) for v, _ in draw["find_pair"])
+    assert all(len(set(t)) == len(t) and s for s, t, _ in draw["substitution_cipher"])
+    # twitter's random tweets hold visible characters only; some exceed 140
+    tweets = [t for (t,) in draw["twitter"]]
+    assert not any(" " in t for t in tweets) and any(len(t) > 140 for t in tweets)
+    # ranges beyond the edge cases: dice up to 1000 sides, fizz-buzz up to 1,000,000
+    assert max(max(x) for x in draw["dice_game"]) > 900
+    assert 0.03 < sum(n == m for n, m in draw["dice_game"]) / 10000 < 0.08  # 100 of 2000
+    assert max(x for (x,) in draw["fizz_buzz"]) > 900000
+    assert 0.08 < sum(a == b for a, b in draw["mastermind"]) / 10000 < 0.12  # 200 of 2000
+    # solve-boolean: 2-20 terms; cut-vector: zeros occur, and the fixed length-20 share
+    assert {(len(e) + 1) // 2 for (e,) in draw["solve_boolean"]} == set(range(2, 21))
+    assert any(0 in v for (v,) in draw["cut_vector"])
 
 
 def test_constraint_checks_reject_inputs_outside_the_domain() -> None:

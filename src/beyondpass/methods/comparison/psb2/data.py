@@ -32,7 +32,7 @@ CANONICAL_URL = (
 TASKS = DataFile("psb2/tasks.txt", "")
 EDGE = DataFile("psb2/edge.jsonl", "")
 #: bump when a generator or a reference solution changes what it produces
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 DEFAULT_RANDOM = 10_000
 DEFAULT_SEED = 0
 

@@ -242,12 +242,12 @@ PROBLEMS: dict[str, Problem] = {
         ),
         _p(
             "cut_vector",
-            [_a("vector", "vec_int", lo=1, hi=10000, min_len=1, max_len=20)],
+            [_a("vector", "vec_int", lo=0, hi=10000, min_len=1, max_len=20)],
             [("left", "vec_int"), ("right", "vec_int")],
         ),
         _p(
             "dice_game",
-            [_a("n", "int", lo=1, hi=100), _a("m", "int", lo=1, hi=100)],
+            [_a("n", "int", lo=1, hi=1000), _a("m", "int", lo=1, hi=1000)],
             [("probability", "float")],
         ),
         _p(
@@ -260,7 +260,7 @@ PROBLEMS: dict[str, Problem] = {
             _one_pair,
             "exactly one pair sums to target",
         ),
-        _p("fizz_buzz", [_a("x", "int", lo=1, hi=50000)], [("answer", "str")]),
+        _p("fizz_buzz", [_a("x", "int", lo=1, hi=1000000)], [("answer", "str")]),
         _p(
             "fuel_cost",
             [_a("vector", "vec_int", lo=6, hi=10000, min_len=1, max_len=20)],
@@ -275,7 +275,7 @@ PROBLEMS: dict[str, Problem] = {
             "indices_of_substring",
             [
                 _a("text", "str", min_len=1, max_len=20, alphabet=PRINTABLE),
-                _a("target", "str", min_len=1, max_len=5, alphabet=PRINTABLE),
+                _a("target", "str", min_len=1, max_len=6, alphabet=PRINTABLE),
             ],
             [("indices", "vec_int")],
         ),
@@ -325,7 +325,7 @@ PROBLEMS: dict[str, Problem] = {
         ),
         _p(
             "solve_boolean",
-            [_a("expression", "str", min_len=1, max_len=20, alphabet="tf|&")],
+            [_a("expression", "str", min_len=1, max_len=39, alphabet="tf|&")],
             [("value", "bool")],
             _boolean_expression,
             "t/f alternating with &/|",
