@@ -244,23 +244,20 @@ def _completions_payload(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     if reply.status != 200:
         return _openai_payload(reply, body)
     text = reply.text if reply.text is not None else "echo: " + str(body.get("prompt", ""))
-    return {
-        "id": "cmpl-fake",
-        "object": "text_completion",
-        "created": 1_700_000_000,
-        "model": reply.model or body.get("model", ""),
-        "choices": [
-            {"index": 0, "text": text, "finish_reason": reply.finish_reason, "logprobs": None}
-        ],
-        "usage": {"prompt_tokens": 13, "completion_tokens": 5, "total_tokens": 18},
-    }
+    payload = _openai_payload(reply, body)
+    payload.update(id="cmpl-fake", object="text_completion")
+    payload["choices"][0].pop("message")
+    payload["choices"][0]["text"] = text
+    payload["usage"] = {"prompt_tokens": 13, "completion_tokens": 5, "total_tokens": 18}
+    return payload
 
 
 def _openai_payload(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     if reply.status != 200:
         kind = "rate_limit_exceeded" if reply.status == 429 else "invalid_request_error"
         return {"error": {"message": reply.error, "type": kind, "param": None, "code": None}}
-    text = reply.text if reply.text is not None else "echo: " + _last_user_text(body["messages"])
+    messages = body.get("messages", [])
+    text = reply.text if reply.text is not None else "echo: " + _last_user_text(messages)
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",

@@ -2,10 +2,12 @@
 
 Brings the five public subsets as benchmarks (``nofuneval-latency``, ``-resource_util``,
 ``-runtime_efficiency``, ``-security``, ``-classify``) and the user-supplied
-``nofuneval-maintainability``; the ``nofuneval-edit`` plan (Base, 1-Shot, CoT, CoCo: the
-dataset's own prompts) and ``nofuneval-classify`` (both orderings); the ``nofuneval-edit``
-answer format (robust reading; compat reading in ``nofuneval score --compat nofuneval``);
-the DiffBLEU evaluator; and ``beyondpass nofuneval score``. See docs/nofuneval.md.
+``nofuneval-maintainability``, and NoFunClassify as ``nofuneval-classify-<subset>``; the
+``nofuneval-edit`` plan (Base, 1-Shot, CoT, CoCo: the dataset's own prompts) and
+``nofuneval-classify`` (both orderings); the ``nofuneval-edit`` answer format (robust
+reading; compat reading in ``nofuneval score --compat nofuneval``); the DiffBLEU and
+classification evaluators; the Table 1 and Table 2 report sections; and ``beyondpass
+nofuneval score``. See docs/nofuneval.md.
 """
 
 from beyondpass.registry import (
