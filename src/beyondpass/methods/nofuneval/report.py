@@ -200,7 +200,8 @@ class NoFunClassifyTable:
         if HUMANEVAL in present:
             benches.append(HUMANEVAL)
         names = {**REQUIREMENT_COLUMNS, HUMANEVAL: HUMANEVAL_COLUMN}
-        head = ["model", *(names.get(b, b) for b in benches)]
+        columns = [names.get(b, b) for b in benches]
+        head = ["model", *columns]
         models = [m for m in ctx.order("models") if any((m, b) in cells for b in benches)]
 
         def table(value: str) -> _Table:
@@ -225,17 +226,13 @@ class NoFunClassifyTable:
             if incomplete
             else []
         )
-        accuracy = {
-            (m, names.get(b, b)): cells[(m, b)].accuracy
-            for m in models
-            for b in benches
-            if (m, b) in cells and cells[(m, b)].accuracy is not None
-        }
-        plot = (
-            accuracy_svg([names.get(b, b) for b in benches], models, accuracy)  # type: ignore[arg-type]
-            if _plots_on(ctx)
-            else ""
-        )
+        accuracy: dict[tuple[str, str], float] = {}
+        for m in models:
+            for b in benches:
+                value = cells[(m, b)].accuracy if (m, b) in cells else None
+                if value is not None:
+                    accuracy[(m, names.get(b, b))] = value
+        plot = accuracy_svg(columns, models, accuracy) if _plots_on(ctx) else ""
         extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
         return SectionOutput(
             key=self.key,
