@@ -1,9 +1,11 @@
-"""A scripted HTTP server speaking the OpenAI and Anthropic chat wire formats.
+"""A scripted HTTP server speaking the OpenAI and Anthropic chat wire formats, and the
+OpenAI-compatible text completion format (``/v1/completions``, as vLLM and llama.cpp serve).
 
 Tests drive the real SDKs against it, so what is checked is what actually goes over the
 wire: the request bodies the SDKs send and how our providers react to real status codes,
 headers and timeouts. The server answers from a script of replies, in order; when the
-script runs out it echoes the last user message.
+script runs out it echoes the last user message (a completion: its prompt). With
+``chat_only=True`` it answers ``/v1/completions`` with 404, like a chat-only server.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 OPENAI_PATH = "/v1/chat/completions"
+COMPLETIONS_PATH = "/v1/completions"
 ANTHROPIC_PATH = "/v1/messages"
 
 
@@ -87,7 +90,9 @@ class FakeEndpoint:
         hold_until: int = 0,
         hold_timeout: float = 5.0,
         responder: Callable[[str], str] | None = None,
+        chat_only: bool = False,
     ) -> None:
+        self.chat_only = chat_only
         self._script: list[Reply] = list(replies)
         self.responder = responder  # answers from the last user message once the script is out
         self._lock = threading.Lock()
@@ -111,7 +116,7 @@ class FakeEndpoint:
             if self._script:
                 return self._script.pop(0)
         if self.responder is not None:
-            return Reply(text=self.responder(_last_user_text(body.get("messages", []))))
+            return Reply(text=self.responder(_prompt_text(body)))
         return Reply()
 
     @property
@@ -190,7 +195,12 @@ class _Handler(BaseHTTPRequestHandler):
             reply = owner._next_reply(body)
             if reply.delay and owner._stop.wait(reply.delay):
                 return
-            if path == OPENAI_PATH:
+            if path == COMPLETIONS_PATH and owner.chat_only:
+                reply = Reply(status=404, error=f"no route {path}")
+                payload = _openai_payload(reply, body)
+            elif path == COMPLETIONS_PATH:
+                payload = _completions_payload(reply, body)
+            elif path == OPENAI_PATH:
                 payload = _openai_payload(reply, body)
             elif path == ANTHROPIC_PATH:
                 payload = _anthropic_payload(reply, body)
@@ -223,11 +233,31 @@ def _last_user_text(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
+def _prompt_text(body: dict[str, Any]) -> str:
+    """What a responder answers: a completion's prompt, else the last user message."""
+    if isinstance(body.get("prompt"), str):
+        return str(body["prompt"])
+    return _last_user_text(body.get("messages", []))
+
+
+def _completions_payload(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+    if reply.status != 200:
+        return _openai_payload(reply, body)
+    text = reply.text if reply.text is not None else "echo: " + str(body.get("prompt", ""))
+    payload = _openai_payload(reply, body)
+    payload.update(id="cmpl-fake", object="text_completion")
+    payload["choices"][0].pop("message")
+    payload["choices"][0]["text"] = text
+    payload["usage"] = {"prompt_tokens": 13, "completion_tokens": 5, "total_tokens": 18}
+    return payload
+
+
 def _openai_payload(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
     if reply.status != 200:
         kind = "rate_limit_exceeded" if reply.status == 429 else "invalid_request_error"
         return {"error": {"message": reply.error, "type": kind, "param": None, "code": None}}
-    text = reply.text if reply.text is not None else "echo: " + _last_user_text(body["messages"])
+    messages = body.get("messages", [])
+    text = reply.text if reply.text is not None else "echo: " + _last_user_text(messages)
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",

@@ -41,3 +41,204 @@ def test_model_names_are_escaped_in_html(tmp_path):
     rows = [_row("<b>x</b>", "nofuneval-security", "base_prompt", "0", 0, 1.0)]
     out = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path))
     assert "<b>x</b>" not in out.html and "&lt;b&gt;x&lt;/b&gt;" in out.html
+
+
+# -- Table 2 through a whole study over the local HTTP model ----------------------------------
+#: answer forms a model gives, with the choice each one names (None: nothing readable)
+FORMS = (
+    ("{c}", True),
+    (" {c}\n\n### Instruction:", True),
+    ("Code-{c} is better.", True),
+    ("({c})", True),
+    ("I cannot tell which one.", False),
+    ("", False),
+)
+CLASSIFY_BENCHES = {  # benchmark -> (dataset file, rows asked)
+    "nofuneval-classify-latency": ("latency.jsonl", 8),
+    "nofuneval-classify-security": ("security.jsonl", 13),
+    "nofuneval-classify": ("humanevalclassify.jsonl", 8),
+}
+
+
+def _scripted_answer(prompt: str) -> tuple[str, str | None]:
+    """A fixed pseudo-random answer per prompt: (text, the choice it names or None)."""
+    import hashlib
+
+    digest = hashlib.sha256(prompt.encode()).digest()
+    choice = "AB"[digest[0] % 2]
+    form, readable = FORMS[digest[1] % len(FORMS)]
+    return form.format(c=choice), choice if readable else None
+
+
+def test_classification_study_over_http_gives_table2(tmp_path, data_dir, monkeypatch):
+    import re
+
+    from beyondpass.report.render import render_report
+    from beyondpass.store.run_store import RunStore
+    from beyondpass.study.config import load_study
+    from beyondpass.study.runner import StudyRunner
+    from fake_endpoints import COMPLETIONS_PATH, FakeEndpoint
+    from nofuneval_data import rows as dataset_rows
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    # what the test expects, from the dataset files and the scripted answers alone
+    expected: dict[str, dict[str, bool]] = {}  # bench -> task -> both orderings right
+    parsed = answers = 0
+    prompts: dict[str, str] = {}
+    for bench, (file, limit) in CLASSIFY_BENCHES.items():
+        expected[bench] = {}
+        for n, row in enumerate(dataset_rows(file)[:limit]):
+            ok = []
+            for side in ("left", "right"):
+                prompt = row[f"classification_{side}_prompt"]
+                _, choice = _scripted_answer(prompt)
+                ok.append(choice == row[f"classification_{side}_label"])
+                parsed += choice is not None
+                answers += 1
+                prompts[prompt] = side
+            expected[bench][str(row.get("unique_id", n)) if "humaneval" in file else str(n)] = all(
+                ok
+            )
+    assert 0 < sum(v for t in expected.values() for v in t.values()) < 29  # not trivial
+
+    with FakeEndpoint(responder=lambda p: _scripted_answer(p)[0]) as server:
+        study = tmp_path / "study.toml"
+        benches = "".join(
+            f'[[benchmarks]]\nname = "{b}"\nlimit = {limit}\n'
+            for b, (_, limit) in CLASSIFY_BENCHES.items()
+        )
+        study.write_text(
+            f'name = "t2"\n{benches}[prompts]\nplan = "nofuneval-classify"\n'
+            f'[[models]]\nspec = "openai:base-7b@{server.openai_base_url}#api=completions"\n'
+            'label = "base-7b"\n[sampling]\nmax_tokens = 8\n'
+        )
+        outcome = StudyRunner(load_study(study), tmp_path / "run", data_dir=str(data_dir)).run()
+        assert outcome.complete, outcome.failures
+        sent_prompts = [r.body["prompt"] for r in server.requests]
+        assert {r.path for r in server.requests} == {COMPLETIONS_PATH}
+    assert sorted(sent_prompts) == sorted(prompts)  # each dataset prompt, verbatim, once
+
+    with RunStore(tmp_path / "run", create=False) as store:
+        stored = list(store.rows())
+    for row in stored:  # provenance: how each sample was asked, and what was sent
+        sent = row.sample.generation["sent"]
+        assert sent["api"] == "completions"
+        assert prompts[sent["prompt"]] == row.sample.condition.rsplit("_", 1)[1]
+        assert sent["params"] == {"temperature": 0.0, "max_tokens": 8, "n": 1}
+
+    paths = render_report(tmp_path / "run", tmp_path / "report")
+    markdown = paths.markdown.read_text()
+    line = next(ln for ln in markdown.splitlines() if ln.startswith("| base-7b |"))
+    cells = [c.strip() for c in line.strip("|").split("|")][1:]
+    header = next(
+        ln for ln in markdown.splitlines() if ln.startswith("| model |") and "Latency" in ln
+    )
+    columns = [c.strip() for c in header.strip("|").split("|")][1:]
+    assert columns == ["Latency", "Security", "NoFunClassify", "HumanEvalClassify"]
+
+    def pct(values: list[bool]) -> str:
+        return f"{100 * sum(values) / len(values):.1f}"
+
+    lat = list(expected["nofuneval-classify-latency"].values())
+    sec = list(expected["nofuneval-classify-security"].values())
+    hum = list(expected["nofuneval-classify"].values())
+    assert cells == [pct(lat), pct(sec), pct(lat + sec), pct(hum)]
+    # the micro-average pools examples: it differs from the mean of the two columns here
+    assert pct(lat + sec) != f"{50 * (sum(lat) / len(lat) + sum(sec) / len(sec)):.1f}"
+    # the parse-rate table: same shape, answers from which a choice was read
+    parse_line = [ln for ln in markdown.splitlines() if ln.startswith("| base-7b |")][1]
+    parse_cells = [c.strip() for c in parse_line.strip("|").split("|")][1:]
+    by_bench: dict[str, list[bool]] = {b: [] for b in CLASSIFY_BENCHES}
+    for bench, (file, limit) in CLASSIFY_BENCHES.items():
+        for row in dataset_rows(file)[:limit]:
+            for side in ("left", "right"):
+                by_bench[bench].append(
+                    _scripted_answer(row[f"classification_{side}_prompt"])[1] is not None
+                )
+    nofun = by_bench["nofuneval-classify-latency"] + by_bench["nofuneval-classify-security"]
+    assert parse_cells == [
+        pct(by_bench["nofuneval-classify-latency"]),
+        pct(by_bench["nofuneval-classify-security"]),
+        pct(nofun),
+        pct(by_bench["nofuneval-classify"]),
+    ]
+    assert sum(map(sum, by_bench.values())) == parsed < answers  # some answers unreadable
+    tex = (tmp_path / "report" / "nofuneval-table2.tex").read_text()
+    assert "base-7b & " + " & ".join(cells) + " \\\\" in tex
+    page = paths.html.read_text()
+    assert re.search(r'<svg class="plot" role="img" id="nf-t2"', page)
+    assert f"<td>{cells[0]}</td>" in page
+
+
+def test_pair_with_a_missing_ordering_is_left_out(tmp_path):
+    from beyondpass.methods.nofuneval.report import NoFunClassifyTable
+
+    def row(task, cond, correct, parsed=True):
+        key = f"{task}{cond}"
+        sample = SampleRecord(key, "nofuneval-classify", task, "m", cond, 0, "", "", "", {})
+        metrics = {"choice_correct": correct, "choice_parsed": parsed}
+        return Row(sample, ResultRecord(key, "passed" if correct else "failed", correct, metrics))
+
+    rows = [
+        row("1", "classification_left", True),
+        row("1", "classification_right", True),
+        row("2", "classification_left", True),
+        row("2", "classification_right", False, parsed=False),
+        row("3", "classification_left", True),  # right ordering never answered
+    ]
+    out = NoFunClassifyTable().build(ReportContext({}, rows, 0, tmp_path, {"plots": False}))
+    assert out is not None
+    assert "| m | 50.0 |" in out.markdown  # task 1 right, task 2 wrong, task 3 left out
+    assert "| m | 80.0 |" in out.markdown  # 4 of 5 answers parsed
+    assert out.notes == ["1 pair(s) with an ordering not answered are left out."]
+    assert "<svg" not in out.html
+
+
+def test_table1_has_a_plot_unless_plots_are_off(tmp_path):
+    rows = [
+        _row("m", "nofuneval-latency", "base_prompt", "1", 0, 0.2),
+        _row("m", "nofuneval-latency", "one_shot", "1", 0, 0.6),
+    ]
+    with_plot = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path))
+    assert with_plot is not None and 'id="nf-t1"' in with_plot.html
+    without = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path, {"plots": False}))
+    assert without is not None and "<svg" not in without.html
+
+
+def test_classify_evaluator_reads_the_ordering_from_the_condition(data_dir):
+    from beyondpass.benchmarks import load_benchmark
+    from beyondpass.evaluators.base import Candidate
+    from beyondpass.extraction.result import Extraction
+    from beyondpass.methods.nofuneval.classify_evaluator import ClassifyEvaluator
+
+    task = load_benchmark("nofuneval-classify-security", str(data_dir)).tasks["0"]
+    left = task.metadata["classification_left_label"]
+    right = task.metadata["classification_right_label"]
+    other = {"A": "B", "B": "A"}
+    none = Extraction("no_code", "", "", "none")
+    cands = [
+        Candidate(task, none, f"Code-{left}", "classification_left"),
+        Candidate(task, none, f"({right})", "classification_right"),
+        Candidate(task, none, other[right], "classification_right"),
+        Candidate(task, none, "no idea", "classification_left"),
+        Candidate(task, none, left, "base_prompt"),
+    ]
+    got = ClassifyEvaluator().evaluate(cands)
+    assert [e.status for e in got] == ["passed", "passed", "failed", "no_code", "error"]
+    assert [e.metrics.get("choice_parsed") for e in got] == [True, True, True, False, None]
+    assert "use plan nofuneval-classify" in got[4].details["error"]
+
+
+def test_studies_expose_greedy_sampled_and_classify():
+    from beyondpass.study.config import load_study
+
+    spec = ["openai:m@http://127.0.0.1:9/v1#api=completions"]
+    greedy = load_study("studies/nofuneval.toml", spec)
+    sampled = load_study("studies/nofuneval-sampled.toml", spec)
+    classify = load_study("studies/nofuneval-classify.toml", spec)
+    assert (greedy.n, greedy.sampling.temperature, greedy.sampling.top_k) == (1, 0.0, None)
+    s = sampled.sampling
+    assert (sampled.n, s.temperature, s.top_p, s.top_k, s.seed) == (20, 0.8, 0.95, 50, None)
+    assert [b.name for b in sampled.benchmarks] == [b.name for b in greedy.benchmarks]
+    assert classify.plan.name == "nofuneval-classify"
+    assert all(b.name.startswith("nofuneval-classify") for b in classify.benchmarks)

@@ -23,6 +23,7 @@ class Candidate:
     task: Task
     extraction: Extraction
     raw: str = ""  # the model's whole answer, for evaluators that read more than the code
+    condition: str = ""  # the prompt condition asked (e.g. which ordering of a pair)
 
 
 @dataclass

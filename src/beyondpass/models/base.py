@@ -62,6 +62,10 @@ class Generation:
     finish_reason: str = ""
     usage: dict[str, int] = field(default_factory=dict)
     cached: bool = False
+    #: How the model was asked, as sent: ``api`` (``chat`` or ``completions``), the
+    #: completion ``prompt`` text, the sampling ``params`` in the request body, and
+    #: ``not_sent`` (parameters set but withheld because the server does not take them).
+    sent: dict[str, Any] = field(default_factory=dict)
 
 
 class ModelProvider(ABC):

@@ -89,6 +89,7 @@ class ResponseCache:
             finish_reason=data.get("finish_reason", ""),
             usage=dict(data.get("usage") or {}),
             cached=True,
+            sent=dict(data.get("sent") or {}),
         )
 
     def put(

@@ -1,6 +1,9 @@
 """Turning a model spec string into a provider, importing SDKs only when used.
 
-A spec is ``provider:model[@base_url]``. The registry maps provider names to
+A spec is ``provider:model[@base_url][#option=value,...]``; the options after ``#`` are
+provider options (``openai:m@http://host/v1#api=completions,top_k=on``), the same ones a
+study gives in its ``[[models]]`` table, so a ``--model`` spec alone can say how to ask. The
+registry maps provider names to
 ``"module:Class"`` strings, so ``beyondpass`` starts without the ``openai``/``anthropic``
 packages installed and only the provider a study names pulls its SDK in.
 """
@@ -35,9 +38,55 @@ class ModelSpec:
     provider: str
     model: str
     base_url: str | None = None
+    #: provider options written after ``#`` in the spec, as (name, value) pairs
+    options: tuple[tuple[str, Any], ...] = ()
 
     def __str__(self) -> str:
-        return f"{self.provider}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
+        text = f"{self.provider}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
+        if self.options:
+            text += "#" + ",".join(f"{k}={_show(v)}" for k, v in self.options)
+        return text
+
+
+def _show(value: Any) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
+_TRUE, _FALSE = {"on", "true", "yes"}, {"off", "false", "no"}
+
+
+def _option_value(text: str) -> Any:
+    lowered = text.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def _split_options(spec: str, rest: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """``model@url#a=1,b`` -> (``model@url``, ((a, 1), (b, True)))."""
+    rest, sep, text = rest.partition("#")
+    if not sep:
+        return rest, ()
+    options: dict[str, Any] = {}
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if not name.isidentifier() or (eq and not value.strip()):
+            raise ConfigError(
+                f"model spec {spec!r} has a malformed option {item.strip()!r} after '#' — "
+                "write NAME=VALUE pairs separated by commas, e.g. #api=completions,top_k=on"
+            )
+        if name in options:
+            raise ConfigError(f"model spec {spec!r} gives option {name!r} twice")
+        options[name] = _option_value(value) if eq else True
+    return rest, tuple(options.items())
 
 
 def _valid() -> str:
@@ -71,7 +120,9 @@ def parse_spec(spec: str) -> ModelSpec:
             f"model spec {spec!r} has unknown provider {provider!r} — use one of: {_valid()}"
         )
     base_url: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
     if provider in _URL_PROVIDERS:
+        rest, options = _split_options(spec, rest)
         rest, base_url = _split_base_url(rest)
         if base_url is not None:
             base_url = base_url.strip().rstrip("/")
@@ -87,7 +138,7 @@ def parse_spec(spec: str) -> ModelSpec:
             f"model spec {spec!r} has no model — give {what} after '{provider}:' "
             f"(providers: {_valid()})"
         )
-    return ModelSpec(provider=provider, model=model, base_url=base_url)
+    return ModelSpec(provider=provider, model=model, base_url=base_url, options=options)
 
 
 def _load_class(provider: str) -> type[ModelProvider]:
@@ -111,9 +162,18 @@ def create_provider(spec: str | ModelSpec, **options: Any) -> ModelProvider:
     """Build the provider a spec names.
 
     Options: ``request_timeout`` (seconds per HTTP call, default 120) and any keyword the
-    provider class accepts; an option it does not accept is a ConfigError.
+    provider class accepts; an option it does not accept is a ConfigError. Options written
+    in the spec (``#name=value``) count as given here; giving one both ways with different
+    values is a ConfigError.
     """
     parsed = spec if isinstance(spec, ModelSpec) else parse_spec(spec)
+    for name, value in parsed.options:
+        if name in options and options[name] != value:
+            raise ConfigError(
+                f"model {parsed} sets option {name} in the spec ({value!r}) and again as "
+                f"{options[name]!r} — keep one"
+            )
+        options[name] = value
     cls = _load_class(parsed.provider)
     options.setdefault("request_timeout", DEFAULT_REQUEST_TIMEOUT)
     timeout = options["request_timeout"]

@@ -1,5 +1,11 @@
 """OpenAI chat completions, and every server that speaks the same API (vLLM, Ollama, ...).
 
+Two ways of asking, chosen per model (``api`` option): ``chat`` (``/v1/chat/completions``,
+the prompt as messages; the default) and ``completions`` (``/v1/completions``, raw text
+continued by the model — how base models and completion-style prompts such as NoFunEval's
+are meant to be asked; vLLM and llama.cpp serve it). Each answer records which was used
+and the parameters actually sent (:attr:`Generation.sent`).
+
 The SDK's own retries are switched off (``max_retries=0``): :class:`ModelClient` owns the
 retry policy, so attempts are counted, seeded and recorded in one place. This module only
 translates a request and classifies failures as retryable or fatal.
@@ -13,13 +19,21 @@ from typing import Any, Literal
 import openai
 
 from beyondpass.errors import ConfigError, ModelError
-from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
+from beyondpass.models.base import Generation, GenerationRequest, ModelProvider, SamplingParams
 from beyondpass.models.client import RetryableModelError, sdk_error
 
 API_KEY_ENV = "OPENAI_API_KEY"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Sent to self-hosted servers when no key is set; vLLM and Ollama ignore it.
 PLACEHOLDER_API_KEY = "sk-no-key-needed"
+APIS = ("chat", "completions")
+
+
+def completion_prompt(request: GenerationRequest) -> str:
+    """The text a completion endpoint continues: a lone message's content verbatim (the
+    benchmark's own prompt, byte for byte), else every message's content joined by a blank
+    line, in order (system, user, and earlier answers of a multi-step workflow)."""
+    return "\n\n".join(m.content for m in request.messages)
 
 
 class OpenAIProvider(ModelProvider):
@@ -34,7 +48,13 @@ class OpenAIProvider(ModelProvider):
         *,
         request_timeout: float = 120.0,
         max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
+        api: Literal["chat", "completions"] = "chat",
+        top_k: bool | None = None,
     ) -> None:
+        """``api``: ``chat`` or ``completions``. ``top_k``: whether the server takes the
+        ``top_k`` sampling parameter (not part of the OpenAI API); by default it is sent to
+        self-hosted servers (a base URL is given: vLLM, llama.cpp) and never to the official
+        endpoint. A ``top_k`` not sent is recorded as such with every answer."""
         super().__init__(model, base_url)
         key = os.environ.get(API_KEY_ENV, "").strip()
         if not key:
@@ -49,8 +69,18 @@ class OpenAIProvider(ModelProvider):
                 f"max_tokens_field must be 'max_tokens' or 'max_completion_tokens', "
                 f"got {max_tokens_field!r} (model {self.spec})"
             )
+        if api not in APIS:
+            raise ConfigError(
+                f"api must be 'chat' or 'completions', got {api!r} (model {self.spec})"
+            )
+        if top_k is not None and not isinstance(top_k, bool):
+            raise ConfigError(
+                f"top_k must be on or off (true/false), got {top_k!r} (model {self.spec})"
+            )
         self.request_timeout = float(request_timeout)
         self.max_tokens_field = max_tokens_field
+        self.api = api
+        self.sends_top_k = top_k if top_k is not None else base_url is not None
         # An explicit base URL keeps OPENAI_BASE_URL from silently redirecting calls that
         # the cache and run records attribute to the official endpoint.
         self._client = openai.OpenAI(
@@ -65,42 +95,91 @@ class OpenAIProvider(ModelProvider):
         """The base URL requests go to."""
         return self.base_url or DEFAULT_BASE_URL
 
-    def _request_kwargs(self, request: GenerationRequest) -> dict[str, Any]:
-        params = request.params
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+    def identity(self) -> dict[str, Any]:
+        """Chat identities stay as they were (old cache rows still match); a completion
+        model is another identity, so its answers never mix with chat answers."""
+        base = super().identity()
+        return {**base, "api": self.api} if self.api != "chat" else base
+
+    def _extra_cache_fields(self, request: GenerationRequest) -> dict[str, Any]:
+        # the same parameters with top_k withheld are another request
+        return {"top_k_sent": False} if self._withheld(request.params) else {}
+
+    def _withheld(self, params: SamplingParams) -> list[str]:
+        return ["top_k"] if params.top_k is not None and not self.sends_top_k else []
+
+    def _sampling_kwargs(self, params: SamplingParams) -> dict[str, Any]:
+        """The sampling fields of the request body, exactly as sent."""
+        body: dict[str, Any] = {
             "temperature": params.temperature,
             self.max_tokens_field: params.max_tokens,
         }
         if params.top_p is not None:
-            kwargs["top_p"] = params.top_p
+            body["top_p"] = params.top_p
         if params.seed is not None:
-            kwargs["seed"] = params.seed
+            body["seed"] = params.seed
         if params.stop:
-            kwargs["stop"] = list(params.stop)
-        if params.top_k is not None:
+            body["stop"] = list(params.stop)
+        if params.top_k is not None and self.sends_top_k:
+            body["top_k"] = params.top_k
+        if self.api == "completions":
+            body["n"] = 1  # one sample per request: samples are told apart by sample_index
+        return body
+
+    def _request_kwargs(self, request: GenerationRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, **self._sampling_kwargs(request.params)}
+        if self.api == "completions":
+            kwargs["prompt"] = completion_prompt(request)
+        else:
+            kwargs["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
+        if "top_k" in kwargs:
             # Not part of the OpenAI API; vLLM and other servers read it from the body.
-            kwargs["extra_body"] = {"top_k": params.top_k}
+            kwargs["extra_body"] = {"top_k": kwargs.pop("top_k")}
         return kwargs
 
-    def _generate(self, request: GenerationRequest) -> Generation:
+    def _sent(self, request: GenerationRequest) -> dict[str, Any]:
+        sent: dict[str, Any] = {"api": self.api, "params": self._sampling_kwargs(request.params)}
+        if self.api == "completions":
+            sent["prompt"] = completion_prompt(request)
+        if withheld := self._withheld(request.params):
+            sent["not_sent"] = withheld
+        return sent
+
+    def _call(self, request: GenerationRequest) -> Any:
+        kwargs = self._request_kwargs(request)
         try:
-            response = self._client.chat.completions.create(**self._request_kwargs(request))
-        except openai.OpenAIError as exc:
-            raise sdk_error(
-                openai,
-                exc,
-                model=self.model,
-                endpoint=self.endpoint,
-                timeout=self.request_timeout,
-                key_env=API_KEY_ENV,
+            if self.api == "completions":
+                return self._client.completions.create(**kwargs)
+            return self._client.chat.completions.create(**kwargs)
+        except openai.NotFoundError as exc:
+            if self.api != "completions":
+                raise self._error(exc) from exc
+            raise ModelError(
+                f"{self.endpoint} has no completions endpoint for model {self.model} "
+                f"(HTTP 404 on /completions) — the server may serve chat only: drop "
+                "api=completions, or check the model name and the base URL"
             ) from exc
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from exc
+
+    def _error(self, exc: Exception) -> ModelError:
+        return sdk_error(
+            openai,
+            exc,
+            model=self.model,
+            endpoint=self.endpoint,
+            timeout=self.request_timeout,
+            key_env=API_KEY_ENV,
+        )
+
+    def _generate(self, request: GenerationRequest) -> Generation:
+        response = self._call(request)
         choices = getattr(response, "choices", None)
         if not choices:
             if not hasattr(response, "choices"):
+                kind = "completions" if self.api == "completions" else "chat"
                 raise ModelError(
-                    f"{self.endpoint} did not answer in the OpenAI chat format for model "
+                    f"{self.endpoint} did not answer in the OpenAI {kind} format for model "
                     f"{self.model} — check the base URL (it usually ends in /v1)"
                 )
             raise RetryableModelError(
@@ -115,11 +194,17 @@ class OpenAIProvider(ModelProvider):
                 value = getattr(response.usage, name, None)
                 if isinstance(value, int):
                     usage[name] = value
+        if self.api == "completions":
+            text = getattr(choice, "text", None)
+        else:
+            message = getattr(choice, "message", None)
+            text = getattr(message, "content", None)
         return Generation(
-            text=choice.message.content or "",
+            text=text or "",
             model_version=response.model or self.model,
             finish_reason=choice.finish_reason or "",
             usage=usage,
+            sent=self._sent(request),
         )
 
     def close(self) -> None:

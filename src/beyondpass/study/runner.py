@@ -421,6 +421,7 @@ class StudyRunner:
                 "finish_reason": gen.finish_reason,
                 "usage": gen.usage,
                 "cached": gen.cached,
+                **({"sent": gen.sent} if gen.sent else {}),  # api, prompt, params as sent
             },
         )
         fmt = self.config.plan.answer_format

@@ -100,7 +100,8 @@ def score_pending(
         step = label if ev.decides_verdict else f"{label}: {ev.name}"
         progress.start(step, len(samples))
         candidates = [
-            Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s), s.raw) for s in samples
+            Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s), s.raw, s.condition)
+            for s in samples
         ]
 
         def store_one(

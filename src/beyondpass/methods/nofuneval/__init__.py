@@ -2,10 +2,12 @@
 
 Brings the five public subsets as benchmarks (``nofuneval-latency``, ``-resource_util``,
 ``-runtime_efficiency``, ``-security``, ``-classify``) and the user-supplied
-``nofuneval-maintainability``; the ``nofuneval-edit`` plan (Base, 1-Shot, CoT, CoCo: the
-dataset's own prompts) and ``nofuneval-classify`` (both orderings); the ``nofuneval-edit``
-answer format (robust reading; compat reading in ``nofuneval score --compat nofuneval``);
-the DiffBLEU evaluator; and ``beyondpass nofuneval score``. See docs/nofuneval.md.
+``nofuneval-maintainability``, and NoFunClassify as ``nofuneval-classify-<subset>``; the
+``nofuneval-edit`` plan (Base, 1-Shot, CoT, CoCo: the dataset's own prompts) and
+``nofuneval-classify`` (both orderings); the ``nofuneval-edit`` answer format (robust
+reading; compat reading in ``nofuneval score --compat nofuneval``); the DiffBLEU and
+classification evaluators; the Table 1 and Table 2 report sections; and ``beyondpass
+nofuneval score``. See docs/nofuneval.md.
 """
 
 from beyondpass.registry import (
@@ -27,7 +29,7 @@ def _bench(subset: str, name: str, rows: str) -> BenchmarkSpec:
         name,
         f"{_HERE}.benchmark:load_{subset}",
         f"NoFunEval {subset.replace('_', ' ')}: {rows}",
-        answer_format=CHOICE if subset == "classify" else EDIT,
+        answer_format=CHOICE if subset.startswith("classify") else EDIT,
     )
 
 
@@ -51,6 +53,15 @@ METHOD = Method(
             "145 Python edits; not public — supply the file",
         ),
         _bench("classify", "nofuneval-classify", "HumanEvalClassify, 164 pairs"),
+        *(
+            _bench(f"classify_{sub}", f"nofuneval-classify-{sub}", f"NoFunClassify: {sub} pairs")
+            for sub in ("latency", "resource_util", "runtime_efficiency", "security")
+        ),
+        _bench(
+            "classify_maintainability",
+            "nofuneval-classify-maintainability",
+            "NoFunClassify: maintainability pairs; not public — supply the file",
+        ),
     ),
     plans=(
         PlanSpec(
@@ -96,8 +107,21 @@ METHOD = Method(
             label="DiffBLEU",
             description="DiffBLEU of the edited program against the commit's edit",
         ),
+        EvaluatorSpec(
+            "nofuneval-classify",
+            f"{_HERE}.classify_evaluator:ClassifyEvaluator.build",
+            options=f"{_HERE}.classify_evaluator:ClassifyOptions",
+            metrics=(
+                Metric("choice_correct", "answers", "higher", "rate", "names the right program"),
+                Metric("choice_parsed", "answers", "higher", "rate", "a choice could be read"),
+            ),
+            decides_verdict=True,
+            result_fields=("choice_correct", "choice_parsed"),
+            label="NoFunClassify",
+            description="one ordering of a classification pair: the right program named?",
+        ),
     ),
-    report_sections=(f"{_HERE}.report:NoFunEditTable",),
+    report_sections=(f"{_HERE}.report:NoFunEditTable", f"{_HERE}.report:NoFunClassifyTable"),
     commands=(f"{_HERE}.cli:nofuneval",),
     studies=f"{_HERE}.studies",
 )

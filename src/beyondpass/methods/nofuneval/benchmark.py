@@ -6,7 +6,10 @@ generation files are in the same order). ``metadata`` holds ``source_code``,
 ``target_code``, ``pl``, the requirement, the four prompts (as ``prompt_fields`` for the
 plans) and both classification prompts with their labels. runtime_efficiency tasks carry
 their CodeNet stdin/stdout cases as I/O tests. HumanEvalClassify has only classification
-prompts; its task id is the row's ``unique_id``.
+prompts; its task id is the row's ``unique_id``. NoFunClassify is the edit subsets asked as
+classification pairs: ``nofuneval-classify-<subset>`` (task id = row index). Classification
+tasks carry both orderings' prompts as ``prompt_fields`` and are decided by the
+``nofuneval-classify`` evaluator.
 
 Files are resolved like every benchmark's (``--data-dir`` / ``BEYONDPASS_DATA``, cache,
 download from NoFunEval's repository at a pinned commit). The maintainability subset is not
@@ -141,7 +144,9 @@ _REQUIREMENT = {
 }
 
 
-def _classify_task(name: str, n: int, row: dict[str, Any], where: str) -> Task:
+def _classify_task(
+    name: str, n: int, row: dict[str, Any], where: str, subset: str = "humanevalclassify"
+) -> Task:
     fields = [
         f"classification_{side}_{kind}"
         for side in ("left", "right")
@@ -150,11 +155,17 @@ def _classify_task(name: str, n: int, row: dict[str, Any], where: str) -> Task:
     missing = [f for f in fields if f not in row]
     if missing:
         raise DataError(f"{where}: row {n} lacks field(s) {missing}")
-    meta = {f: str(row[f]) for f in fields}
-    meta.update(row=n, requirement="correctness", subset="humanevalclassify")
+    meta: dict[str, Any] = {f: str(row[f]) for f in fields}
+    meta.update(
+        row=n,
+        requirement=_REQUIREMENT.get(subset, "correctness"),
+        subset=subset,
+        evaluator="nofuneval-classify",
+        prompt_fields={f: meta[f] for f in fields if f.endswith("_prompt")},
+    )
     return Task(
         benchmark=name,
-        task_id=str(row.get("unique_id", n)),
+        task_id=str(row.get("unique_id", n)) if subset == "humanevalclassify" else str(n),
         language="python",
         prompt=str(row["classification_left_prompt"]),
         entry_point=None,
@@ -165,14 +176,20 @@ def _classify_task(name: str, n: int, row: dict[str, Any], where: str) -> Task:
     )
 
 
-def load_subset(subset: str, data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+def load_subset(
+    subset: str, data_dir: str | os.PathLike[str] | None = None, *, classify: bool = False
+) -> Benchmark:
+    """A subset as a benchmark; ``classify``: an edit subset as NoFunClassify pairs."""
     path = subset_path(subset, data_dir)
+    classify = classify or subset == "humanevalclassify"
     name = benchmark_name(subset)
+    if classify and subset != "humanevalclassify":
+        name = f"nofuneval-classify-{subset}"
     tasks: dict[str, Task] = {}
     for n, row in enumerate(read_jsonl(path)):
         task = (
-            _classify_task(name, n, row, str(path))
-            if subset == "humanevalclassify"
+            _classify_task(name, n, row, str(path), subset)
+            if classify
             else _edit_task(name, subset, n, row, str(path), data_dir)
         )
         if task.task_id in tasks:
@@ -185,16 +202,16 @@ def load_subset(subset: str, data_dir: str | os.PathLike[str] | None = None) -> 
         version=file_digest(path),
         tasks=tasks,
         source=str(path),
-        description=f"NoFunEval {subset} (Singhal et al.)",
+        description=f"NoFunEval {subset}{' classification' if classify else ''} (Singhal et al.)",
         coverage=f"{len(tasks)} rows",
     )
 
 
-def _loader(subset: str) -> Callable[..., Benchmark]:
+def _loader(subset: str, classify: bool = False) -> Callable[..., Benchmark]:
     def load(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
-        return load_subset(subset, data_dir)
+        return load_subset(subset, data_dir, classify=classify)
 
-    load.__name__ = f"load_{subset}"
+    load.__name__ = f"load_{'classify_' if classify else ''}{subset}"
     return load
 
 
@@ -204,3 +221,8 @@ load_runtime_efficiency = _loader("runtime_efficiency")
 load_security = _loader("security")
 load_maintainability = _loader("maintainability")
 load_classify = _loader("humanevalclassify")
+load_classify_latency = _loader("latency", classify=True)
+load_classify_resource_util = _loader("resource_util", classify=True)
+load_classify_runtime_efficiency = _loader("runtime_efficiency", classify=True)
+load_classify_security = _loader("security", classify=True)
+load_classify_maintainability = _loader("maintainability", classify=True)

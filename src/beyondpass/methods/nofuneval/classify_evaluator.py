@@ -1,0 +1,75 @@
+"""The ``nofuneval-classify`` evaluator: is one answer of a NoFunClassify pair right?
+
+It decides the verdict of classification tasks (``nofuneval-classify`` and
+``nofuneval-classify-<subset>``), one answer at a time: the condition says which ordering
+was asked (``classification_left`` / ``classification_right``), the task holds that
+ordering's label. ``passed``: the answer names the right program; ``failed``: it names the
+other; ``no_code``: no choice could be read (counted wrong, and against the parse rate). An
+example is correct only when both orderings are: the Table 2 section pairs the answers
+(:mod:`beyondpass.methods.nofuneval.report`), the evaluator cannot, as it sees one answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pydantic
+
+from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.methods.nofuneval.classify import ORDERINGS, parse_choice
+
+#: condition id -> ordering
+CONDITION_ORDERING = {f"classification_{o}": o for o in ORDERINGS}
+
+
+class ClassifyOptions(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+
+def ordering_of(condition: str) -> str | None:
+    """``left``/``right`` for the ``nofuneval-classify`` plan's conditions, else None."""
+    return CONDITION_ORDERING.get(condition)
+
+
+class ClassifyEvaluator(Evaluator):
+    name = "nofuneval-classify"
+    decides_verdict = True
+    metrics = ("choice_correct", "choice_parsed")
+
+    @classmethod
+    def build(cls, options: ClassifyOptions | None, ctx: Any) -> ClassifyEvaluator:
+        return cls()
+
+    def evaluate(
+        self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
+    ) -> list[Evaluation]:
+        out = []
+        for i, cand in enumerate(candidates):
+            out.append(self._one(cand))
+            if on_result is not None:
+                on_result(i, out[-1])
+        return out
+
+    def _one(self, cand: Candidate) -> Evaluation:
+        ordering = ordering_of(cand.condition)
+        if ordering is None:
+            known = ", ".join(CONDITION_ORDERING)
+            return Evaluation(
+                "error",
+                False,
+                details={
+                    "error": f"condition {cand.condition!r} is no classification ordering "
+                    f"(expected {known}: use plan nofuneval-classify)"
+                },
+            )
+        expected = str(cand.task.metadata[f"classification_{ordering}_label"]).strip().upper()
+        choice = parse_choice(cand.raw)
+        correct = choice == expected
+        status = "no_code" if choice is None else ("passed" if correct else "failed")
+        return Evaluation(
+            status,
+            correct,
+            {"choice_correct": correct, "choice_parsed": choice is not None},
+            {"ordering": ordering, "choice": choice, "expected": expected},
+        )
