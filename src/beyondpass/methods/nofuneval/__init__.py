@@ -8,6 +8,7 @@ answer format (robust reading; compat reading in ``nofuneval score --compat nofu
 the DiffBLEU evaluator; and ``beyondpass nofuneval score``. See docs/nofuneval.md.
 """
 
+from beyondpass.methods.nofuneval.oracle_evaluator import SPEC as ORACLE_EVALUATOR
 from beyondpass.registry import (
     AnswerFormatSpec,
     BenchmarkSpec,
@@ -96,6 +97,7 @@ METHOD = Method(
             label="DiffBLEU",
             description="DiffBLEU of the edited program against the commit's edit",
         ),
+        ORACLE_EVALUATOR,
     ),
     report_sections=(f"{_HERE}.report:NoFunEditTable",),
     commands=(f"{_HERE}.cli:nofuneval",),

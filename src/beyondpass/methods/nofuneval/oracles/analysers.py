@@ -40,7 +40,8 @@ class AnalyserMissing(BeyondpassError):
     """An analyser the oracle needs is not installed."""
 
 
-def require(tool: str) -> None:
+def require(tool: str) -> str:
+    """The tool's executable (a module name for bandit/pylint), or a one-line error."""
     if tool in ("bandit", "pylint"):
         try:
             __import__(tool)
@@ -48,10 +49,13 @@ def require(tool: str) -> None:
             raise AnalyserMissing(
                 f"the static oracle needs {tool}, which is not installed: {INSTALL[tool]}"
             ) from None
-    elif shutil.which(tool) is None:
+        return tool
+    path = shutil.which(tool)
+    if path is None:
         raise AnalyserMissing(
             f"the static oracle needs {tool}, which is not on PATH: {INSTALL[tool]}"
         )
+    return path
 
 
 def rule_file() -> Path:
@@ -156,13 +160,13 @@ _CPPCHECK_LINE = re.compile(r"^@@(?P<file>[^\t]+)\t(?P<id>[A-Za-z0-9_]+)$")
 
 def cppcheck(workdir: Path, names: Sequence[str], cpp: bool = False) -> Findings:
     """cppcheck's own checks plus beyondpass's rule file, ids per file."""
-    require("cppcheck")
+    exe = require("cppcheck")
     if not names:
         return {}
     shutil.copy(rule_file(), workdir / "bp-rules.xml")
     proc = _run(
         [
-            "cppcheck", "-q", f"--enable={CPPCHECK_ENABLE}", "--inconclusive",
+            exe, "-q", f"--enable={CPPCHECK_ENABLE}", "--inconclusive",
             f"--language={'c++' if cpp else 'c'}", "--rule-file=bp-rules.xml",
             "--template=@@{file}\t{id}", *names,
         ],
@@ -181,9 +185,8 @@ def cppcheck(workdir: Path, names: Sequence[str], cpp: bool = False) -> Findings
 
 def compiles(workdir: Path, name: str, lang: str) -> bool:
     """Whether ``gcc``/``g++ -fsyntax-only`` accepts the file (fixed dialect, warnings off)."""
-    tool = "g++" if lang == "c++" else "gcc"
-    require(tool)
-    proc = _run([tool, "-fsyntax-only", "-w", C_STD[lang], name], workdir, True)
+    exe = require("g++" if lang == "c++" else "gcc")
+    proc = _run([exe, "-fsyntax-only", "-w", C_STD[lang], name], workdir, True)
     return proc.returncode == 0
 
 
@@ -194,10 +197,15 @@ def _rel(name: str) -> str:
 @functools.cache
 def versions() -> dict[str, str]:
     """Versions of the analysers found here (recorded with every oracle result)."""
+    from importlib.metadata import PackageNotFoundError, version
+
     out: dict[str, str] = {}
+    for tool in ("bandit", "pylint"):
+        try:
+            out[tool] = version(tool)
+        except PackageNotFoundError:
+            out[tool] = "not installed"
     for tool, cmd in (
-        ("bandit", [sys.executable, "-m", "bandit", "--version"]),
-        ("pylint", [sys.executable, "-m", "pylint", "--version"]),
         ("cppcheck", ["cppcheck", "--version"]),
         ("gcc", ["gcc", "--version"]),
     ):
