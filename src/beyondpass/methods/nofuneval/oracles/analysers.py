@@ -11,6 +11,7 @@ raises :class:`AnalyserMissing` naming what to install — never a pass.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import re
 import shutil
@@ -43,12 +44,10 @@ class AnalyserMissing(BeyondpassError):
 def require(tool: str) -> str:
     """The tool's executable (a module name for bandit/pylint), or a one-line error."""
     if tool in ("bandit", "pylint"):
-        try:
-            __import__(tool)
-        except ImportError:
+        if importlib.util.find_spec(tool) is None:
             raise AnalyserMissing(
                 f"the static oracle needs {tool}, which is not installed: {INSTALL[tool]}"
-            ) from None
+            )
         return tool
     path = shutil.which(tool)
     if path is None:
