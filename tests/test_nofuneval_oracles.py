@@ -335,3 +335,25 @@ def test_cli_missing_analyser_exits_2_and_keeps_old_scores(run_cli, tmp_path):
     assert "cppcheck" in proc.stderr and "apt-get install cppcheck" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert (out / "scores.jsonl").read_text() == "kept\n"
+
+
+def test_maintainability_query_through_pylint():
+    query = "codeql-home/codeql-repo/python/ql/src/Imports/UnusedImport.ql"
+    source = "import os\nimport sys\n\nprint(sys.argv)\n"
+    fixed = "import sys\n\nprint(sys.argv)\n"
+    broken = "import sys\n\nprint(sys.argv\n"
+    items = [OracleItem("python", query, source, e) for e in (source, fixed, broken)]
+    got = judge(items, use_codeql=False)
+    assert [v.status for v in got] == ["fail", "pass", "fail"]
+    assert got[0].found == ("unused-import",) and got[0].analyser == "pylint"
+
+
+def test_every_pylint_stand_in_is_a_pylint_message():
+    from pylint.lint import PyLinter
+
+    linter = PyLinter()
+    linter.load_default_plugins()
+    for s in STAND_INS.values():
+        if s.analyser == "pylint":
+            for rule in s.rules:
+                assert linter.msgs_store.get_message_definitions(rule), rule
