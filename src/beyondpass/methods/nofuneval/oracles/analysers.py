@@ -182,11 +182,25 @@ def cppcheck(workdir: Path, names: Sequence[str], cpp: bool = False) -> Findings
     return out
 
 
-def compiles(workdir: Path, name: str, lang: str) -> bool:
-    """Whether ``gcc``/``g++ -fsyntax-only`` accepts the file (fixed dialect, warnings off)."""
+def compiles(workdir: Path, names: Sequence[str], lang: str) -> dict[str, bool]:
+    """Whether ``gcc``/``g++ -fsyntax-only`` accepts each file (fixed dialect, warnings off).
+
+    One confined shell runs the compiler on every file in turn (one sandbox start, not one
+    per file) and prints each exit status.
+    """
     exe = require("g++" if lang == "c++" else "gcc")
-    proc = _run([exe, "-fsyntax-only", "-w", C_STD[lang], name], workdir, True)
-    return proc.returncode == 0
+    if not names:
+        return {}
+    loop = (
+        'for f in "$@"; do "$0" -fsyntax-only -w '
+        + C_STD[lang]
+        + ' "$f" >/dev/null 2>&1; echo $?; done'
+    )
+    proc = _run(["/bin/sh", "-c", loop, exe, *names], workdir, True)
+    codes = proc.stdout.split()
+    if len(codes) != len(names):
+        raise BeyondpassError(f"{exe} did not run on every file: {proc.stderr.strip()[:200]}")
+    return {n: c == "0" for n, c in zip(names, codes, strict=True)}
 
 
 def _rel(name: str) -> str:

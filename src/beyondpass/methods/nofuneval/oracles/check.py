@@ -86,6 +86,7 @@ class _Batch:
         self.pylint_rules: set[str] = set()
         self.found: dict[str, set[str]] = {}
         self.compiled: dict[str, bool] = {}
+        self.to_compile: set[str] = set()  # C/C++ edits (sources need no compile check)
 
     def add(self, program: str, lang: str, analyser: str) -> str:
         key = (hashlib.sha256(program.encode("utf-8", "replace")).hexdigest(), lang)
@@ -106,10 +107,8 @@ class _Batch:
             else:
                 cpp = group == "cppcheck-c++"
                 self.found.update(analysers.cppcheck(self.workdir, names, cpp))
-                for name in names:
-                    self.compiled[name] = analysers.compiles(
-                        self.workdir, name, "c++" if cpp else "c"
-                    )
+                edits = [n for n in names if n in self.to_compile]
+                self.compiled.update(analysers.compiles(self.workdir, edits, "c++" if cpp else "c"))
 
 
 def judge(
@@ -145,6 +144,8 @@ def _judge_open(items: Sequence[OracleItem], workdir: Path, compat: bool) -> lis
         edit = None
         if item.edit and item.edit.strip() and (lang != "python" or parses(item.edit)):
             edit = batch.add(item.edit, lang, standin.analyser)
+            if lang != "python":
+                batch.to_compile.add(edit)
         plans.append((standin, lang, src, edit))
     batch.run()
     return [p if isinstance(p, OracleVerdict) else _verdict(p, items[i], batch, compat)
@@ -165,7 +166,7 @@ def _verdict(
         return OracleVerdict(FAIL, "no program", tool)
     if edit is None:
         return OracleVerdict(FAIL, "the edit does not parse", tool)
-    if lang != "python" and not batch.compiled.get(edit, True):
+    if lang != "python" and not batch.compiled[edit]:
         if compat:
             return OracleVerdict(PASS, "does not compile (compat: passes, as in NoFunEval)", tool)
         return OracleVerdict(FAIL, "the edit does not compile", tool)
