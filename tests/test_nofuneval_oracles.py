@@ -357,3 +357,19 @@ def test_every_pylint_stand_in_is_a_pylint_message():
         if s.analyser == "pylint":
             for rule in s.rules:
                 assert linter.msgs_store.get_message_definitions(rule), rule
+
+
+def test_a_program_cannot_switch_its_own_checks_off():
+    _need()
+    sql_nosec = SQL_FORMAT.replace("% name)", "% name)  # nosec B608")
+    query = "codeql-home/codeql-repo/python/ql/src/Imports/UnusedImport.ql"
+    source = "import os\nimport sys\n\nprint(sys.argv)\n"
+    disabled = "import os  # pylint: disable=unused-import\nimport sys\n\nprint(sys.argv)\n"
+    got = judge(
+        [
+            OracleItem("python", SQL, SQL_FORMAT, sql_nosec),
+            OracleItem("python", query, source, disabled),
+        ],
+        use_codeql=False,
+    )
+    assert [v.status for v in got] == ["fail", "fail"]

@@ -112,15 +112,23 @@ def _run(cmd: list[str], workdir: Path, confine: bool) -> subprocess.CompletedPr
     )
 
 
+_PYLINT_PRAGMA = re.compile(r"(#\s*)pylint(\s*:)")
 Findings = dict[str, set[str]]  # file name (relative to workdir) -> rule ids
 
 
 def bandit(workdir: Path, names: Sequence[str]) -> Findings:
-    """bandit's test ids (``B608``...) per file; all severities and confidences."""
+    """bandit's test ids (``B608``...) per file; all severities and confidences.
+
+    ``# nosec`` comments are ignored: a program must not switch its own checks off.
+    """
     require("bandit")
     if not names:
         return {}
-    proc = _run([sys.executable, "-m", "bandit", "-q", "-f", "json", "--", *names], workdir, False)
+    proc = _run(
+        [sys.executable, "-m", "bandit", "-q", "--ignore-nosec", "-f", "json", "--", *names],
+        workdir,
+        False,
+    )
     try:
         report = json.loads(proc.stdout)
     except json.JSONDecodeError:
@@ -132,13 +140,23 @@ def bandit(workdir: Path, names: Sequence[str]) -> Findings:
 
 
 def pylint(workdir: Path, names: Sequence[str], rules: Sequence[str]) -> Findings:
-    """pylint's symbolic message names per file, only ``rules`` enabled."""
+    """pylint's symbolic message names per file, only ``rules`` enabled.
+
+    ``# pylint: disable=...`` pragmas are neutralised first (a program must not switch its
+    own checks off) and no configuration file is read.
+    """
     require("pylint")
     if not names:
         return {}
+    for name in names:
+        path = workdir / name
+        text = path.read_text("utf-8", errors="replace")
+        path.write_text(_PYLINT_PRAGMA.sub(r"\1pylint_pragma_ignored\2", text), "utf-8")
+    (workdir / "empty-pylintrc").write_text("", "utf-8")
     proc = _run(
         [
-            sys.executable, "-m", "pylint", "--disable=all", f"--enable={','.join(rules)}",
+            sys.executable, "-m", "pylint", "--rcfile=empty-pylintrc", "--disable=all",
+            f"--enable={','.join(rules)}",
             "--output-format=json", "--score=n", "--persistent=n", "--", *names,
         ],
         workdir,
