@@ -373,3 +373,39 @@ def test_a_program_cannot_switch_its_own_checks_off():
         use_codeql=False,
     )
     assert [v.status for v in got] == ["fail", "fail"]
+
+
+def test_study_run_records_the_oracle_metrics(tmp_path):
+    _need("cppcheck", "gcc")
+    from beyondpass.store.run_store import RunStore
+    from beyondpass.study.config import load_study
+    from beyondpass.study.runner import StudyRunner
+
+    data = rows("security.jsonl")
+    answers = {
+        "8": data[8]["target_code"],
+        "25": data[25]["source_code"],
+        "0": data[0]["target_code"],
+    }
+    replay = tmp_path / "answers.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"task_id": t, "response": f"```{data[int(t)]['pl']}\n{code}\n```"}) + "\n"
+            for t, code in answers.items()
+        )
+    )
+    study = tmp_path / "study.toml"
+    study.write_text(
+        'name = "oracle"\nseed = 0\n[[benchmarks]]\nname = "nofuneval-security"\n'
+        'tasks = ["0", "8", "25"]\n[[models]]\nspec = "replay:answers.jsonl"\n'
+        '[prompts]\nplan = "nofuneval-edit"\nselect = ["base_prompt"]\n'
+        '[evaluation]\nevaluators = ["nofuneval-oracle"]\n'
+    )
+    outcome = StudyRunner(load_study(study), tmp_path / "run").run()
+    assert outcome.complete and outcome.scored == 3
+    with RunStore(tmp_path / "run", create=False) as store:
+        got = {r.sample.task_id: r.result for r in store.rows()}
+    assert got["8"].metrics["oracle_pass"] == 1
+    assert got["8"].metrics["diffbleu_x_oracle"] == pytest.approx(1.0)
+    assert got["25"].metrics["oracle_pass"] == 0 and got["25"].metrics["diffbleu_x_oracle"] == 0
+    assert "oracle_pass" not in got["0"].metrics  # no oracle: left out, not a pass
