@@ -409,3 +409,50 @@ def test_study_run_records_the_oracle_metrics(tmp_path):
     assert got["8"].metrics["diffbleu_x_oracle"] == pytest.approx(1.0)
     assert got["25"].metrics["oracle_pass"] == 0 and got["25"].metrics["diffbleu_x_oracle"] == 0
     assert "oracle_pass" not in got["0"].metrics  # no oracle: left out, not a pass
+
+
+CODEQL_STUB = r"""#!/bin/sh
+# Stand-in for the CodeQL CLI (not installable here): a "database" remembers its source
+# root; "analyze" reports one result per line containing VULN; a C build fails on BROKEN.
+case "$1 $2" in
+  "version --format=terse") echo 0.0.0-stub; exit 0 ;;
+  "database create")
+    db=$3; shift 3
+    for a in "$@"; do case "$a" in --source-root=*) src=${a#--source-root=} ;; esac; done
+    case "$*" in *--language=cpp*) grep -q BROKEN "$src"/prog.* && exit 1 ;; esac
+    mkdir -p "$db" && echo "$src" > "$db/src" ;;
+  "database analyze")
+    db=$3; shift 4
+    for a in "$@"; do case "$a" in --output=*) out=${a#--output=} ;; esac; done
+    grep -h VULN "$(cat "$db/src")"/prog.* | sed 's/.*/r,w,e,m,p,1,1,1,1/' > "$out" ;;
+  *) exit 2 ;;
+esac
+"""
+
+
+def test_codeql_engine_verdicts_with_a_stub_cli(monkeypatch, tmp_path):
+    """The CodeQL path's verdict rules, driven through a stub ``codeql`` (a mock: the real
+    CLI cannot be installed on this machine); the stub is the only fake part."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    stub = bin_dir / "codeql"
+    stub.write_text(CODEQL_STUB)
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    query = tmp_path / "repo/cpp/ql/src/Security/CWE/CWE-732/DoNotCreateWorldWritable.ql"
+    query.parent.mkdir(parents=True)
+    query.write_text("select 1")
+    monkeypatch.setenv(codeql.REPO_ENV, str(tmp_path / "repo"))
+    source = "int main(void) { return 0; } /* VULN */\n"
+    items = [
+        OracleItem("c", WORLD, source, source),
+        OracleItem("c", WORLD, source, "int main(void) { return 0; }\n"),
+        OracleItem("c", WORLD, source, "int main(void) { BROKEN }\n"),
+        OracleItem("c", WORLD, "int main(void) { return 0; }\n", source),  # source clean
+        OracleItem("c", "x/NotInTheCheckout.ql", source, source),
+    ]
+    assert engine() == "codeql"
+    got = judge(items)
+    assert [v.status for v in got] == ["fail", "pass", "fail", "no_oracle", "no_oracle"]
+    assert all(v.analyser == "codeql" for v in got)
+    assert [v.status for v in judge(items, compat=True)][2] == "pass"

@@ -5,11 +5,11 @@ rows were chosen); an edit passes when the query finds nothing in it. With a sta
 precondition is checked, not assumed: a row whose *source* the stand-in does not flag gets
 "no oracle" (the stand-in cannot see that weakness there, so a pass would mean nothing).
 
-Verdict per edit, in order: no stand-in (or CodeQL query file) -> ``no_oracle``; no program
--> ``fail``; Python that does not parse -> ``fail`` (NoFunEval's harness too: CodeQL
-reports the syntax error); C/C++ that ``gcc -fsyntax-only`` rejects -> ``fail`` (compat:
-``pass``, as NoFunEval's build drops the file before CodeQL sees it); source not flagged ->
-``no_oracle``; a mapped rule in the edit -> ``fail``; else ``pass``.
+Verdict per edit, in order: no stand-in (or CodeQL query file) -> ``no_oracle``; source
+not flagged -> ``no_oracle``; no program -> ``fail``; Python that does not parse -> ``fail``
+(NoFunEval's harness too: CodeQL reports the syntax error); C/C++ that ``gcc
+-fsyntax-only`` rejects -> ``fail`` (compat: ``pass``, as NoFunEval's build drops the file
+before CodeQL sees it); a mapped rule in the edit -> ``fail``; else ``pass``.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def judge(
     """The oracle verdict of every edit (see the module docstring for the order of rules)."""
     with tempfile.TemporaryDirectory(prefix="bp-oracle-") as tmp:
         if engine(use_codeql) == "codeql":
-            return [_judge_codeql(item, Path(tmp), compat) for item in items]
+            return [_judge_codeql(it, Path(tmp) / str(i), compat) for i, it in enumerate(items)]
         return _judge_open(items, Path(tmp), compat)
 
 
