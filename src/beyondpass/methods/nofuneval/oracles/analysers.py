@@ -99,17 +99,23 @@ def confinement() -> str:
 
 
 def _run(cmd: list[str], workdir: Path, confine: bool) -> subprocess.CompletedProcess[str]:
+    tool = " ".join(Path(cmd[0]).name if i == 0 else a for i, a in enumerate(cmd[:3]))
     if confine and _bwrap_works():
         cmd = [*_bwrap_prefix(workdir), *cmd]
-    return subprocess.run(
-        cmd,
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=TIMEOUT_S,
-        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-    )
+    try:
+        return subprocess.run(
+            cmd,
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=TIMEOUT_S,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        )
+    except subprocess.TimeoutExpired:
+        raise BeyondpassError(
+            f"static oracle: {tool} did not finish within {TIMEOUT_S} s"
+        ) from None
 
 
 _PYLINT_PRAGMA = re.compile(r"(#\s*)pylint(\s*:)")
