@@ -72,8 +72,8 @@ SECURITY: dict[str, StandIn] = {
         "cppcheck",
         ("bpAllocNoNullTest", "nullPointer", "nullPointerOutOfMemory"),
         "partial",
-        "the result of malloc/calloc/realloc used (->, [], or as a copy/read destination) "
-        "before any comparison with NULL in the same function",
+        "the result of malloc/calloc/realloc dereferenced or used as a copy/read "
+        "destination before any NULL test (a pattern over the tokens, not flow-sensitive)",
     ),
     "OverflowBuffer": StandIn(
         "cppcheck",
