@@ -10,6 +10,7 @@ classification evaluators; the Table 1 and Table 2 report sections; and ``beyond
 nofuneval score``. See docs/nofuneval.md.
 """
 
+from beyondpass.methods.nofuneval.oracle_evaluator import SPEC as ORACLE_EVALUATOR
 from beyondpass.registry import (
     AnswerFormatSpec,
     BenchmarkSpec,
@@ -120,6 +121,7 @@ METHOD = Method(
             label="NoFunClassify",
             description="one ordering of a classification pair: the right program named?",
         ),
+        ORACLE_EVALUATOR,
     ),
     report_sections=(f"{_HERE}.report:NoFunEditTable", f"{_HERE}.report:NoFunClassifyTable"),
     commands=(f"{_HERE}.cli:nofuneval",),

@@ -11,6 +11,8 @@ import click
 
 from beyondpass.cli.base import cli, default_out, emit_json
 
+#: subsets scored with the static oracle (docs/nofuneval-oracles.md)
+ORACLE_SUBSETS = ("security", "maintainability")
 SUBSET_NAMES = (
     "latency",
     "resource_util",
@@ -94,6 +96,8 @@ def score(
         rows = scoring.score_edits(gens, edits, bench)
         summary = scoring.summarise_edits(rows, bench)
         summary.update(reading="compat" if compat else "robust", prompt=kind)
+        if subset in ORACLE_SUBSETS:
+            summary.update(scoring.add_oracle(rows, gens, edits, bench, compat is not None))
         if subset == "runtime_efficiency" and run_programs:
             from beyondpass.execution import create_executor
 

@@ -214,3 +214,18 @@ def add_correctness(
         "speedup": None,
         "speedup_note": "not measured: the executor's I/O tests report no per-case times",
     }
+
+
+def add_oracle(
+    scores: list[dict[str, Any]],
+    gens: list[Generation],
+    edits: list[Edited],
+    bench: Benchmark,
+    compat: bool,
+) -> dict[str, Any]:
+    """Security/maintainability: the static oracle per generation, and DiffBLEU x oracle."""
+    from beyondpass.methods.nofuneval.oracles.score import oracle_scores
+
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    metas = [tasks[g.row].metadata for g in gens]
+    return oracle_scores(scores, metas, [e.code for e in edits], compat)

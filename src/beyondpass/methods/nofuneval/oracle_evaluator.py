@@ -1,0 +1,113 @@
+"""The ``nofuneval-oracle`` evaluator: the static oracle and DiffBLEU x oracle in study runs.
+
+Adds metrics beside the ``nofuneval-edit`` verdict, for tasks whose row names a CodeQL
+query (security, maintainability): ``oracle_pass`` (1/0) and ``diffbleu_x_oracle`` (this
+sample's DiffBLEU times this sample's pass). A task without an oracle gets neither metric
+(left out of the means, never counted as a pass) and says why in ``details``. The verdict
+rules are in ``oracles/check.py``; docs/nofuneval-oracles.md has the query table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import pydantic
+
+from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.registry import EvaluatorSpec, Metric
+
+_HERE = "beyondpass.methods.nofuneval.oracle_evaluator"
+
+
+class OracleOptions(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    #: ``nofuneval``: C edits that do not compile pass, as in NoFunEval's harness
+    compat: Literal["nofuneval"] | None = None
+    #: ``auto``: CodeQL when ``codeql`` is on PATH, else the open analysers
+    engine: Literal["auto", "open", "codeql"] = "auto"
+
+
+class OracleEvaluator(Evaluator):
+    name = "nofuneval-oracle"
+    metrics = ("oracle_pass", "diffbleu_x_oracle")
+
+    def __init__(self, options: OracleOptions | None = None) -> None:
+        self.options = options or OracleOptions()
+
+    @classmethod
+    def build(cls, options: OracleOptions | None, ctx: Any) -> OracleEvaluator:
+        return cls(options)
+
+    def _use_codeql(self) -> bool | None:
+        return {"auto": None, "open": False, "codeql": True}[self.options.engine]
+
+    def metadata(self) -> dict[str, Any]:
+        from beyondpass.methods.nofuneval.oracles.check import metadata
+
+        return {
+            "evaluator": self.name,
+            "compat": self.options.compat,
+            **metadata(self._use_codeql()),
+        }
+
+    def evaluate(
+        self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
+    ) -> list[Evaluation]:
+        from beyondpass.methods.nofuneval.diffbleu import DiffBleu
+        from beyondpass.methods.nofuneval.oracles.check import NO_ORACLE, OracleItem, judge
+
+        judged = [i for i, c in enumerate(candidates) if c.task.metadata.get("codeql_check")]
+        items = []
+        for i in judged:
+            cand = candidates[i]
+            meta = cand.task.metadata
+            code = cand.extraction.code if cand.extraction.ok else None
+            items.append(
+                OracleItem(str(meta["pl"]), str(meta["codeql_check"]), meta["source_code"], code)
+            )
+        found = judge(items, self.options.compat is not None, self._use_codeql())
+        verdicts = dict(zip(judged, found, strict=True))
+        out = []
+        with DiffBleu() as scorer:
+            for i, cand in enumerate(candidates):
+                v = verdicts.get(i)
+                if v is None:
+                    ev = Evaluation(details={"oracle": "no_oracle", "reason": "no CodeQL query"})
+                elif v.status == NO_ORACLE:
+                    ev = Evaluation(details={"oracle": v.status, "reason": v.reason})
+                else:
+                    meta = cand.task.metadata
+                    score = 0.0
+                    if cand.extraction.ok:
+                        score = scorer.score(
+                            meta["source_code"], meta["target_code"], cand.extraction.code,
+                            str(meta["pl"]),
+                        )  # fmt: skip
+                    ev = Evaluation(
+                        metrics={
+                            "oracle_pass": int(v.passed),
+                            "diffbleu_x_oracle": score * v.passed,
+                        },
+                        details={"oracle": v.status, "reason": v.reason},
+                    )
+                out.append(ev)
+                if on_result is not None:
+                    on_result(i, ev)
+        return out
+
+
+#: registered by the method (``__init__.py``)
+SPEC = EvaluatorSpec(
+    OracleEvaluator.name,
+    f"{_HERE}:OracleEvaluator.build",
+    options=f"{_HERE}:OracleOptions",
+    metrics=(
+        Metric("oracle_pass", "answers", "higher", "rate", "no finding of the row's query"),
+        Metric("diffbleu_x_oracle", "", "higher", "mean", "DiffBLEU x oracle, per sample"),
+    ),
+    result_fields=("oracle_pass", "diffbleu_x_oracle"),
+    label="Oracle",
+    description="static oracle of the row's CodeQL query (CodeQL or mapped analysers)",
+)

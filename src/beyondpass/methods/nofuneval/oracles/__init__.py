@@ -1,0 +1,6 @@
+"""NoFunEval's static oracle: CodeQL when installed, else open analysers mapped per query.
+
+``table`` maps CodeQL queries to analyser rules, ``analysers`` runs bandit/pylint/cppcheck
+and the compiler, ``codeql`` drives the CodeQL CLI, ``check`` turns findings into
+verdicts. See docs/nofuneval-oracles.md.
+"""
