@@ -169,7 +169,11 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
     launch = {"command": job["launch"]["command"], "batch": True}
     try:
         wire.send_frame(sock, {"program": "", "limits": limits, "stdin": "", "launch": launch})
-        ready = wire.decode(wire.FrameReader(sock).read(start_deadline))
+        reader = wire.FrameReader(sock)
+        ready = wire.decode(reader.read(start_deadline))
+        # a runner that starts fast (a C++ driver) says hello in the same read as "ready":
+        # what the frame reader took beyond its frame is the stream's
+        stream.buffer += reader.buf
         started = ready == ["ready"] and stream.read(1, start_deadline) == b"H"
         if started:
             sock.sendall(struct.pack(">i", cap))

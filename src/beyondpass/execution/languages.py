@@ -20,6 +20,11 @@ from beyondpass.execution.base import CompileStep, ExecutionLimits, ExecutionReq
 LANGUAGES = ("python", "cpp", "java")
 #: tests per JVM launch in batch mode (a JVM that exits or hangs is replaced earlier)
 JAVA_BATCH = 1000
+#: cases per process of a C++ program that speaks the batch protocol itself (a generated
+#: function-mode driver, marked by ``CPP_BATCH_MARK``; a crash or hang replaces it earlier)
+CPP_BATCH = 5000
+#: the first line of a generated C++ batch driver (methods/comparison/drivers_cpp.py)
+CPP_BATCH_MARK = "// beyondpass: batched function-mode driver v1"
 #: JVM settings that fit the sandbox's address-space limit and its process budget: a small
 #: code cache and class space, a serial collector (few threads) and two JIT threads
 _JVM_FLAGS = (
@@ -96,9 +101,13 @@ def launcher(
     per test by default (nothing the JVM says is trusted); ``batch=True`` runs many tests per
     JVM through the batch runner, ~100x faster, but the program shares its process with the
     runner and could report a crash after the right output as a clean return (docs/sandbox.md):
-    callers that choose it must record that they did."""
+    callers that choose it must record that they did. A C++ program that carries a generated
+    batch driver (``CPP_BATCH_MARK``) runs ``CPP_BATCH`` cases per process: the driver
+    speaks the runner's protocol itself (docs/sandbox.md, "C++: many cases per process")."""
     limits = limits or ExecutionLimits()
     if language == "cpp":
+        if CPP_BATCH_MARK in program:  # ``batch`` is Java's: a C++ program must speak it
+            return Launcher(("{build}/main",), CPP_BATCH)
         return Launcher(("{build}/main",))
     if language == "java":
         command = (

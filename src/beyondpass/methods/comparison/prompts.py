@@ -14,6 +14,7 @@ model, and records what it added (the condition's metadata names the mode):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from beyondpass.benchmarks.task import Task
@@ -21,6 +22,7 @@ from beyondpass.errors import ConfigError
 from beyondpass.extraction.program import extract_program
 from beyondpass.extraction.result import Extraction
 from beyondpass.methods.comparison.drivers import python_program, python_signature
+from beyondpass.methods.comparison.drivers_cpp import cpp_program, cpp_signature
 from beyondpass.methods.comparison.psb2.problems import Arg, Problem, problem
 from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate
 
@@ -52,20 +54,33 @@ def io_format(p: Problem) -> str:
     )
 
 
+#: function mode per language: the signature shown, and the program made of an answer
+#: (its code unchanged, then the generated driver) — one entry per language's drivers module
+SIGNATURES: dict[str, Callable[[Problem], str]] = {
+    "python": python_signature,
+    "cpp": cpp_signature,
+}
+PROGRAMS: dict[str, Callable[[str, Problem], str]] = {
+    "python": python_program,
+    "cpp": cpp_program,
+}
+_DRIVER_NAME = {"python": "Python", "cpp": "C++ (batched)"}
+
+
 def signature(p: Problem, language: str) -> str:
     """The function-mode addition: the signature to implement, in the target language."""
-    if language != "python":
+    if language not in SIGNATURES:
         raise ConfigError(
             f"function mode has no {language} signature/driver in this build "
-            "(they come with the C++/Java runners) — use plan psb2-program"
+            f"(it has {', '.join(sorted(SIGNATURES))}) — use plan psb2-program"
         )
-    return f"Implement this function:\n{python_signature(p)}"
+    return f"Implement this function:\n{SIGNATURES[language](p)}"
 
 
 def prompt_fields(p: Problem, language: str) -> dict[str, str]:
     """Per-task values the templates use (``{io_format}``, ``{signature}``)."""
     fields = {"io_format": io_format(p)}
-    if language == "python":
+    if language in SIGNATURES:
         fields["signature"] = signature(p, language)
     return fields
 
@@ -108,8 +123,8 @@ def extract_function(answer: str, task: Task) -> Extraction:
     if not found.ok:
         return found
     p = problem(str(task.metadata.get("psb2_problem", task.task_id)))
-    if task.language != "python":
-        signature(p, task.language)  # raises the one-line error
-    program = python_program(found.code, p)
-    notes = (*found.notes, f"appended the generated Python driver calling {p.name}()")
+    signature(p, task.language)  # a language without a driver: the one-line error
+    program = PROGRAMS[task.language](found.code, p)
+    driver = _DRIVER_NAME.get(task.language, task.language)
+    notes = (*found.notes, f"appended the generated {driver} driver calling {p.name}()")
     return Extraction("ok", found.code, program, "full", notes=notes)

@@ -1,0 +1,102 @@
+"""Throughput of PSB2 function mode in C++: the batched driver on 10,000 random cases.
+
+Usage::
+
+    python benchmarks/bench_psb2_throughput.py [--cases 10000] [--single-cases 300]
+
+Every problem with a C++ reference function (``psb2/reference_cpp``) is run the way a
+model's function-mode answer is: the reference's code, the generated batched driver
+appended, compiled once in the sandbox (``g++ -std=c++17 -O2``), then run on the
+problem's first ``--cases`` seeded random cases through the default sandbox executor
+(workers = cores, problems concurrently; many cases per process, each with its own
+deadline, compared by the judge). The same answers with the one-case-per-process driver
+run on ``--single-cases`` cases of each problem, for the per-case cost without batching.
+Each mode is measured twice: with one case per problem (the fixed cost: compile and first
+launch) and with all of them; the difference gives the cost of one more case. Prints one
+JSON line per run (wall time, machine CPU time, cases, load) and per mode the projection
+to all 25 problems x 10,000 cases: 25 fixed costs (as measured, problems concurrently on
+the workers) plus 250,000 cases at the measured marginal rate.
+Every case must pass (the references are checked against the Python reference's outputs),
+so a wrong number cannot hide behind a fast one. Record results in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+
+from _common import argument_parser, machine_cpu_s
+
+from beyondpass.execution import ExecutionLimits, Status, create_executor
+from beyondpass.execution.languages import io_request
+from beyondpass.methods.comparison.drivers_cpp import cpp_program, reference_names, reference_source
+from beyondpass.methods.comparison.psb2.benchmark import load
+from beyondpass.methods.comparison.psb2.problems import PROBLEMS
+
+LIMITS = ExecutionLimits(timeout_s=1800, test_timeout_s=10)
+
+
+def _measure(executor, bench, names: list[str], cases: int, batch: bool) -> dict:
+    requests = []
+    for name in names:
+        p = PROBLEMS[name]
+        tests = bench.tasks[p.hyphenated].tests[-cases:]  # the random cases, edge cases off
+        requests.append(
+            io_request("cpp", cpp_program(reference_source(p), p, batch), tests, LIMITS)
+        )
+    start, cpu = time.perf_counter(), machine_cpu_s()
+    results = executor.run_many(requests)
+    wall, cpu = time.perf_counter() - start, machine_cpu_s() - cpu
+    bad = {
+        n: r.message for n, r in zip(names, results, strict=True) if r.status is not Status.PASSED
+    }
+    if bad:
+        raise SystemExit(f"not every case passed: {bad}")
+    return {
+        "mode": "batched" if batch else "process_per_case",
+        "problems": len(names),
+        "cases": sum(len(r.tests) for r in results),
+        "wall_s": round(wall, 2),
+        "machine_cpu_s": round(cpu, 2),
+        "load_1min": round(os.getloadavg()[0], 1),
+    }
+
+
+def _projection(one: dict, many: dict) -> dict:
+    """25 problems' fixed cost plus 250,000 cases at the marginal rate of this run."""
+    problems = one["problems"]
+    fixed_s = one["wall_s"] / problems  # per problem, workers included
+    extra = many["cases"] - one["cases"]
+    per_case_s = (many["wall_s"] - one["wall_s"]) / extra
+    return {
+        "mode": many["mode"],
+        "fixed_s_per_problem": round(fixed_s, 3),
+        "ms_per_case": round(1000 * per_case_s, 4),
+        "projected_25x10000_s": round(25 * fixed_s + 250_000 * per_case_s, 1),
+    }
+
+
+def main() -> None:
+    parser = argument_parser(__doc__)
+    parser.add_argument("--cases", type=int, default=10000)
+    parser.add_argument("--single-cases", type=int, default=300)
+    args = parser.parse_args()
+    names = reference_names()
+    bench = load(args.data_dir, n_random=args.cases, name="psb2-cpp", language="cpp")
+    executor = create_executor("sandbox")
+    try:
+        print(json.dumps({"python": platform.python_version(), "workers": executor.workers}))
+        for batch, cases in ((True, args.cases), (False, args.single_cases)):
+            one = _measure(executor, bench, names, 1, batch)
+            many = _measure(executor, bench, names, cases, batch)
+            print(json.dumps(one))
+            print(json.dumps(many))
+            print(json.dumps(_projection(one, many)))
+    finally:
+        executor.close()
+
+
+if __name__ == "__main__":
+    main()
