@@ -515,6 +515,11 @@ def _occurrences(tree: ast.AST) -> dict[str, int]:
             counts[n.id] = counts.get(n.id, 0) + 1
         elif isinstance(n, ast.arg):
             counts[n.arg] = counts.get(n.arg, 0) + 1
+        elif isinstance(n, ast.alias):  # an import inside the function binds a variable
+            key = (n.asname or n.name).split(".")[0]
+            counts[key] = counts.get(key, 0) + 1
+        elif isinstance(n, ast.FunctionDef | ast.ClassDef):
+            counts[n.name] = counts.get(n.name, 0) + 1
     return counts
 
 
