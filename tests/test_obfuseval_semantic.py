@@ -16,13 +16,13 @@ from beyondpass.methods.obfuseval.names import NameMaker  # noqa: E402
 from beyondpass.methods.obfuseval.rewrite_base import (  # noqa: E402
     Context,
     Rewrite,
-    shadowed_builtins,
+    module_facts,
 )
 
 
 def _ctx(code: str = "") -> Context:
     ctx = Context(random.Random(3), NameMaker("3", set(code.split())))
-    ctx.shadowed = shadowed_builtins(code)
+    module_facts(code, ctx)  # shadowed builtins, functions with try or global
     return ctx
 
 

@@ -133,6 +133,8 @@ class Context:
     rng: random.Random
     names: NameMaker
     shadowed: frozenset[str] = frozenset()
+    scoped: set[str] = field(default_factory=set)  # functions with global/nonlocal
+    guarded: set[str] = field(default_factory=set)  # functions with try
     made: list[str] = field(default_factory=list)
 
     def fresh(self, hint: str) -> str:
@@ -166,7 +168,6 @@ class Rewrite(cst.CSTTransformer):
         self.sites = 0
         self.applied = 0
         self.functions: list[cst.FunctionDef | cst.ClassDef | cst.Lambda] = []
-        self._plain: dict[int, bool] = {}
         self._counts: dict[int, Counter[str]] = {}
 
     # scopes: rewrites that bind names work only directly inside a function
@@ -200,10 +201,8 @@ class Rewrite(cst.CSTTransformer):
         if not self.functions or not isinstance(self.functions[-1], cst.FunctionDef):
             return None
         func = self.functions[-1]
-        if id(func) not in self._plain:
-            self._plain[id(func)] = not contains(func.body, (cst.Global, cst.Nonlocal))
-            self._plain[-id(func)] = not contains(func.body, (cst.Try, cst.TryStar))
-        if not self._plain[id(func)] or (self.strict and not self._plain[-id(func)]):
+        name = func.name.value
+        if name in self.ctx.scoped or (self.strict and name in self.ctx.guarded):
             return None
         return func
 
@@ -248,16 +247,16 @@ def run_rewrites(
     ctx.rng.shuffle(order)
     applied: dict[str, int] = {}
     absent: list[str] = []
+    source = module.code
+    present = module_facts(source, ctx)
     for kind in order:
         if any(
             kind.name in pair and (set(pair) - {kind.name}) & set(applied) for pair in exclusive
         ):
             continue
-        present = {type(n) for n in ast.walk(ast.parse(module.code))}
         if kind.needs and not present & set(kind.needs):
             absent.append(kind.name)
             continue
-        ctx.shadowed = shadowed_builtins(module.code)
         # one pass choosing each site by a seeded coin; if every coin fell tails, a second
         # pass rewrites one seeded site, so a rewrite that applies is always used
         worker = kind(ctx, coin=random.Random(ctx.rng.random()))
@@ -270,5 +269,23 @@ def run_rewrites(
             new = module.visit(worker)
         if worker.applied:
             applied[kind.name] = worker.applied
-            module = new
+            module, source = new, new.code
+            present = module_facts(source, ctx)
     return module, applied, absent
+
+
+def module_facts(source: str, ctx: Context) -> set[type[ast.AST]]:
+    """One ``ast`` pass over the module: the node types present, and into ``ctx`` the
+    builtins it shadows and the functions holding global/nonlocal or try (by name: two
+    functions of one name share the stricter answer)."""
+    ctx.shadowed = shadowed_builtins(source)
+    tree = ast.parse(source)
+    ctx.scoped, ctx.guarded = set(), set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            kinds = {type(n) for n in ast.walk(fn)}
+            if kinds & {ast.Global, ast.Nonlocal}:
+                ctx.scoped.add(fn.name)
+            if kinds & {ast.Try, ast.TryStar}:
+                ctx.guarded.add(fn.name)
+    return {type(n) for n in ast.walk(tree)}

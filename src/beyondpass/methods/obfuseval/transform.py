@@ -129,9 +129,12 @@ def _obfuscate(task: Task, levels: list[str], seed: int) -> tuple[Task, str | No
     return replace(out, metadata={**task.metadata, "obfuscation": info}), baseline
 
 
-def _request(task: Task, program: str, limits: ExecutionLimits) -> ExecutionRequest:
-    timeout = float(task.metadata.get("timeout_s", 0))
-    if timeout > limits.timeout_s:
+def _request(
+    task: Task, program: str, limits: ExecutionLimits, factor: float = 1.0
+) -> ExecutionRequest:
+    """``factor``: an agreement program runs the reference twice (rewritten and original)."""
+    timeout = max(float(task.metadata.get("timeout_s", 0)), limits.timeout_s) * factor
+    if timeout != limits.timeout_s:
         limits = replace(limits, timeout_s=timeout)
     return ExecutionRequest(
         program=program, tests=task.tests, test_setup=task.test_setup, limits=limits
@@ -216,7 +219,10 @@ def _verify(
     own = executor is None
     runner = executor or create_executor("sandbox")
     try:
-        requests = [_request(o.task, _program(o), limits) for o in pending]  # type: ignore[arg-type]
+        requests = [
+            _request(o.task, _program(o), limits, 1.0 if o.baseline is None else 2.0)  # type: ignore[arg-type]
+            for o in pending
+        ]
         results = runner.run_many(requests)
         failed = [(o, r) for o, r in zip(pending, results, strict=True) if not r.passed]
         originals = [bench.tasks[o.task_id] for o, _ in failed]
