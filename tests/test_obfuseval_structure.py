@@ -270,6 +270,7 @@ def test_obfuscate_benchmark_combines_levels_verifies_and_records_what_applied()
     options = ObfuscateOptions(levels=["semantic", "symbol", "structure"], variants=2)
     out, report = obfuscate_benchmark(bench, options, seed=9)
     assert len(report.verified) == 2 and not report.excluded
+    assert report.levels == ["symbol", "structure", "semantic"]
     v0, v1 = out.tasks["h/1#v0"], out.tasks["h/1#v1"]
     for variant in (v0, v1):
         info = variant.metadata["obfuscation"]

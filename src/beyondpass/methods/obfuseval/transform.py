@@ -164,13 +164,14 @@ def obfuscate_benchmark(
     """Every task in ``options.variants`` seeded variants, verified; plus the report."""
     from beyondpass.methods.obfuseval.symbol import Unsupported
 
-    report = Report(bench.name, list(options.levels), seed, options.variants)
+    levels = [lv for lv in LEVELS if lv in options.levels]  # the order they are applied in
+    report = Report(bench.name, levels, seed, options.variants)
     for tid, task in bench.tasks.items():
         for k in range(options.variants):
             vseed = seed + k
             new_id = _variant_id(tid, k, options.variants)
             try:
-                new, baseline = _obfuscate(task, list(options.levels), vseed)
+                new, baseline = _obfuscate(task, levels, vseed)
             except Unsupported as exc:
                 report.outcomes.append(Outcome(tid, k, vseed, False, f"not obfuscated: {exc}"))
                 continue
@@ -188,7 +189,7 @@ def obfuscate_benchmark(
         known_broken={},
         id_aliases={tid.lower(): tid for tid in tasks},
         coverage=_coverage(len(tasks), n),
-        description=f"{bench.description} — obfuscated ({'+'.join(options.levels)})",
+        description=f"{bench.description} — obfuscated ({'+'.join(levels)})",
     )
     return out, report
 
