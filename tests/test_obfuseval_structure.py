@@ -282,3 +282,11 @@ def test_obfuscate_benchmark_combines_levels_verifies_and_records_what_applied()
     assert set(row["applied"]) == {"structure", "semantic"}
     again, _ = obfuscate_benchmark(bench, options, seed=9)
     assert again.tasks["h/1#v0"].reference_solution == v0.reference_solution  # seeded
+
+
+def test_study_transform_options_accept_the_new_levels_and_reject_unknown_ones() -> None:
+    import pydantic
+
+    assert ObfuscateOptions(levels=["semantic", "structure"]).levels == ["semantic", "structure"]
+    with pytest.raises(pydantic.ValidationError):
+        ObfuscateOptions(levels=["shuffle"])  # type: ignore[list-item]
