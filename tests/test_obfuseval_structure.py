@@ -290,3 +290,23 @@ def test_study_transform_options_accept_the_new_levels_and_reject_unknown_ones()
     assert ObfuscateOptions(levels=["semantic", "structure"]).levels == ["semantic", "structure"]
     with pytest.raises(pydantic.ValidationError):
         ObfuscateOptions(levels=["shuffle"])  # type: ignore[list-item]
+
+
+def test_cli_obfuscates_at_the_new_levels_and_reports_what_applied(tmp_path, run_cli) -> None:
+    import json
+
+    from beyondpass.benchmarks import load_benchmark
+
+    out = tmp_path / "demo-levels.jsonl"
+    args = ["obfuscate", "--benchmark", "demo", "--level", "semantic,structure", "--out", out]
+    done = run_cli(args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "demo-levels.jsonl.report.json").read_text())
+    assert report["levels"] == ["structure", "semantic"]
+    assert report["n_verified"] == report["n_variants"] == 8
+    assert all(set(o["applied"]) == {"structure", "semantic"} for o in report["outcomes"])
+    loaded = load_benchmark(f"file:{out}")
+    original = load_benchmark("demo")
+    for tid, task in loaded.tasks.items():
+        assert task.reference_solution != original.tasks[tid].reference_solution
+        assert task.entry_point == original.tasks[tid].entry_point  # no symbol level: names kept
