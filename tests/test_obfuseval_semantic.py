@@ -321,3 +321,25 @@ def test_return_via_variable_is_only_the_fallback() -> None:
     ctx = Context(random.Random(0), NameMaker("0", {"f", "x"}))
     _, applied = semantic.rewrite_semantics(cst.parse_module(richer), ctx)
     assert applied and "return_via_variable" not in applied
+
+
+def test_variable_to_early_return_is_the_inverse() -> None:
+    code = (
+        "def f(x):\n    y = x + 1\n    if y > 2:\n        z = y * 2\n        r = z\n"
+        "    else:\n        r = -y\n    return r\n"
+    )
+    new, sites = rewrite_all(semantic.VariableToEarlyReturn, code)
+    assert sites == 1 and "else" not in new and new.count("return") == 2 and "r = " not in new
+    same_behaviour(code, new, [(0,), (1,), (5,)])
+    # `r` used elsewhere, or the if without else: not applied
+    unchanged(
+        semantic.VariableToEarlyReturn,
+        "def f(x):\n    r = 0\n    if x:\n        r = 1\n    else:\n        r = 2\n    return r\n",
+    )
+    unchanged(
+        semantic.VariableToEarlyReturn,
+        "def f(x):\n    r = 0\n    if x:\n        r = 1\n    return r\n",
+    )
+    # and early_return_to_variable's output turns back into the same shape
+    back, _ = rewrite_all(semantic.EarlyReturnToVariable, new)
+    same_behaviour(code, back, [(0,), (5,)])

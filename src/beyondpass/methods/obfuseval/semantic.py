@@ -21,6 +21,7 @@ from beyondpass.methods.obfuseval.rewrite_base import (
     code,
     contains,
     expr,
+    name_counts,
     paren,
     run_rewrites,
     stmt,
@@ -379,6 +380,53 @@ class EarlyReturnToVariable(Rewrite):
         return updated.with_changes(body=updated.body.with_changes(body=body))
 
 
+class VariableToEarlyReturn(Rewrite):
+    name = "variable_to_early_return"
+    needs = (ast.If,)
+    precondition = (
+        "a function ending in `if c: ...; r = a` / `else: ...; r = b` / `return r`, with `r`"
+        " spelled nowhere else in the function: each branch returns its value directly"
+    )
+
+    def _match(self, func: cst.FunctionDef) -> str | None:
+        if not isinstance(func.body, cst.IndentedBlock) or len(func.body.body) < 2:
+            return None
+        node, last = func.body.body[-2], func.body.body[-1]
+        ret = _final_return([last])
+        if not isinstance(node, cst.If) or not isinstance(node.orelse, cst.Else):
+            return None
+        if ret is None or not isinstance(ret.value, cst.Name):
+            return None
+        var = ret.value.value
+        for branch in (body_of(node.body), body_of(node.orelse.body)):
+            try:
+                target, _ = _assign_or_return(branch[-1])  # type: ignore[arg-type]
+            except (ValueError, AttributeError):
+                return None
+            if target != var:
+                return None
+        if contains(func.body, (cst.Yield,)):
+            return None
+        counts = name_counts(func)
+        return var if counts[var] == 3 else None
+
+    def rewrite_function(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> _Stmt:
+        var = self._match(original)
+        if var is None or self._match(updated) != var or not self.take():
+            return updated
+        stmts = list(updated.body.body)  # type: ignore[union-attr]
+        node: cst.If = stmts[-2]  # type: ignore[assignment]
+
+        def returning(nodes: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+            value = _assign_or_return(nodes[-1])[1]  # type: ignore[arg-type]
+            return [*nodes[:-1], stmt(f"return {code(value)}\n")]
+
+        guard = node.with_changes(body=block(returning(body_of(node.body))), orelse=None)
+        rest = returning(body_of(node.orelse.body))  # type: ignore[union-attr]
+        body = [*stmts[:-2], guard, *rest]
+        return updated.with_changes(body=updated.body.with_changes(body=body))
+
+
 _PURE = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 _MIRROR = {
     cst.Equal: cst.Equal,
@@ -592,6 +640,7 @@ LIBRARY: list[type[Rewrite]] = [
     LoopToComprehension,
     InvertIf,
     EarlyReturnToVariable,
+    VariableToEarlyReturn,
     SwapOperands,
     BuiltinToLoop,
     LoopToBuiltin,
@@ -601,6 +650,7 @@ INVERSES = [
     ("comprehension_to_loop", "loop_to_comprehension"),
     ("builtin_to_loop", "loop_to_builtin"),
     ("for_to_while", "while_to_for"),
+    ("early_return_to_variable", "variable_to_early_return"),
 ]
 
 
