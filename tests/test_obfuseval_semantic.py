@@ -343,3 +343,11 @@ def test_variable_to_early_return_is_the_inverse() -> None:
     # and early_return_to_variable's output turns back into the same shape
     back, _ = rewrite_all(semantic.EarlyReturnToVariable, new)
     same_behaviour(code, back, [(0,), (5,)])
+
+
+def test_variable_to_early_return_ignores_branches_ending_in_a_compound_statement() -> None:
+    code = (
+        "def f(xs):\n    if xs:\n        r = 1\n    else:\n        for x in xs:\n"
+        "            r = x\n    return r\n"
+    )
+    unchanged(semantic.VariableToEarlyReturn, code)

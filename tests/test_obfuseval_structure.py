@@ -310,3 +310,27 @@ def test_cli_obfuscates_at_the_new_levels_and_reports_what_applied(tmp_path, run
     for tid, task in loaded.tasks.items():
         assert task.reference_solution != original.tasks[tid].reference_solution
         assert task.entry_point == original.tasks[tid].entry_point  # no symbol level: names kept
+
+
+def test_a_fault_inside_a_transform_costs_that_variant_only_and_is_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a stand-in fault (no real transform fails on purpose): the run must go on and say so
+    from beyondpass.methods.obfuseval import task as task_module
+
+    real = task_module.obfuscate_code
+
+    def faulty(task: Task, level: str, seed: int) -> Any:
+        if task.task_id == "h/bad":
+            raise TypeError("boom")
+        return real(task, level, seed)
+
+    monkeypatch.setattr(task_module, "obfuscate_code", faulty)
+    good = _task("def f(x):\n    return x + 1\n", "Add one.\n", "assert f(1) == 2", "description")
+    bad = Task(**{**good.__dict__, "task_id": "h/bad"})
+    bench = Benchmark("hand", "v0", {t.task_id: t for t in (good, bad)}, source="test")
+    out, report = obfuscate_benchmark(bench, ObfuscateOptions(levels=["semantic"]), seed=0)
+    assert list(out.tasks) == ["h/0"]
+    (excluded,) = report.excluded
+    assert excluded.task_id == "h/bad"
+    assert excluded.reason == "not obfuscated: internal error TypeError: boom"

@@ -399,6 +399,8 @@ class VariableToEarlyReturn(Rewrite):
             return None
         var = ret.value.value
         for branch in (body_of(node.body), body_of(node.orelse.body)):
+            if not isinstance(branch[-1], cst.SimpleStatementLine):
+                return None
             try:
                 target, _ = _assign_or_return(branch[-1])  # type: ignore[arg-type]
             except (ValueError, AttributeError):

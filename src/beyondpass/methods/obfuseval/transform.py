@@ -175,6 +175,10 @@ def obfuscate_benchmark(
             except Unsupported as exc:
                 report.outcomes.append(Outcome(tid, k, vseed, False, f"not obfuscated: {exc}"))
                 continue
+            except Exception as exc:  # a fault in a transform costs this variant, not the run
+                why = f"not obfuscated: internal error {type(exc).__name__}: {exc}"
+                report.outcomes.append(Outcome(tid, k, vseed, False, why[:300]))
+                continue
             meta = {**new.metadata, "variant": k}
             new = replace(new, task_id=new_id, metadata=meta)
             report.outcomes.append(Outcome(tid, k, vseed, not options.verify, "", new, baseline))
