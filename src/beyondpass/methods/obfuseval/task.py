@@ -142,7 +142,7 @@ def _identifiers(task: Task) -> set[str]:
 def _prompt_from(module: cst.Module, entry: str) -> str | None:
     """A completion prompt read off a reference: everything up to the entry point's
     docstring (its signature when it has none); None when the entry is not found."""
-    from beyondpass.methods.obfuseval.structure import _body, _entry_index, _is_docstring
+    from beyondpass.methods.obfuseval.structure.common import _body, _entry_index, _is_docstring
 
     i = _entry_index(module, entry)
     if i is None:
