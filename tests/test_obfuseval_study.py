@@ -116,8 +116,10 @@ def test_cli_writes_a_loadable_task_file_and_a_report(tmp_path, run_cli) -> None
 @pytest.mark.parametrize(
     ("level", "message"),
     [
-        ("semantic", "error: --level: the semantic level is not offered yet — only symbol"),
-        ("symbol,shuffle", "error: --level: unknown level 'shuffle' — choose symbol"),
+        (
+            "symbol,shuffle",
+            "error: --level: unknown level 'shuffle' — choose from symbol, structure, semantic",
+        ),
         ("symbol,symbol", "error: --level: 'symbol,symbol' names a level twice"),
     ],
 )

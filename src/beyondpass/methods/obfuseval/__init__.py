@@ -1,7 +1,7 @@
 """ObfusEval (seed 003): contamination-resistant scores by verified obfuscation.
 
-Brings the ``obfuscate`` benchmark transform (symbol level: scope-aware renaming with libcst,
-every variant verified by execution) and the ``obfuscate`` command. Declarations only.
+Brings the ``obfuscate`` benchmark transform (symbol, structure and semantic levels with
+libcst, every variant verified by execution) and the ``obfuscate`` command. Declarations only.
 """
 
 from beyondpass.registry import Method, TransformSpec
@@ -18,7 +18,7 @@ METHOD = Method(
             "obfuscate",
             f"{_HERE}.transform:apply",
             options=f"{_HERE}.transform:ObfuscateOptions",
-            description="symbol obfuscation of Python tasks, verified in the sandbox",
+            description="symbol/structure/semantic obfuscation, verified by execution",
         ),
     ),
     commands=(f"{_HERE}.cli:obfuscate",),

@@ -14,17 +14,17 @@ from beyondpass.errors import ConfigError
 
 
 def parse_levels(raw: str) -> list[str]:
-    """``symbol`` or ``symbol,structure``: the levels in the order given, checked."""
-    from beyondpass.methods.obfuseval.transform import NOT_OFFERED
+    """``symbol`` or ``symbol,structure``: the levels, checked (applied symbol first, then
+    structure, then semantic, whatever the order named)."""
+    from beyondpass.methods.obfuseval.transform import LEVELS
 
     levels = [p.strip() for p in raw.split(",") if p.strip()]
+    choices = ", ".join(LEVELS)
     if not levels:
-        raise ConfigError("--level: name at least one level (symbol)")
+        raise ConfigError(f"--level: name at least one level ({choices})")
     for level in levels:
-        if level in NOT_OFFERED:
-            raise ConfigError(f"--level: the {level} level is not offered yet — only symbol")
-        if level != "symbol":
-            raise ConfigError(f"--level: unknown level {level!r} — choose symbol")
+        if level not in LEVELS:
+            raise ConfigError(f"--level: unknown level {level!r} — choose from {choices}")
     if len(set(levels)) != len(levels):
         raise ConfigError(f"--level: {raw!r} names a level twice")
     return levels
@@ -47,7 +47,9 @@ def task_row(task: Any) -> dict[str, Any]:
 
 @click.command()
 @click.option("--benchmark", "benchmark", required=True, help="Benchmark to obfuscate.")
-@click.option("--level", "level", default="symbol", show_default=True, help="Levels, e.g. symbol.")
+@click.option(
+    "--level", "level", default="symbol", show_default=True, help="Levels, e.g. symbol,semantic."
+)
 @click.option(
     "--variants",
     type=click.IntRange(1, 20),

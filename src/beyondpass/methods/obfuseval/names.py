@@ -59,7 +59,8 @@ class NameMaker:
         self.rng = random.Random(seed)
         self.taken = set(taken) | RESERVED
         self.words: dict[str, str] = {}
-        self.pool = [w for w in word_list() if w not in {t.lower() for t in self.taken}]
+        lowered = {t.lower() for t in self.taken}
+        self.pool = [w for w in word_list() if w not in lowered]
         self.rng.shuffle(self.pool)
         self.used: set[str] = set()
         self.spare = 0

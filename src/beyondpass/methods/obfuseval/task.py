@@ -8,8 +8,12 @@ task's metadata (``obfuscation.mapping``) so answers can be traced back.
 from __future__ import annotations
 
 import hashlib
+import random
+import re
 from dataclasses import replace
 from typing import Any
+
+import libcst as cst
 
 from beyondpass.benchmarks.task import Task
 from beyondpass.methods.obfuseval.symbol import (
@@ -22,6 +26,7 @@ from beyondpass.methods.obfuseval.symbol import (
 )
 
 _EXAMPLE = "Your code should pass this test:\n"
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def task_seed(seed: int, task_id: str) -> str:
@@ -125,3 +130,76 @@ def _rename_description(task: Task, first_test: str, mapping: dict[str, str]) ->
         text = prompt[: len(prompt) - len(example) - 1]
         return rename_prose(text, mapping) + first_test.strip() + "\n"
     return rename_prose(prompt, mapping)
+
+
+def _identifiers(task: Task) -> set[str]:
+    """Every word spelled anywhere in the task (code, strings, tests, setup, prompt): a
+    superset of its identifiers, which a fresh name must avoid."""
+    texts = [task.prompt, task.reference_solution, task.test_setup, *(t.code for t in task.tests)]
+    return set(_WORD.findall("\n".join(texts)))
+
+
+def _prompt_from(module: cst.Module, entry: str) -> str | None:
+    """A completion prompt read off a reference: everything up to the entry point's
+    docstring (its signature when it has none); None when the entry is not found."""
+    from beyondpass.methods.obfuseval.structure.common import _body, _entry_index, _is_docstring
+
+    i = _entry_index(module, entry)
+    if i is None:
+        return None
+    func: cst.FunctionDef = module.body[i]  # type: ignore[assignment]
+    first = _body(func)[0]
+    filler = not _is_docstring(first)
+    kept = cst.parse_statement("pass\n") if filler else first
+    head = func.with_changes(body=func.body.with_changes(body=[kept]))
+    text = module.with_changes(body=[*module.body[:i], head]).code
+    if filler:
+        text = text[: text.rstrip("\n").rfind("\n") + 1]
+    return text
+
+
+def obfuscate_code(task: Task, level: str, seed: int) -> tuple[Task, dict[str, Any]]:
+    """``task`` with its reference restructured (``structure``) or rewritten (``semantic``);
+    raises :class:`Unsupported` when nothing applies, with what was tried.
+
+    Names and tests stay as they are. A completion prompt that is the start of the reference
+    (HumanEval) is read off the new reference, so reordered or removed helpers show in it.
+    """
+    from beyondpass.methods.obfuseval.names import NameMaker
+    from beyondpass.methods.obfuseval.rewrite_base import Context
+    from beyondpass.methods.obfuseval.semantic import rewrite_semantics
+    from beyondpass.methods.obfuseval.structure import restructure
+
+    if task.language != "python":
+        raise Unsupported(f"{level} obfuscation handles Python tasks, not {task.language}")
+    if not task.entry_point:
+        raise Unsupported("the task names no entry point")
+    if any(t.is_io for t in task.tests):
+        raise Unsupported("I/O tests are not handled (only call-style tests)")
+    module = parse(task.reference_solution, "the reference solution").module
+    taken = _identifiers(task)
+    key = f"{task_seed(seed, task.task_id)}:{level}"
+    ctx = Context(random.Random(key), NameMaker(key, taken))
+    completion = task.prompt_style == "completion"
+    if level == "structure":
+        keep = set(_WORD.findall("\n".join(t.code for t in task.tests)))
+        if completion:  # a helper the prompt shows stays defined
+            keep |= set(_WORD.findall(task.prompt))
+        done = restructure(module, task.entry_point, ctx, keep, prompt_ends=completion)
+        if not done.applied:
+            why = "; ".join(f"{k}: {v}" for k, v in done.skipped.items())
+            raise Unsupported(f"no structure transform applies ({why})")
+        new_module = done.module
+        info: dict[str, Any] = {"applied": done.applied, "not_applicable": done.skipped}
+    elif level == "semantic":
+        new_module, applied = rewrite_semantics(module, ctx)
+        if not applied:
+            raise Unsupported("no semantic rewrite applies (no site meets its precondition)")
+        info = {"applied": applied}
+    else:
+        raise Unsupported(f"unknown level {level!r}")
+    prompt = task.prompt
+    if completion and _prompt_from(module, task.entry_point) == task.prompt:
+        prompt = _prompt_from(new_module, task.entry_point) or task.prompt
+    info["new_names"] = list(ctx.made)
+    return replace(task, prompt=prompt, reference_solution=new_module.code), info

@@ -1,6 +1,7 @@
 """The ``obfuscate`` benchmark transform: seeded variants, each verified by execution.
 
-A variant is kept only when its renamed reference passes its renamed tests in the sandbox;
+A variant is kept only when its reference passes its tests in the sandbox — for the structure
+and semantic levels while agreeing, call by call, with the reference before the rewrites;
 every other task is excluded with its reason (a static reason such as ``eval()``, or the
 verdict of the run). When a variant fails, the original reference is run too, so the report
 says whether the task was broken before obfuscation.
@@ -17,9 +18,10 @@ from beyondpass.benchmarks.task import Benchmark, Task
 from beyondpass.execution import create_executor
 from beyondpass.execution.base import ExecutionLimits, ExecutionRequest, Executor
 
-Level = Literal["symbol"]
-#: levels the issue names that this version does not offer (the CLI says so exactly)
-NOT_OFFERED = ("structure", "semantic")
+Level = Literal["symbol", "structure", "semantic"]
+#: the order levels are applied in, whatever order they are named in: names first, so the
+#: structure and semantic rewrites (and their agreement check) work on the renamed task
+LEVELS: tuple[str, ...] = ("symbol", "structure", "semantic")
 
 
 class ObfuscateOptions(pydantic.BaseModel):
@@ -44,6 +46,8 @@ class Outcome:
     verified: bool
     reason: str = ""
     task: Task | None = None
+    #: the reference before the structure/semantic levels: what the variant must agree with
+    baseline: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -57,6 +61,10 @@ class Outcome:
         if self.task is not None:
             out["new_task_id"] = self.task.task_id
             out["entry_point"] = self.task.entry_point
+            info = self.task.metadata.get("obfuscation", {})
+            applied = {k: info[k]["applied"] for k in ("structure", "semantic") if k in info}
+            if applied:
+                out["applied"] = applied
         return out
 
 
@@ -97,19 +105,36 @@ def _variant_id(task_id: str, variant: int, variants: int) -> str:
     return task_id if variants == 1 else f"{task_id}#v{variant}"
 
 
-def _obfuscate(task: Task, levels: list[str], seed: int) -> Task:
-    from beyondpass.methods.obfuseval.task import obfuscate_symbols
+def _obfuscate(task: Task, levels: list[str], seed: int) -> tuple[Task, str | None]:
+    """The task through every level (in :data:`LEVELS` order) and the reference the
+    structure/semantic levels started from (None when neither was asked for)."""
+    from beyondpass.methods.obfuseval.task import obfuscate_code, obfuscate_symbols
 
-    out = task
-    for level in levels:
+    order = [lv for lv in LEVELS if lv in levels]
+    info: dict[str, Any] = {
+        "level": "+".join(order),
+        "levels": order,
+        "seed": seed,
+        "original_task_id": task.task_id,
+        "original_entry_point": task.entry_point,
+    }
+    out, baseline = task, None
+    for level in order:
         if level == "symbol":
-            out, _ = obfuscate_symbols(out, seed)
-    return out
+            out, done = obfuscate_symbols(out, seed)
+            info["mapping"] = done["mapping"]
+        else:
+            baseline = out.reference_solution if baseline is None else baseline
+            out, info[level] = obfuscate_code(out, level, seed)
+    return replace(out, metadata={**task.metadata, "obfuscation": info}), baseline
 
 
-def _request(task: Task, program: str, limits: ExecutionLimits) -> ExecutionRequest:
-    timeout = float(task.metadata.get("timeout_s", 0))
-    if timeout > limits.timeout_s:
+def _request(
+    task: Task, program: str, limits: ExecutionLimits, factor: float = 1.0
+) -> ExecutionRequest:
+    """``factor``: an agreement program runs the reference twice (rewritten and original)."""
+    timeout = max(float(task.metadata.get("timeout_s", 0)), limits.timeout_s) * factor
+    if timeout != limits.timeout_s:
         limits = replace(limits, timeout_s=timeout)
     return ExecutionRequest(
         program=program, tests=task.tests, test_setup=task.test_setup, limits=limits
@@ -139,19 +164,24 @@ def obfuscate_benchmark(
     """Every task in ``options.variants`` seeded variants, verified; plus the report."""
     from beyondpass.methods.obfuseval.symbol import Unsupported
 
-    report = Report(bench.name, list(options.levels), seed, options.variants)
+    levels = [lv for lv in LEVELS if lv in options.levels]  # the order they are applied in
+    report = Report(bench.name, levels, seed, options.variants)
     for tid, task in bench.tasks.items():
         for k in range(options.variants):
             vseed = seed + k
             new_id = _variant_id(tid, k, options.variants)
             try:
-                new = _obfuscate(task, list(options.levels), vseed)
+                new, baseline = _obfuscate(task, levels, vseed)
             except Unsupported as exc:
                 report.outcomes.append(Outcome(tid, k, vseed, False, f"not obfuscated: {exc}"))
                 continue
+            except Exception as exc:  # a fault in a transform costs this variant, not the run
+                why = f"not obfuscated: internal error {type(exc).__name__}: {exc}"
+                report.outcomes.append(Outcome(tid, k, vseed, False, why[:300]))
+                continue
             meta = {**new.metadata, "variant": k}
             new = replace(new, task_id=new_id, metadata=meta)
-            report.outcomes.append(Outcome(tid, k, vseed, not options.verify, "", new))
+            report.outcomes.append(Outcome(tid, k, vseed, not options.verify, "", new, baseline))
     if options.verify:
         _verify(bench, report, executor, limits or ExecutionLimits())
     tasks = {o.task.task_id: o.task for o in report.verified if o.task is not None}
@@ -163,7 +193,7 @@ def obfuscate_benchmark(
         known_broken={},
         id_aliases={tid.lower(): tid for tid in tasks},
         coverage=_coverage(len(tasks), n),
-        description=f"{bench.description} — obfuscated ({'+'.join(options.levels)})",
+        description=f"{bench.description} — obfuscated ({'+'.join(levels)})",
     )
     return out, report
 
@@ -173,15 +203,31 @@ def _coverage(kept: int, n: int) -> str:
     return f"{kept} of {n} obfuscated variants verified{excluded}"
 
 
+def _program(outcome: Outcome) -> str:
+    """The variant's reference; with structure/semantic levels, wrapped so every test call
+    is also checked against the reference the rewrites started from (agreement.py)."""
+    from beyondpass.methods.obfuseval.agreement import agreement_program
+
+    task = outcome.task
+    assert task is not None and task.entry_point
+    if outcome.baseline is None:
+        return task.reference_solution
+    return agreement_program(task.reference_solution, outcome.baseline, task.entry_point)
+
+
 def _verify(
     bench: Benchmark, report: Report, executor: Executor | None, limits: ExecutionLimits
 ) -> None:
-    """Run every variant's reference against its tests; failures get the reason."""
+    """Run every variant's reference against its tests (and, for rewritten references,
+    against the original on the same calls); failures get the reason."""
     pending = [o for o in report.outcomes if o.task is not None]
     own = executor is None
     runner = executor or create_executor("sandbox")
     try:
-        requests = [_request(o.task, o.task.reference_solution, limits) for o in pending]  # type: ignore[union-attr]
+        requests = [
+            _request(o.task, _program(o), limits, 1.0 if o.baseline is None else 2.0)  # type: ignore[arg-type]
+            for o in pending
+        ]
         results = runner.run_many(requests)
         failed = [(o, r) for o, r in zip(pending, results, strict=True) if not r.passed]
         originals = [bench.tasks[o.task_id] for o, _ in failed]
