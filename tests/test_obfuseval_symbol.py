@@ -97,13 +97,17 @@ def test_renamed_task_behaves_the_same_and_keeps_builtins_imports_attributes() -
         assert old not in names, old
         assert mapping[old] in names
     assert {"len", "sorted", "abs", "math"} <= names
-    assert "len(self.items)" in new.reference_solution  # builtin call and attribute kept
+    # `items` is also a dict's attribute: `.items` could be a builtin's, so it is kept
+    assert "len(self.items)" in new.reference_solution
     assert "math.floor" in new.reference_solution
     assert "key=abs" in new.reference_solution  # a builtin's keyword is not the task's
     # the parameter called `len` is renamed only inside double()
     assert mapping["len"] != "len" and f"return {mapping['len']} * 2" in new.reference_solution
-    # the class and its methods (attributes) keep their names; the class name is renamed
-    assert "def size(self)" in new.reference_solution and "Box" not in names
+    # the class is renamed, and so is its own method `size` (no built-in type has one),
+    # at its definition and where it is called
+    assert "Box" not in names and "size" not in new.reference_solution
+    assert f"def {mapping['size']}(self)" in new.reference_solution
+    assert f".{mapping['size']}()" in new.reference_solution
     # the keyword arguments of the task's own function are renamed in the tests
     assert f"{mapping['items']}=[5]" in new.tests[1].code
     assert f"{mapping['scale']}=4" in new.tests[1].code
@@ -205,3 +209,53 @@ def test_program_redefining_a_builtin_is_called_by_its_new_name_in_tests() -> No
     new, info = obfuscate_symbols(task, seed=0)
     assert new.tests[0].code == f"assert {info['mapping']['sum']}(3, 1) == 2"
     _run(new.reference_solution, new.tests[0].code)
+
+
+ATTRIBUTES = """\
+import math
+
+
+class Counter:
+    limit = 3
+    floor = 1
+
+    def __init__(self):
+        self.total = 0
+        self.seen = {}
+
+    def bump(self, key):
+        self.total += 1
+        self.seen[key] = self.seen.get(key, 0) + 1
+        return min(self.total, Counter.limit) + math.floor(0.5) + self.floor
+
+
+def tally(keys):
+    c = Counter()
+    for k in keys:
+        c.bump(k)
+    return c.total, sorted(c.seen.items()), c.limit
+"""
+
+
+def test_attributes_the_task_defines_are_renamed_unless_a_library_could_own_them() -> None:
+    task = _task(
+        prompt="",
+        reference_solution=ATTRIBUTES,
+        entry_point="tally",
+        tests=(TestCase("a", "assert tally('aba') == (3, [('a', 2), ('b', 1)], 3)"),),
+        prompt_style="description",
+    )
+    new, info = obfuscate_symbols(task, seed=5)
+    mapping = info["mapping"]
+    _run(new.reference_solution, new.tests[0].code)  # behaviour unchanged
+    code = new.reference_solution
+    # the task's own attributes: class attribute, methods, self.X -- renamed everywhere
+    for old in ("limit", "total", "seen", "bump"):
+        assert f".{old}" not in code and f"{old} =" not in code, old
+        assert mapping[old] in code
+    assert "Counter" not in code and f"{mapping['Counter']}.{mapping['limit']}" in code
+    # kept: `floor` is also read from the math module; `get` and `items` are a dict's;
+    # dunders and `self` are never renamed
+    assert "self.floor" in code and "floor = 1" in code and "math.floor" in code
+    assert ".get(" in code and ".items()" in code and "def __init__(self)" in code
+    assert "floor" not in mapping and "items" not in mapping

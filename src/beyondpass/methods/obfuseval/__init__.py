@@ -21,6 +21,7 @@ METHOD = Method(
             description="symbol/structure/semantic obfuscation, verified by execution",
         ),
     ),
-    commands=(f"{_HERE}.cli:obfuscate",),
+    commands=(f"{_HERE}.cli:obfuscate", f"{_HERE}.commands:obfuseval"),
+    report_sections=(f"{_HERE}.report:ObfuscationSection",),
     studies=f"{_HERE}.studies",
 )

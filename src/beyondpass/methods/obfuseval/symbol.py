@@ -2,9 +2,17 @@
 
 libcst gives a concrete syntax tree (comments, formatting and docstrings survive a round
 trip, unlike ``ast``) and a scope analysis that resolves each name to its binding; a name is
-renamed only where it resolves to a binding the task makes (never a builtin, an import or a
-class attribute). All renames of a task happen in one pass over each tree and one regex pass
-over prose, so they cannot cascade (the seed's sequential substitutions could).
+renamed only where it resolves to a binding the task makes (never a builtin or an import).
+All renames of a task happen in one pass over each tree and one regex pass over prose, so
+they cannot cascade (the seed's sequential substitutions could).
+
+Attributes have no scope to resolve them: ``x.total`` may be the task's own attribute or a
+library's. An attribute name is renamed, at its definition (a method or class attribute in
+a class body, a ``self.NAME``/``cls.NAME`` assignment) and at every ``.NAME`` access, only
+when the task defines it, it is no attribute of a built-in type (``items``, ``append``,
+``real``...), and the task never reads it from an imported module (``math.total``): then
+every ``.NAME`` in the task can only mean the task's own attribute, whatever object it is
+read from. Verification by execution backs the rule up.
 """
 
 from __future__ import annotations
@@ -49,6 +57,18 @@ class ModuleFacts:
     functions: dict[str, set[str]] = field(default_factory=dict)  # function -> its params
     globals: set[str] = field(default_factory=set)  # bound at module level
     dynamic: set[str] = field(default_factory=set)
+    attributes: set[str] = field(default_factory=set)  # attribute names the task defines
+    foreign_attributes: set[str] = field(default_factory=set)  # read from imported modules
+
+
+def _builtin_attributes() -> frozenset[str]:
+    kinds = (object, str, bytes, int, float, complex, bool, list, tuple, dict, set, frozenset,
+             type, range, slice, BaseException)  # fmt: skip
+    return frozenset(name for kind in kinds for name in dir(kind))
+
+
+#: attribute names of built-in types: ``.items`` may be a dict's, so it is never renamed
+BUILTIN_ATTRIBUTES = _builtin_attributes()
 
 
 def _is_import(assignment: object) -> bool:
@@ -80,6 +100,32 @@ class _Collector(cst.CSTVisitor):
     def __init__(self) -> None:
         self.facts = ModuleFacts()
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        base = node.value
+        if not isinstance(base, cst.Name):
+            return
+        scope = self.get_metadata(ScopeProvider, base, None)
+        if scope is not None and any(_is_import(a) for a in scope[base.value]):
+            self.facts.foreign_attributes.add(node.attr.value)
+
+    def _targets(self, targets: list[cst.BaseExpression]) -> None:
+        for target in targets:
+            if (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value in CONVENTIONS
+            ):
+                self.facts.attributes.add(target.attr.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._targets([t.target for t in node.targets])
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets([node.target])
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets([node.target])
+
     def visit_Name(self, node: cst.Name) -> None:
         self.facts.identifiers.add(node.value)
         if node.value in DYNAMIC_CALLS:
@@ -100,16 +146,30 @@ def collect(module: MetadataWrapper) -> ModuleFacts:
     module.visit(visitor)
     facts = visitor.facts
     for scope in set(module.resolve(ScopeProvider).values()):
-        if scope is None or isinstance(scope, ClassScope):
+        if scope is None:
             continue
         for assignment in scope.assignments:
             dunder = assignment.name.startswith("__") and assignment.name.endswith("__")
             dunder = dunder or assignment.name in CONVENTIONS
-            if isinstance(assignment, Assignment) and not _is_import(assignment) and not dunder:
-                facts.bound.add(assignment.name)
-                if isinstance(scope, GlobalScope):
-                    facts.globals.add(assignment.name)
+            if not isinstance(assignment, Assignment) or _is_import(assignment) or dunder:
+                continue
+            if isinstance(scope, ClassScope):
+                facts.attributes.add(assignment.name)
+                continue
+            facts.bound.add(assignment.name)
+            if isinstance(scope, GlobalScope):
+                facts.globals.add(assignment.name)
+    facts.attributes = {
+        a for a in facts.attributes if not (a.startswith("__") and a.endswith("__"))
+    }
     return facts
+
+
+def renamable_attributes(facts: list[ModuleFacts]) -> set[str]:
+    """The attribute names of a task (all its modules' facts) that are safe to rename."""
+    defined = set().union(*(f.attributes for f in facts))
+    foreign = set().union(*(f.foreign_attributes for f in facts))
+    return {a for a in defined if a not in BUILTIN_ATTRIBUTES and a not in foreign}
 
 
 class _Renamer(cst.CSTTransformer):
@@ -120,15 +180,21 @@ class _Renamer(cst.CSTTransformer):
         mapping: Mapping[str, str],
         functions: Mapping[str, set[str]],
         program_globals: frozenset[str],
+        attributes: frozenset[str],
     ) -> None:
         self.mapping = mapping
         self.program_globals = program_globals
         self.functions = functions
+        self.attributes = attributes
         self.skip: set[int] = set()  # Name nodes that are attributes or foreign keywords
         self.keywords: set[int] = set()  # keyword arguments of the task's own functions
+        self.members: set[int] = set()  # the task's own attributes (accesses and definitions)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.skip.add(id(node.attr))
+        if node.attr.value in self.attributes:
+            self.members.add(id(node.attr))
+        else:
+            self.skip.add(id(node.attr))
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> bool:
         return False
@@ -155,11 +221,25 @@ class _Renamer(cst.CSTTransformer):
         own = _renamable(scope, node.value, self.program_globals)
         return own is None or own  # unresolved: a name another module of the task defines
 
+    def _class_member(self, node: cst.Name) -> bool:
+        """A name bound in a class body (a method, a class attribute) that is renamable."""
+        if node.value not in self.attributes:
+            return False
+        scope = self.get_metadata(ScopeProvider, node, None)
+        if scope is None:
+            return False
+        found = list(scope[node.value])
+        return bool(found) and all(
+            isinstance(a, Assignment) and isinstance(a.scope, ClassScope) for a in found
+        )
+
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
         key = id(original)
-        if key in self.keywords:
+        if key in self.keywords or key in self.members:
             return updated.with_changes(value=self.mapping[original.value])
-        if key in self.skip or not self._resolves(original):
+        if key in self.skip:
+            return updated
+        if not self._resolves(original) and not self._class_member(original):
             return updated
         return updated.with_changes(value=self.mapping[original.value])
 
@@ -221,10 +301,12 @@ def rename(
     mapping: Mapping[str, str],
     functions: Mapping[str, set[str]],
     program_globals: frozenset[str] = frozenset(),
+    attributes: frozenset[str] = frozenset(),
 ) -> str:
     """The module's code with ``mapping`` applied where names resolve to the task's bindings;
-    ``program_globals``: the program's module-level names (for test modules)."""
-    return wrapper.visit(_Renamer(mapping, functions, program_globals)).code
+    ``program_globals``: the program's module-level names (for test modules); ``attributes``:
+    the task's attribute names to rename (``renamable_attributes``; each in ``mapping``)."""
+    return wrapper.visit(_Renamer(mapping, functions, program_globals, attributes)).code
 
 
 def make_mapping(bound: set[str], taken: set[str], seed: str) -> dict[str, str]:

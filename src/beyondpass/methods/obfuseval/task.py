@@ -21,6 +21,7 @@ from beyondpass.methods.obfuseval.symbol import (
     collect,
     make_mapping,
     parse,
+    renamable_attributes,
     rename,
     rename_prose,
 )
@@ -80,6 +81,8 @@ def obfuscate_symbols(task: Task, seed: int) -> tuple[Task, dict[str, Any]]:
         bound |= facts.bound
     if prompt_facts:
         bound |= prompt_facts.bound
+    attributes = frozenset(renamable_attributes(every))
+    bound |= attributes
     taken = set().union(*(f.identifiers for f in every))
     if setup is not None:
         taken |= collect(setup).identifiers
@@ -89,14 +92,14 @@ def obfuscate_symbols(task: Task, seed: int) -> tuple[Task, dict[str, Any]]:
     for facts in every:
         functions.update(facts.functions)
 
-    new_ref = rename(ref, mapping, functions)
+    new_ref = rename(ref, mapping, functions, attributes=attributes)
     program_globals = frozenset(ref_facts.globals)
     new_tests = tuple(
-        replace(t, code=rename(m, mapping, functions, program_globals))
+        replace(t, code=rename(m, mapping, functions, program_globals, attributes))
         for t, m in zip(task.tests, tests, strict=True)
     )
     if prompt_mod is not None:
-        new_prompt = rename(prompt_mod, mapping, functions, program_globals)
+        new_prompt = rename(prompt_mod, mapping, functions, program_globals, attributes)
         renamed_filler = filler  # "pass" is a keyword: the filler never changes
         if not new_prompt.endswith(renamed_filler):
             raise Unsupported("the prompt's end could not be restored after renaming")
