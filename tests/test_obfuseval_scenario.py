@@ -6,6 +6,7 @@ prompt, passes the task's tests."""
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 
@@ -17,6 +18,7 @@ from beyondpass.methods.obfuseval.scenario import (
     apply_scenario,
     completion_prefix,
     implementation_lines,
+    scenario_task,
     stub,
     used_definitions,
 )
@@ -142,3 +144,34 @@ def test_every_task_stays_solvable_in_both_scenarios(name, request):
         results = executor.run_many(requests)
         failed = [(i, str(r.status)) for i, r in zip(ids, results, strict=True) if not r.passed]
         assert failed == [], (scenario, failed[:5])
+
+
+def test_the_transform_applies_the_scenario_after_obfuscating(humaneval):
+    """``scenario``/``context`` options: the obfuscated, verified tasks in the completion
+    scenario; ``levels = []`` gives the original tasks in the same scenario."""
+    from beyondpass.benchmarks.task import Benchmark
+    from beyondpass.methods.obfuseval.transform import ObfuscateOptions, obfuscate_benchmark
+
+    ids = ["HumanEval/10", "HumanEval/12", "HumanEval/38"]
+    small = Benchmark(
+        "humaneval", humaneval.version, {i: humaneval.tasks[i] for i in ids}, humaneval.source
+    )
+    options = ObfuscateOptions(levels=["symbol"], scenario="completion", context=True)
+    obf, report = obfuscate_benchmark(small, options, seed=2)
+    assert len(report.verified) == 3
+    for task in obf.tasks.values():
+        record = task.metadata["scenario"]
+        assert record["scenario"] == "completion"
+        assert task.prompt.rstrip("\n").endswith(record["completion_prefix"].rstrip("\n"))
+        assert task.metadata["obfuscation"]["mapping"]  # renamed first, then shaped
+    # distractors of obfuscated tasks come from obfuscated tasks: no original entry point
+    originals = {humaneval.tasks[i].entry_point for i in ids}
+    defined = {n for t in obf.tasks.values() for n in re.findall(r"def (\w+)\(", t.prompt)}
+    assert defined and not defined & originals
+    plain, _ = obfuscate_benchmark(small, ObfuscateOptions(levels=[], scenario="completion"), 2)
+    assert [t.prompt for t in plain.tasks.values()] == [
+        scenario_task(t, list(small.tasks.values()), "completion", False, 2).prompt
+        for t in small.tasks.values()
+    ]
+    with pytest.raises(ValueError, match="context needs a scenario"):
+        ObfuscateOptions(context=True)

@@ -82,7 +82,13 @@ user = "Complete the following code.\\n{{prompt}}"
     assert meta["transform"] == {
         "name": "obfuscate",
         "version": "1",
-        "options": {"levels": ["symbol"], "variants": 1, "verify": True},
+        "options": {
+            "levels": ["symbol"],
+            "variants": 1,
+            "verify": True,
+            "scenario": None,
+            "context": False,
+        },
         "seed": SEED,
         "input_version": DEMO.version,
     }
@@ -141,4 +147,10 @@ def test_builtin_study_declares_the_transform_on_both_benchmarks() -> None:
     for choice in config.benchmarks:
         assert choice.transform is not None
         assert choice.transform.name == "obfuscate"
-        assert choice.transform.options == {"levels": ["symbol"], "variants": 3, "verify": True}
+        assert choice.transform.options == {
+            "levels": ["symbol"],
+            "variants": 3,
+            "verify": True,
+            "scenario": None,
+            "context": False,
+        }

@@ -65,6 +65,14 @@ def task_row(task: Any) -> dict[str, Any]:
     type=click.Path(dir_okay=False),
     help="Task file to write (JSONL); the report goes to OUT.report.json.",
 )
+@click.option(
+    "--scenario",
+    type=click.Choice(["generation", "completion"]),
+    help="Shape the prompts as the seed's scenario (completion: with partial code).",
+)
+@click.option(
+    "--context", is_flag=True, help="Add the definitions the target uses, and distractors."
+)
 @click.option("--data-dir", type=click.Path(), help="Benchmark data directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report summary as JSON.")
 def obfuscate(
@@ -73,6 +81,8 @@ def obfuscate(
     variants: int,
     seed: int,
     out: str,
+    scenario: str | None,
+    context: bool,
     data_dir: str | None,
     as_json: bool,
 ) -> None:
@@ -82,7 +92,14 @@ def obfuscate(
 
     levels = parse_levels(level)
     bench = load_benchmark(benchmark, data_dir)
-    options = ObfuscateOptions(levels=levels, variants=variants)  # type: ignore[arg-type]
+    if context and scenario is None:
+        raise ConfigError("--context needs --scenario generation or completion")
+    options = ObfuscateOptions(
+        levels=levels,  # type: ignore[arg-type]
+        variants=variants,
+        scenario=scenario,  # type: ignore[arg-type]
+        context=context,
+    )
     result, report = obfuscate_benchmark(bench, options, seed)
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)

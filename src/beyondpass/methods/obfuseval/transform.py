@@ -25,15 +25,26 @@ LEVELS: tuple[str, ...] = ("symbol", "structure", "semantic")
 
 
 class ObfuscateOptions(pydantic.BaseModel):
-    """``levels``: which obfuscations, in order; ``variants``: seeded variants per task
-    (seeds ``seed`` .. ``seed + variants - 1``); ``verify``: run every variant (off only for
-    inspection — an unverified variant is never scored)."""
+    """``levels``: which obfuscations, in order (empty: the original tasks, e.g. to run them
+    in the same scenario); ``variants``: seeded variants per task (seeds ``seed`` ..
+    ``seed + variants - 1``); ``verify``: run every variant (off only for inspection — an
+    unverified variant is never scored); ``scenario``: ``generation`` or ``completion``
+    (``scenario.py``; none: the tasks' own prompts); ``context``: add the definitions the
+    target uses and as many distractors to the prompt."""
 
     model_config = pydantic.ConfigDict(extra="forbid")
 
-    levels: list[Level] = pydantic.Field(default_factory=lambda: ["symbol"], min_length=1)
+    levels: list[Level] = pydantic.Field(default_factory=lambda: ["symbol"])
     variants: int = pydantic.Field(default=1, ge=1, le=20, strict=True)
     verify: bool = True
+    scenario: Literal["generation", "completion"] | None = None
+    context: bool = False
+
+    @pydantic.model_validator(mode="after")
+    def _context_needs_scenario(self) -> ObfuscateOptions:
+        if self.context and self.scenario is None:
+            raise ValueError("context needs a scenario (generation or completion)")
+        return self
 
 
 @dataclass
@@ -193,8 +204,13 @@ def obfuscate_benchmark(
         known_broken={},
         id_aliases={tid.lower(): tid for tid in tasks},
         coverage=_coverage(len(tasks), n),
-        description=f"{bench.description} — obfuscated ({'+'.join(levels)})",
+        description=f"{bench.description} — "
+        + (f"obfuscated ({'+'.join(levels)})" if levels else "original tasks"),
     )
+    if options.scenario is not None:
+        from beyondpass.methods.obfuseval.scenario import apply_scenario
+
+        out = apply_scenario(out, options.scenario, options.context, seed)
     return out, report
 
 
