@@ -21,6 +21,11 @@ from beyondpass.errors import ConfigError
 from beyondpass.extraction.program import extract_program
 from beyondpass.extraction.result import Extraction
 from beyondpass.methods.comparison.drivers import python_program, python_signature
+from beyondpass.methods.comparison.drivers_java import (
+    java_adaptation,
+    java_program,
+    java_prompt_signature,
+)
 from beyondpass.methods.comparison.psb2.problems import Arg, Problem, problem
 from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate
 
@@ -54,6 +59,8 @@ def io_format(p: Problem) -> str:
 
 def signature(p: Problem, language: str) -> str:
     """The function-mode addition: the signature to implement, in the target language."""
+    if language == "java":
+        return java_prompt_signature(p)
     if language != "python":
         raise ConfigError(
             f"function mode has no {language} signature/driver in this build "
@@ -65,7 +72,7 @@ def signature(p: Problem, language: str) -> str:
 def prompt_fields(p: Problem, language: str) -> dict[str, str]:
     """Per-task values the templates use (``{io_format}``, ``{signature}``)."""
     fields = {"io_format": io_format(p)}
-    if language == "python":
+    if language in ("python", "java"):
         fields["signature"] = signature(p, language)
     return fields
 
@@ -108,6 +115,9 @@ def extract_function(answer: str, task: Task) -> Extraction:
     if not found.ok:
         return found
     p = problem(str(task.metadata.get("psb2_problem", task.task_id)))
+    if task.language == "java":
+        notes = (*found.notes, java_adaptation(p))
+        return Extraction("ok", found.code, java_program(found.code, p), "full", notes=notes)
     if task.language != "python":
         signature(p, task.language)  # raises the one-line error
     program = python_program(found.code, p)
