@@ -69,23 +69,7 @@ def compile_step(language: str, program: str = "") -> CompileStep | None:
             "main.cpp",
         )
     if language == "java":
-        source = f"{java_main_class(program)}.java"
-        jvm = tuple(f"-J{flag}" for flag in (*_JVM_FLAGS, "-Xmx768m"))
-        return CompileStep(
-            (
-                "javac",
-                *jvm,
-                "-encoding",
-                "UTF-8",
-                "-nowarn",
-                "-Xlint:-removal",
-                "-d",
-                "{build}",
-                f"{{build}}/{source}",
-                "{runner}/BatchRunner.java",
-            ),
-            source,
-        )
+        return _javac(program, "BatchRunner.java")
     if language == "python":
         return None
     raise ValueError(f"unknown language {language!r} — choose {', '.join(LANGUAGES)}")
@@ -105,15 +89,7 @@ def launcher(
     if language == "cpp":
         return Launcher(("{build}/main",))
     if language == "java":
-        command = (
-            "java",
-            *_JVM_FLAGS,
-            f"-Xmx{java_heap_mb(limits)}m",
-            "-Xss8m",
-            "-Djava.security.manager=allow",
-            "-cp",
-            "{build}",
-        )
+        command = _java(limits)
         if batch:
             return Launcher(
                 (*command, "BatchRunner", java_main_class(program)), JAVA_BATCH, JVM_HEADROOM_MB
@@ -164,10 +140,10 @@ def java_function_call(program: str) -> tuple[str, str, str] | None:
     return (found.group(1), found.group(2), found.group(3)) if found else None
 
 
-def java_function_compile_step(program: str) -> CompileStep:
-    """``javac`` of the program with the trusted function runner (not the batch runner)."""
+def _javac(program: str, runner: str, jvm_extra: tuple[str, ...] = ()) -> CompileStep:
+    """``javac`` of the program (its file named after its public class) with a runner."""
     source = f"{java_main_class(program)}.java"
-    jvm = tuple(f"-J{flag}" for flag in (*_JVM_FLAGS, "-Xmx768m"))
+    jvm = tuple(f"-J{flag}" for flag in (*_JVM_FLAGS, "-Xmx768m", *jvm_extra))
     return CompileStep(
         (
             "javac",
@@ -179,10 +155,29 @@ def java_function_compile_step(program: str) -> CompileStep:
             "-d",
             "{build}",
             f"{{build}}/{source}",
-            "{runner}/FunctionRunner.java",
+            f"{{runner}}/{runner}",
         ),
         source,
     )
+
+
+def _java(limits: ExecutionLimits) -> tuple[str, ...]:
+    """``java`` with the sandbox's JVM settings, up to the class to run."""
+    return (
+        "java",
+        *_JVM_FLAGS,
+        f"-Xmx{java_heap_mb(limits)}m",
+        "-Xss8m",
+        "-Djava.security.manager=allow",
+        "-cp",
+        "{build}",
+    )
+
+
+def java_function_compile_step(program: str) -> CompileStep:
+    """``javac`` of the program with the trusted function runner (not the batch runner);
+    javac itself runs with the client compiler only (a third less CPU per compile)."""
+    return _javac(program, "FunctionRunner.java", ("-XX:TieredStopAtLevel=1",))
 
 
 def java_function_launcher(program: str, limits: ExecutionLimits) -> Launcher:
@@ -191,15 +186,4 @@ def java_function_launcher(program: str, limits: ExecutionLimits) -> Launcher:
     call = java_function_call(program)
     if call is None:
         raise ValueError("not a Java function-mode program (no trailer line)")
-    command = (
-        "java",
-        *_JVM_FLAGS,
-        f"-Xmx{java_heap_mb(limits)}m",
-        "-Xss8m",
-        "-Djava.security.manager=allow",
-        "-cp",
-        "{build}",
-        "FunctionRunner",
-        *call,
-    )
-    return Launcher(command, JAVA_FUNCTION_BATCH, JVM_HEADROOM_MB)
+    return Launcher((*_java(limits), "FunctionRunner", *call), JAVA_FUNCTION_BATCH, JVM_HEADROOM_MB)
