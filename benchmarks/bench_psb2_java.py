@@ -4,17 +4,17 @@ Usage::
 
     python benchmarks/bench_psb2_java.py [--random 10000] [--repeat 1]
 
-Our Java reference functions (``comparison/java_reference``, 20 of the 25 problems) stand
-in for one model's function-mode answers: each is compiled in the sandbox with the trusted
+Our Java reference functions (``comparison/java_reference``, all 25 problems) stand in
+for one model's function-mode answers: each is compiled in the sandbox with the trusted
 ``FunctionRunner.java`` and run on its problem's edge cases and ``--random`` seeded random
 cases through the default sandbox executor (workers = cores, problems concurrently). Each
 is measured twice: with one case per problem (the fixed cost: compile and one JVM start)
 and with all cases; the difference gives the cost of one more case. Prints one JSON line
-with both and the projection to 25 problems: 25/20 of the measured wall time (the same
-number of cases per problem), and 25/20 of the CPU time of this process and its sandboxed
-workers spread over the workers (what an otherwise idle machine would take: the machine is
-shared, and wall time counts the others' work too). Every case must pass within the
-epsilon (PSB2's documented data quirk aside), else the script stops. Record results
+with both, scaled to 25 problems when fewer have references: the measured wall time, and
+the CPU time of this process and its sandboxed workers spread over the workers (what an
+otherwise idle machine would take: the machine is shared, and wall time counts the others'
+work too). Every case must pass within the epsilon (PSB2's documented data quirk aside),
+else the script stops. Record results
 in docs/performance.md.
 """
 
