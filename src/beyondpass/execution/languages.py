@@ -66,29 +66,15 @@ def java_heap_mb(limits: ExecutionLimits) -> int:
 
 def compile_step(language: str, program: str = "") -> CompileStep | None:
     """The compile step of ``language`` (``None`` for Python)."""
+    if language == "java" and java_function_call(program):
+        return java_function_compile_step(program)
     if language == "cpp":
         return CompileStep(
             ("g++", "-std=c++17", "-O2", "-pipe", "-o", "{build}/main", "{build}/main.cpp"),
             "main.cpp",
         )
     if language == "java":
-        source = f"{java_main_class(program)}.java"
-        jvm = tuple(f"-J{flag}" for flag in (*_JVM_FLAGS, "-Xmx768m"))
-        return CompileStep(
-            (
-                "javac",
-                *jvm,
-                "-encoding",
-                "UTF-8",
-                "-nowarn",
-                "-Xlint:-removal",
-                "-d",
-                "{build}",
-                f"{{build}}/{source}",
-                "{runner}/BatchRunner.java",
-            ),
-            source,
-        )
+        return _javac(program, "BatchRunner.java")
     if language == "python":
         return None
     raise ValueError(f"unknown language {language!r} — choose {', '.join(LANGUAGES)}")
@@ -105,20 +91,14 @@ def launcher(
     batch driver (``CPP_BATCH_MARK``) runs ``CPP_BATCH`` cases per process: the driver
     speaks the runner's protocol itself (docs/sandbox.md, "C++: many cases per process")."""
     limits = limits or ExecutionLimits()
+    if language == "java" and java_function_call(program):
+        return java_function_launcher(program, limits)
     if language == "cpp":
         if CPP_BATCH_MARK in program:  # ``batch`` is Java's: a C++ program must speak it
             return Launcher(("{build}/main",), CPP_BATCH)
         return Launcher(("{build}/main",))
     if language == "java":
-        command = (
-            "java",
-            *_JVM_FLAGS,
-            f"-Xmx{java_heap_mb(limits)}m",
-            "-Xss8m",
-            "-Djava.security.manager=allow",
-            "-cp",
-            "{build}",
-        )
+        command = _java(limits)
         if batch:
             return Launcher(
                 (*command, "BatchRunner", java_main_class(program)), JAVA_BATCH, JVM_HEADROOM_MB
@@ -146,3 +126,73 @@ def io_request(
         compile=compile_step(language, program),
         launcher=launcher(language, program, limits, batch),
     )
+
+
+# ---- Java function mode: one JVM calls the program's function on many cases ----------
+
+#: the last line of a Java function-mode program names the function the trusted
+#: ``FunctionRunner.java`` calls and its typed I/O (comparison/drivers_java.py writes it)
+JAVA_FUNCTION_TRAILER = "// beyondpass-java-function:"
+#: cases per JVM in function mode: all of a sample's (a JVM that exits, hangs or leaves
+#: threads running is replaced after that case)
+JAVA_FUNCTION_BATCH = 1_000_000
+_CALL = re.compile(r"([A-Za-z_$][\w$]*) ([a-z_,]+|-) -> ([a-z_,]+)")
+
+
+def java_function_call(program: str) -> tuple[str, str, str] | None:
+    """(method, input types, output types) from a function-mode program's trailer (its
+    last line, which the harness appended), or ``None`` for any other program."""
+    last = program.rstrip().rpartition("\n")[2].strip()
+    if not last.startswith(JAVA_FUNCTION_TRAILER):
+        return None
+    found = _CALL.fullmatch(last[len(JAVA_FUNCTION_TRAILER) :].strip())
+    return (found.group(1), found.group(2), found.group(3)) if found else None
+
+
+def _javac(program: str, runner: str, jvm_extra: tuple[str, ...] = ()) -> CompileStep:
+    """``javac`` of the program (its file named after its public class) with a runner."""
+    source = f"{java_main_class(program)}.java"
+    jvm = tuple(f"-J{flag}" for flag in (*_JVM_FLAGS, "-Xmx768m", *jvm_extra))
+    return CompileStep(
+        (
+            "javac",
+            *jvm,
+            "-encoding",
+            "UTF-8",
+            "-nowarn",
+            "-Xlint:-removal",
+            "-d",
+            "{build}",
+            f"{{build}}/{source}",
+            f"{{runner}}/{runner}",
+        ),
+        source,
+    )
+
+
+def _java(limits: ExecutionLimits) -> tuple[str, ...]:
+    """``java`` with the sandbox's JVM settings, up to the class to run."""
+    return (
+        "java",
+        *_JVM_FLAGS,
+        f"-Xmx{java_heap_mb(limits)}m",
+        "-Xss8m",
+        "-Djava.security.manager=allow",
+        "-cp",
+        "{build}",
+    )
+
+
+def java_function_compile_step(program: str) -> CompileStep:
+    """``javac`` of the program with the trusted function runner (not the batch runner);
+    javac itself runs with the client compiler only (a third less CPU per compile)."""
+    return _javac(program, "FunctionRunner.java", ("-XX:TieredStopAtLevel=1",))
+
+
+def java_function_launcher(program: str, limits: ExecutionLimits) -> Launcher:
+    """``java ... FunctionRunner METHOD INPUTS OUTPUTS``: every case of the sample in one
+    JVM through the batch protocol of ``compiled_judge`` (docs/comparison.md)."""
+    call = java_function_call(program)
+    if call is None:
+        raise ValueError("not a Java function-mode program (no trailer line)")
+    return Launcher((*_java(limits), "FunctionRunner", *call), JAVA_FUNCTION_BATCH, JVM_HEADROOM_MB)

@@ -120,6 +120,7 @@ SANDBOX_FILES = (
     "compiled_judge.py",
     "compiled_runner.py",
     "BatchRunner.java",
+    "FunctionRunner.java",
 )
 #: What a JVM needs beyond /usr (Debian keeps the JDK's configuration under /etc)
 JAVA_ETC = ("/etc/java-17-openjdk", "/etc/java-21-openjdk", "/etc/ssl/certs/java")

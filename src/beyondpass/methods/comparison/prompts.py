@@ -23,6 +23,11 @@ from beyondpass.extraction.program import extract_program
 from beyondpass.extraction.result import Extraction
 from beyondpass.methods.comparison.drivers import python_program, python_signature
 from beyondpass.methods.comparison.drivers_cpp import cpp_program, cpp_signature
+from beyondpass.methods.comparison.drivers_java import (
+    java_adaptation,
+    java_program,
+    java_prompt_signature,
+)
 from beyondpass.methods.comparison.psb2.problems import Arg, Problem, problem
 from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate
 
@@ -55,7 +60,9 @@ def io_format(p: Problem) -> str:
 
 
 #: function mode per language: the signature shown, and the program made of an answer
-#: (its code unchanged, then the generated driver) — one entry per language's drivers module
+#: (its code unchanged, then the generated driver) — one entry per language's drivers module.
+#: Java differs: its prompt addition names the class, and its program is the answer with a
+#: trailer the trusted FunctionRunner reads (drivers_java), so it is dispatched apart.
 SIGNATURES: dict[str, Callable[[Problem], str]] = {
     "python": python_signature,
     "cpp": cpp_signature,
@@ -69,10 +76,12 @@ _DRIVER_NAME = {"python": "Python", "cpp": "C++ (batched)"}
 
 def signature(p: Problem, language: str) -> str:
     """The function-mode addition: the signature to implement, in the target language."""
+    if language == "java":
+        return java_prompt_signature(p)
     if language not in SIGNATURES:
         raise ConfigError(
             f"function mode has no {language} signature/driver in this build "
-            f"(it has {', '.join(sorted(SIGNATURES))}) — use plan psb2-program"
+            f"(it has {', '.join(sorted([*SIGNATURES, 'java']))}) — use plan psb2-program"
         )
     return f"Implement this function:\n{SIGNATURES[language](p)}"
 
@@ -80,7 +89,7 @@ def signature(p: Problem, language: str) -> str:
 def prompt_fields(p: Problem, language: str) -> dict[str, str]:
     """Per-task values the templates use (``{io_format}``, ``{signature}``)."""
     fields = {"io_format": io_format(p)}
-    if language in SIGNATURES:
+    if language in SIGNATURES or language == "java":
         fields["signature"] = signature(p, language)
     return fields
 
@@ -123,6 +132,9 @@ def extract_function(answer: str, task: Task) -> Extraction:
     if not found.ok:
         return found
     p = problem(str(task.metadata.get("psb2_problem", task.task_id)))
+    if task.language == "java":
+        notes = (*found.notes, java_adaptation(p))
+        return Extraction("ok", found.code, java_program(found.code, p), "full", notes=notes)
     signature(p, task.language)  # a language without a driver: the one-line error
     program = PROGRAMS[task.language](found.code, p)
     driver = _DRIVER_NAME.get(task.language, task.language)
