@@ -1,7 +1,8 @@
 """ObfusEval (seed 003): contamination-resistant scores by verified obfuscation.
 
 Brings the ``obfuscate`` benchmark transform (symbol level: scope-aware renaming with libcst,
-every variant verified by execution) and the ``obfuscate`` command. Declarations only.
+every variant verified by execution) and the ``obfuscate`` command; the project-level mode
+(``obfuseval project``) regenerates functions of real projects. Declarations only.
 """
 
 from beyondpass.registry import Method, TransformSpec
@@ -21,6 +22,6 @@ METHOD = Method(
             description="symbol obfuscation of Python tasks, verified in the sandbox",
         ),
     ),
-    commands=(f"{_HERE}.cli:obfuscate",),
+    commands=(f"{_HERE}.cli:obfuscate", f"{_HERE}.project.cli:obfuseval"),
     studies=f"{_HERE}.studies",
 )
