@@ -302,7 +302,7 @@ def test_end_to_end_on_the_command_line_with_a_model_over_http(projects, run_cli
                 tmp_path / "out",
                 "--obfuscate",
                 "--seed",
-                "7",
+                "0",
                 "--json",
             ],
             cwd=tmp_path,
