@@ -126,7 +126,8 @@ def pytest_words(
 
 
 def run_tests(sandbox: ProjectSandbox, copy: Path, tests: Iterable[str], repeats: int) -> TestRuns:
-    """Run ``tests`` ``repeats`` times in fresh processes; collect failures per test."""
+    """Run ``tests`` ``repeats`` times in fresh processes; collect failures per test (runs
+    stop early once every test has failed)."""
     selected = tuple(sorted(set(tests)))
     runs = TestRuns(selected, repeats)
     if not selected:
@@ -149,4 +150,6 @@ def run_tests(sandbox: ProjectSandbox, copy: Path, tests: Iterable[str], repeats
             else:  # never reported: collection failed (an import error of the module, ...)
                 what = category_of(exception_in(done.stdout + "\n" + done.stderr))
             runs.failures.setdefault(test, []).append(what)
+        if len(runs.failing) == len(selected):  # every test has failed: more runs decide nothing
+            break
     return runs
