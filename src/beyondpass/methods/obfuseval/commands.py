@@ -1,4 +1,5 @@
-"""``beyondpass obfuseval``: ObfusEval's analysis commands (``obfuscate`` makes the tasks)."""
+"""``beyondpass obfuseval``: ObfusEval's analysis commands (``compare``) and project-level mode
+(``project``, from ``project/cli.py``); ``obfuscate`` makes the tasks."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ from pathlib import Path
 import click
 
 from beyondpass.errors import DataError
+from beyondpass.methods.obfuseval.project.cli import project
 
 
 @click.group("obfuseval")
 def obfuseval() -> None:
-    """ObfusEval: how much of a score survives obfuscation."""
+    """ObfusEval: how much of a score survives obfuscation; project-level mode."""
+
+
+obfuseval.add_command(project)
 
 
 def _groups(run: Path) -> dict:

@@ -1,0 +1,262 @@
+"""One project-level run: prepare the project, ask for each function, splice, test, score.
+
+Preparation (once): unpack/copy the project into scratch, measure which tests cover which
+lines, pick the tasks, and run all their covering tests ``repeats`` times on an untouched
+copy — a test that fails in any of those runs is flaky (or broken upstream) and is left
+out of every task. Per task: a fresh copy, the answer spliced in, the install/build step,
+an import of the module (CPR), then the remaining covering tests ``repeats`` times (TPR).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from beyondpass.benchmarks.task import Task
+from beyondpass.extraction import extract
+from beyondpass.methods.obfuseval.project.coverage_map import measure
+from beyondpass.methods.obfuseval.project.spec import ProjectSpec
+from beyondpass.methods.obfuseval.project.splice import SpliceError, splice
+from beyondpass.methods.obfuseval.project.tasks import (
+    ProjectTask,
+    map_back,
+    module_name,
+    obfuscate_task,
+    select_tasks,
+)
+from beyondpass.methods.obfuseval.project.testing import (
+    CATEGORIES,
+    category_of,
+    exception_in,
+    run_tests,
+)
+from beyondpass.methods.obfuseval.project.workspace import (
+    ProjectSandbox,
+    fresh_copy,
+    materialise,
+    tree_digest,
+)
+from beyondpass.methods.obfuseval.symbol import Unsupported
+
+#: asks for one task's answer: (task, prompt text) -> the model's text and its version
+Answerer = Callable[[ProjectTask, str], tuple[str, str]]
+
+
+@dataclass
+class Prepared:
+    """A project ready to be asked about."""
+
+    spec: ProjectSpec
+    sandbox: ProjectSandbox
+    pristine: Path
+    source_digest: str
+    tasks: list[ProjectTask]
+    flaky: list[str] = field(default_factory=list)  # failed in some run of the untouched copy
+    dropped: list[dict[str, str]] = field(default_factory=list)  # tasks left without tests
+
+
+@dataclass
+class TaskResult:
+    """The verdict on one regenerated function."""
+
+    task_id: str
+    compiled: bool
+    passed: bool
+    category: str | None  # the failure class (None: passed)
+    detail: str
+    tests: int  # covering tests run (flaky ones excluded)
+    failing_tests: list[str]
+    prompt: str
+    answer: str
+    model_version: str = ""
+    mapping: dict[str, str] = field(default_factory=dict)
+
+
+def prepare(spec: ProjectSpec, scratch: Path, isolation: str = "auto", seed: int = 0) -> Prepared:
+    """Unpack, measure coverage, pick tasks, find flaky tests (all in ``scratch``)."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    pristine = materialise(spec, scratch)
+    digest = tree_digest(pristine)
+    sandbox = ProjectSandbox(spec, isolation)
+    coverage = measure(sandbox, fresh_copy(pristine, scratch / "coverage"))
+    tasks = select_tasks(spec, pristine, coverage, seed)
+    wanted = sorted({t for task in tasks for t in task.tests})
+    baseline = run_tests(sandbox, fresh_copy(pristine, scratch / "baseline"), wanted, spec.repeats)
+    flaky = set(baseline.failing)
+    kept: list[ProjectTask] = []
+    dropped: list[dict[str, str]] = []
+    for task in tasks:
+        tests = tuple(t for t in task.tests if t not in flaky)
+        if tests:
+            kept.append(_with_tests(task, tests))
+        else:
+            dropped.append({"task_id": task.task_id, "reason": "every covering test is flaky"})
+    for name in ("coverage", "baseline"):
+        shutil.rmtree(scratch / name, ignore_errors=True)
+    return Prepared(spec, sandbox, pristine, digest, kept, sorted(flaky), dropped)
+
+
+def _with_tests(task: ProjectTask, tests: tuple[str, ...]) -> ProjectTask:
+    return ProjectTask(**{**asdict(task), "tests": tests, "scope": task.scope})
+
+
+def prompt_for(task: ProjectTask, project: str) -> str:
+    """The instruction and the stub; an obfuscated task names neither project nor file."""
+    where = "" if task.mapping else f" of the project {project} (file {task.path})"
+    kind = "method" if len(task.scope) == 2 else "function"
+    return (
+        f"Implement the Python {kind} below{where}. Its docstring says what it does; the "
+        "imports of its module are shown and may be used. Answer with the complete "
+        f"definition of the {kind} only, in one ```python code block.\n\n"
+        f"```python\n{task.stub}```\n"
+    )
+
+
+def _entry_name(task: ProjectTask) -> str:
+    return task.mapping.get(task.name, task.name)
+
+
+def evaluate(prepared: Prepared, task: ProjectTask, answer: str, work: Path) -> TaskResult:
+    """Splice ``answer`` into a fresh copy and run the covering tests; never raises for a
+    bad answer."""
+    spec, sandbox = prepared.spec, prepared.sandbox
+    result = TaskResult(task.task_id, False, False, None, "", len(task.tests), [], "", answer)
+
+    def fail(category: str, detail: str) -> TaskResult:
+        result.category, result.detail = category, detail
+        return result
+
+    probe = Task(
+        spec.name,
+        task.task_id,
+        "python",
+        task.stub,
+        _entry_name(task),
+        "",
+        (),
+        prompt_style="description",
+    )
+    found = extract(answer, probe)
+    if found.status == "no_code":
+        return fail("other", "no code in the answer")
+    if found.status == "syntax_error":
+        return fail("syntax", found.error)
+    try:
+        code = map_back(found.program, task)
+    except Unsupported as exc:
+        return fail("syntax", str(exc))
+    copy = fresh_copy(prepared.pristine, work)
+    try:
+        target = copy / task.path
+        target.write_text(splice(target.read_text(encoding="utf-8"), task.scope, code), "utf-8")
+        installed = sandbox.install(copy)
+        if installed is not None and installed.returncode != 0:
+            if installed.timed_out:
+                return fail("timeout", "the install/build step timed out")
+            out = installed.stdout + installed.stderr
+            return fail(
+                category_of(exception_in(out)), "install/build failed: " + out.strip()[-300:]
+            )
+        if spec.language == "python":
+            module = module_name(task.path, spec)
+            check = sandbox.run(
+                copy,
+                ["python", "-c", f"import importlib; importlib.import_module({module!r})"],
+                spec.timeout_s,
+            )
+            if check.returncode != 0:
+                if check.timed_out:
+                    return fail("timeout", "importing the module timed out")
+                line = (check.stderr.strip().splitlines() or [""])[-1]
+                return fail(category_of(exception_in(check.stderr)), f"import failed: {line}")
+        result.compiled = True
+        runs = run_tests(sandbox, copy, task.tests, spec.repeats)
+        result.failing_tests = runs.failing
+        if runs.failing:
+            category = runs.category() or "other"
+            return fail(category, f"{len(runs.failing)} of {len(task.tests)} covering tests fail")
+        result.passed = True
+        return result
+    except SpliceError as exc:
+        return fail("syntax" if str(exc).startswith("SyntaxError") else "other", str(exc))
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def summarise(results: list[TaskResult]) -> dict[str, Any]:
+    """CPR, TPR and the failure taxonomy (tasks by class; failing tests by class)."""
+    n = len(results)
+    by_task = Counter(r.category for r in results if r.category)
+    return {
+        "n_tasks": n,
+        "compiled": sum(r.compiled for r in results),
+        "passed": sum(r.passed for r in results),
+        "cpr": sum(r.compiled for r in results) / n if n else 0.0,
+        "tpr": sum(r.passed for r in results) / n if n else 0.0,
+        "failures": {c: by_task.get(c, 0) for c in CATEGORIES},
+    }
+
+
+def tool_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in ("beyondpass", "pytest", "pytest-cov", "coverage", "libcst"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "absent"
+    return versions
+
+
+def run_project(
+    prepared: Prepared,
+    answer_for: Answerer,
+    out: Path,
+    *,
+    model: str,
+    obfuscate: bool = False,
+    seed: int = 0,
+    progress: Callable[[TaskResult], None] | None = None,
+) -> dict[str, Any]:
+    """Ask, splice and test every task; results go to ``out`` as they come
+    (``results.jsonl``), the summary to ``summary.json``."""
+    out.mkdir(parents=True, exist_ok=True)
+    results_file = out / "results.jsonl"
+    results_file.write_text("", encoding="utf-8")
+    results: list[TaskResult] = []
+    for index, task in enumerate(prepared.tasks):
+        if obfuscate:
+            source = (prepared.pristine / task.path).read_text(encoding="utf-8")
+            task = obfuscate_task(task, source, seed)
+        prompt = prompt_for(task, prepared.spec.name)
+        answer, version = answer_for(task, prompt)
+        result = evaluate(prepared, task, answer, out / "work" / str(index))
+        result.prompt, result.model_version, result.mapping = prompt, version, dict(task.mapping)
+        results.append(result)
+        with results_file.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(asdict(result), ensure_ascii=False) + "\n")
+        if progress is not None:
+            progress(result)
+    shutil.rmtree(out / "work", ignore_errors=True)
+    summary = {
+        "project": prepared.spec.as_dict(),
+        "source_sha256": prepared.source_digest,
+        "model": model,
+        "obfuscated": obfuscate,
+        "seed": seed,
+        "isolation": prepared.sandbox.level,
+        "tools": tool_versions(),
+        "interpreter": sys.executable,
+        "flaky_excluded": prepared.flaky,
+        "dropped": prepared.dropped,
+        **summarise(results),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary

@@ -1,0 +1,177 @@
+"""Scratch copies of a project and commands run in them inside the sandbox.
+
+The user's checkout (or sdist) is only ever read: it is copied (or unpacked) once into a
+pristine scratch tree, and every task works on a fresh copy of that tree. Commands — the
+install/build step, the test runs — run in the sandbox of :mod:`beyondpass.execution.sandbox`
+with only the copy writable: no network, no home, no environment of the harness.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from beyondpass.errors import ConfigError
+from beyondpass.execution.sandbox import SANDBOX_ENV, SCRATCH, choose_level, worker_command
+from beyondpass.methods.obfuseval.project.spec import ProjectSpec
+
+#: where the copy appears inside a bwrap sandbox
+INSIDE_ROOT = f"{SCRATCH}/project"
+#: a folder in each copy for beyondpass's files (outcome plugin, coverage data)
+PLUGIN_DIR = ".beyondpass"
+_SCRATCH_MB = 512
+_TAIL = 4000
+
+
+def tree_digest(root: Path) -> str:
+    """sha256 over every file's relative path, mode and bytes (symlinks by their target)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            digest.update(f"L {rel} {os.readlink(path)}\n".encode())
+        elif path.is_file():
+            digest.update(f"F {rel} {path.stat().st_mode & 0o777:o}\n".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        elif path.is_dir():
+            digest.update(f"D {rel}\n".encode())
+    return digest.hexdigest()
+
+
+def materialise(spec: ProjectSpec, scratch: Path) -> Path:
+    """The pristine project tree under ``scratch``: a copy of the checkout, or the unpacked
+    sdist's single top directory."""
+    target = scratch / "pristine"
+    if target.exists():
+        shutil.rmtree(target)
+    if spec.checkout is not None:
+        shutil.copytree(spec.checkout, target, symlinks=True)
+        return target
+    assert spec.sdist is not None
+    unpack = scratch / "unpack"
+    shutil.rmtree(unpack, ignore_errors=True)
+    try:
+        if spec.sdist.name.endswith(".zip"):
+            with zipfile.ZipFile(spec.sdist) as archive:
+                archive.extractall(unpack)
+        else:
+            with tarfile.open(spec.sdist) as archive:
+                archive.extractall(unpack, filter="data")
+    except (tarfile.TarError, zipfile.BadZipFile, OSError) as exc:
+        raise ConfigError(f"{spec.sdist}: cannot unpack the sdist ({exc})") from None
+    tops = list(unpack.iterdir())
+    root = tops[0] if len(tops) == 1 and tops[0].is_dir() else unpack
+    root.rename(target)
+    shutil.rmtree(unpack, ignore_errors=True)
+    return target
+
+
+def fresh_copy(pristine: Path, target: Path) -> Path:
+    """A new working copy of the pristine tree (an old one at ``target`` is removed)."""
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(pristine, target, symlinks=True)
+    return target
+
+
+@dataclass(frozen=True)
+class Completed:
+    """One sandboxed command's end: exit status (None: killed at the time limit) and tails."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+
+class ProjectSandbox:
+    """Runs commands in a project copy at the strongest isolation level that works here."""
+
+    def __init__(self, spec: ProjectSpec, isolation: str = "auto") -> None:
+        self.spec = spec
+        self.level, self.warning = choose_level(isolation)
+
+    def root_inside(self, copy: Path) -> str:
+        """The copy's path as the sandboxed command sees it."""
+        return INSIDE_ROOT if self.level == "bwrap" else str(copy.resolve())
+
+    def argv(self, words: tuple[str, ...] | list[str]) -> list[str]:
+        """``python`` as the first word means the harness's interpreter (pytest and coverage
+        come from its environment)."""
+        words = list(words)
+        if words and words[0] in ("python", "python3"):
+            words[0] = sys.executable
+        return words
+
+    def run(
+        self,
+        copy: Path,
+        words: list[str],
+        timeout_s: float,
+        env: dict[str, str] | None = None,
+    ) -> Completed:
+        """Run ``words`` with the copy as working directory; only the copy is writable."""
+        inside = self.root_inside(copy)
+        # the copy's import roots, then the folder of beyondpass's own pytest plugin
+        roots = [os.path.normpath(f"{inside}/{p}") for p in self.spec.pythonpath]
+        roots.append(f"{inside}/{PLUGIN_DIR}")
+        variables = {
+            **SANDBOX_ENV,
+            # ``python`` in an install command is the harness's interpreter too
+            "PATH": f"{Path(sys.executable).parent}:{SANDBOX_ENV['PATH']}",
+            "PYTHONPATH": os.pathsep.join(roots),
+            **(env or {}),
+        }
+        command = self.argv(words)
+        base = worker_command(self.level, "candidate", (), _SCRATCH_MB)
+        if self.level == "bwrap":
+            # drop the worker's own tail: ``--chdir /tmp python -s -P script``
+            assert base[-6] == "--chdir" and base[-4] == sys.executable
+            full = [*base[:-6], "--bind", str(copy.resolve()), INSIDE_ROOT, "--chdir", INSIDE_ROOT]
+            for key, value in variables.items():
+                full += ["--setenv", key, value]
+            full += command
+            cwd, process_env = None, {"PATH": SANDBOX_ENV["PATH"]}
+        else:
+            prefix = base[: base.index(sys.executable)]
+            full = [*prefix, *command]
+            cwd = str(copy)
+            process_env = {**variables, "HOME": str(copy), "TMPDIR": str(copy)}
+        proc = subprocess.Popen(
+            full,
+            cwd=cwd,
+            env=process_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+            code: int | None = proc.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            code = None
+        return Completed(
+            code,
+            out.decode("utf-8", "replace")[-_TAIL:],
+            err.decode("utf-8", "replace")[-_TAIL:],
+        )
+
+    def install(self, copy: Path) -> Completed | None:
+        """The description's install/build command in the copy (None when there is none)."""
+        if not self.spec.install:
+            return None
+        return self.run(copy, ["sh", "-c", self.spec.install], self.spec.timeout_s)

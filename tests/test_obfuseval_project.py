@@ -1,0 +1,348 @@
+"""Project-level ObfusEval on two real projects, fetched from PyPI as sdists at test time.
+
+``inflection`` (pure functions, one module, parametrised pytest suite) and ``cachetools``
+(classes, src layout, unittest-style suite run by pytest). Their own test suites decide:
+the project's functions spliced back pass every covering test, broken ones are caught and
+classified, the user's copy of the project never changes. The model is a real HTTP server
+on 127.0.0.1 (tests/fake_endpoints.py) speaking the OpenAI wire format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from beyondpass.errors import ConfigError
+from beyondpass.methods.obfuseval.project.runner import evaluate, prepare, run_project
+from beyondpass.methods.obfuseval.project.spec import load_project
+from beyondpass.methods.obfuseval.project.splice import splice
+from beyondpass.methods.obfuseval.project.tasks import (
+    ProjectTask,
+    obfuscate_task,
+    reference_answer,
+)
+from beyondpass.methods.obfuseval.project.testing import category_of, exception_in
+from beyondpass.methods.obfuseval.project.workspace import ProjectSandbox, tree_digest
+from fake_endpoints import FakeEndpoint
+
+PROJECTS = {"inflection": "0.5.1", "cachetools": "5.5.0"}
+#: a test added to the cachetools checkout that fails in exactly one of its runs (the 3rd
+#: run in the same copy): the flaky-test detection must exclude it up front
+FLAKY_TEST = """
+import os
+
+from cachetools import keys
+
+
+def test_sometimes():
+    path = os.path.join(os.path.dirname(__file__), ".runs")
+    n = len(open(path).read()) if os.path.exists(path) else 0
+    with open(path, "a") as out:
+        out.write("x")
+    assert keys.hashkey(1, a=2) == keys.hashkey(1, a=2)
+    assert n != 2
+"""
+FLAKY_ID = "tests/test_zz_flaky.py::test_sometimes"
+
+
+@pytest.fixture(scope="module")
+def sdists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The two sdists, downloaded from PyPI (a failed download fails the test under CI)."""
+    folder = tmp_path_factory.mktemp("sdists")
+    pins = [f"{name}=={version}" for name, version in PROJECTS.items()]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-binary",
+            ":all:",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-q",
+            "-d",
+            str(folder),
+            *pins,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    found = {name: next(folder.glob(f"{name}-*.tar.gz"), None) for name in PROJECTS}
+    if done.returncode != 0 or None in found.values():
+        message = f"pip download of {pins} failed: {done.stderr.strip()[-300:]}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return {name: path for name, path in found.items() if path is not None}
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def projects(sdists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Both projects described and prepared: inflection from its sdist, cachetools from a
+    checkout (the unpacked sdist plus one flaky test)."""
+    base = tmp_path_factory.mktemp("projects")
+    (base / "inflection.toml").write_text(
+        f'name = "inflection"\n[source]\nsdist = "{sdists["inflection"]}"\n'
+        '[test]\ntimeout_s = 120\n[select]\npaths = ["inflection/__init__.py"]\n'
+        "max_functions = 3\n"
+    )
+    with tarfile.open(sdists["cachetools"]) as archive:
+        archive.extractall(base / "unpacked", filter="data")
+    checkout = next((base / "unpacked").iterdir())
+    (checkout / "tests" / "test_zz_flaky.py").write_text(FLAKY_TEST)
+    (base / "cachetools.toml").write_text(
+        f'name = "cachetools"\n[source]\ncheckout = "{checkout}"\n'
+        '[build]\npythonpath = ["src"]\n'
+        '[test]\ntimeout_s = 120\n[select]\npaths = ["src/cachetools/*.py"]\n'
+        'functions = ["cachetools.keys.hashkey", "cachetools.LFUCache.popitem", '
+        '"cachetools.Cache.__setitem__"]\n'
+        "[descriptions]\n"
+        '"cachetools.Cache.__setitem__" = "Store value under key; evict items with popitem '
+        'until it fits; a value larger than maxsize raises ValueError."\n'
+    )
+    before = {"inflection": _sha(sdists["inflection"]), "cachetools": tree_digest(checkout)}
+    prepared = {
+        name: prepare(load_project(base / f"{name}.toml"), base / f"scratch-{name}")
+        for name in PROJECTS
+    }
+    return {"base": base, "prepared": prepared, "before": before, "checkout": checkout}
+
+
+def _untouched(projects: dict, sdists: dict[str, Path]) -> None:
+    assert _sha(sdists["inflection"]) == projects["before"]["inflection"]
+    assert tree_digest(projects["checkout"]) == projects["before"]["cachetools"]
+
+
+def _task(projects: dict, project: str, task_id: str) -> ProjectTask:
+    tasks = {t.task_id: t for t in projects["prepared"][project].tasks}
+    return tasks[task_id]
+
+
+@pytest.mark.parametrize("project", list(PROJECTS))
+def test_the_projects_own_functions_spliced_back_pass_every_covering_test(
+    project, projects, sdists, tmp_path
+):
+    prepared = projects["prepared"][project]
+    assert len(prepared.tasks) == 3
+    assert all(task.tests for task in prepared.tasks)
+    summary = run_project(
+        prepared, lambda t, p: (reference_answer(t), "ref"), tmp_path / "out", model="reference"
+    )
+    assert (summary["n_tasks"], summary["cpr"], summary["tpr"]) == (3, 1.0, 1.0)
+    assert summary["failures"] == dict.fromkeys(summary["failures"], 0)
+    rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").open()]
+    assert [r["task_id"] for r in rows] == [t.task_id for t in prepared.tasks]
+    assert all(r["passed"] and r["tests"] > 0 for r in rows)
+    _untouched(projects, sdists)
+
+
+def test_a_flaky_test_of_the_untouched_project_is_found_and_excluded(projects):
+    prepared = projects["prepared"]["cachetools"]
+    assert prepared.flaky == [FLAKY_ID]
+    hashkey = _task(projects, "cachetools", "cachetools.keys.hashkey")
+    assert FLAKY_ID not in hashkey.tests
+    assert any(t.startswith("tests/test_keys.py::") for t in hashkey.tests)
+
+
+def test_splicing_the_original_back_reproduces_the_module_byte_for_byte(projects):
+    for prepared in projects["prepared"].values():
+        for task in prepared.tasks:
+            source = (prepared.pristine / task.path).read_text()
+            assert splice(source, task.scope, task.original) == source
+
+
+def test_an_obfuscated_prompt_renamed_back_still_passes(projects, tmp_path):
+    prepared = projects["prepared"]["cachetools"]
+    summary = run_project(
+        prepared,
+        lambda t, p: (reference_answer(t), "ref"),
+        tmp_path / "out",
+        model="reference",
+        obfuscate=True,
+        seed=3,
+    )
+    assert (summary["cpr"], summary["tpr"]) == (1.0, 1.0)
+    rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").open()]
+    popitem = next(r for r in rows if r["task_id"] == "cachetools.LFUCache.popitem")
+    assert "LFUCache" in popitem["mapping"]  # the class name was renamed in the prompt
+    assert (
+        "LFUCache" not in popitem["prompt"] and popitem["mapping"]["LFUCache"] in popitem["prompt"]
+    )
+
+
+BROKEN = {
+    # (project, task, answer) -> expected (compiled, category)
+    "wrong value": (
+        "inflection",
+        "inflection.camelize",
+        "def camelize(string, uppercase_first_letter=True):\n    return string.upper()\n",
+        (True, "assertion"),
+    ),
+    "undefined name": (
+        "cachetools",
+        "cachetools.keys.hashkey",
+        "def hashkey(*args, **kwargs):\n    return _HashedTupel(args)\n",
+        (True, "name"),
+    ),
+    "wrong call": (
+        "cachetools",
+        "cachetools.LFUCache.popitem",
+        "def popitem(self):\n    key = self.__counter.most_common(1, 2)\n    return key\n",
+        (True, "type"),
+    ),
+    "missing attribute": (
+        "cachetools",
+        "cachetools.LFUCache.popitem",
+        "def popitem(self):\n    return self.no_such_helper()\n",
+        (True, "attribute"),
+    ),
+    "missing module": (
+        "inflection",
+        "inflection.camelize",
+        "import inflection_helpers_nowhere\n\n\n"
+        "def camelize(string, uppercase_first_letter=True):\n    return string\n",
+        (False, "import"),
+    ),
+    "syntax": (
+        "inflection",
+        "inflection.camelize",
+        "def camelize(string, uppercase_first_letter=True):\n    return string +\n",
+        (False, "syntax"),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_a_broken_function_is_caught_and_classified(case, projects, sdists, tmp_path):
+    project, task_id, code, (compiled, category) = BROKEN[case]
+    prepared = projects["prepared"][project]
+    task = _task(projects, project, task_id)
+    result = evaluate(prepared, task, f"```python\n{code}```", tmp_path / "work")
+    assert (result.compiled, result.passed, result.category) == (compiled, False, category)
+    if compiled:
+        assert result.failing_tests and set(result.failing_tests) <= set(task.tests)
+    assert not (tmp_path / "work").exists()
+    _untouched(projects, sdists)
+
+
+def test_an_endless_function_is_a_timeout(projects, tmp_path):
+    prepared = projects["prepared"]["inflection"]
+    spec = replace(prepared.spec, timeout_s=5.0)
+    quick = replace(prepared, spec=spec, sandbox=ProjectSandbox(spec))
+    task = _task(projects, "inflection", "inflection.camelize")
+    body = "def camelize(string, uppercase_first_letter=True):\n    while True:\n        pass\n"
+    result = evaluate(quick, task, f"```python\n{body}```", tmp_path / "work")
+    assert (result.passed, result.category) == (False, "timeout")
+
+
+def test_exception_names_map_to_the_taxonomy():
+    assert exception_in("E   NameError: name 'x' is not defined") == "NameError"
+    assert exception_in("ERROR test_a.py - ModuleNotFoundError: No module named 'q'\n1 error") == (
+        "ModuleNotFoundError"
+    )
+    assert exception_in("collected 3 items\n3 passed") is None
+    assert [
+        category_of(n) for n in ("IndentationError", "UnboundLocalError", "KeyError", None)
+    ] == [
+        "syntax",
+        "name",
+        "other",
+        "other",
+    ]
+
+
+def _responder(prepared, seed: int, broken: str):
+    """The model behind the HTTP server: each obfuscated prompt gets the project's function
+    renamed as in that prompt; the task ``broken`` gets a wrong one."""
+    by_stub = {}
+    for task in prepared.tasks:
+        source = (prepared.pristine / task.path).read_text()
+        renamed = obfuscate_task(task, source, seed)
+        by_stub[renamed.stub] = renamed
+
+    def answer(prompt: str) -> str:
+        matches = [t for stub, t in by_stub.items() if stub in prompt]
+        assert len(matches) == 1, prompt
+        task = matches[0]
+        if task.task_id == broken:
+            name = task.mapping[task.name]
+            return f"```python\ndef {name}(*args, **kwargs):\n    return 'nope'\n```"
+        return reference_answer(task)
+
+    return answer
+
+
+def test_end_to_end_on_the_command_line_with_a_model_over_http(projects, run_cli, tmp_path):
+    prepared = projects["prepared"]["inflection"]
+    broken = prepared.tasks[0].task_id
+    with FakeEndpoint(responder=_responder(prepared, 0, broken)) as server:
+        done = run_cli(
+            [
+                "obfuseval",
+                "project",
+                "run",
+                projects["base"] / "inflection.toml",
+                "--model",
+                f"openai:pretend@{server.openai_base_url}",
+                "--out",
+                tmp_path / "out",
+                "--obfuscate",
+                "--seed",
+                "0",
+                "--json",
+            ],
+            cwd=tmp_path,
+        )
+        prompts = [r.body["messages"][-1]["content"] for r in server.requests]
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["n_tasks"], summary["compiled"], summary["passed"]) == (3, 3, 2)
+    assert summary["failures"]["assertion"] == 1 and sum(summary["failures"].values()) == 1
+    assert summary["model"].startswith("openai:pretend@") and summary["obfuscated"] is True
+    for task, prompt in zip(prepared.tasks, prompts, strict=True):
+        assert f"def {task.name}(" not in prompt and "inflection" not in prompt
+
+
+def test_bad_input_is_one_line_and_non_zero(projects, run_cli, tmp_path):
+    cases = {
+        "nothing.toml": None,
+        "bad.toml": "name = \n",
+        "nosource.toml": 'name = "x"\n[select]\npaths = ["a.py"]\n',
+        "repeats.toml": f'name = "x"\n[source]\ncheckout = "{tmp_path}"\n[test]\nrepeats = 2\n'
+        '[select]\npaths = ["a.py"]\n',
+        "typo.toml": f'name = "x"\n[source]\ncheckout = "{tmp_path}"\n[tset]\n',
+    }
+    for name, text in cases.items():
+        if text is not None:
+            (tmp_path / name).write_text(text)
+        with pytest.raises(ConfigError) as caught:
+            load_project(tmp_path / name)
+        assert "\n" not in str(caught.value) and str(tmp_path / name) in str(caught.value)
+    c_project = tmp_path / "c.toml"
+    c_project.write_text(
+        f'name = "redis"\nlanguage = "c"\n[source]\ncheckout = "{tmp_path}"\n'
+        '[build]\ninstall = "make"\n[test]\ncommand = "make test"\n[select]\npaths = ["src/*.c"]\n'
+    )
+    assert load_project(c_project).test_command == ("make", "test")  # the format fits C
+    for args in (
+        ["run", c_project, "--reference", "--out", tmp_path / "o"],
+        ["run", c_project, "--out", tmp_path / "o"],
+        ["tasks", tmp_path / "bad.toml"],
+    ):
+        done = run_cli(["obfuseval", "project", *args], cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
