@@ -12,6 +12,7 @@ the rows whose verdict depends on that version (:func:`interpreter_dependence`).
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -97,7 +98,8 @@ def score_runtime(
         if runs and m.correct and src.correct:
             s["time_mean_s"] = mean(m.times_s) if m.times_s else None
             s["source_time_mean_s"] = mean(src.times_s) if src.times_s else None
-            s["p_value"] = runtime.welch_faster(src.times_s, m.times_s)
+            p = runtime.welch_faster(src.times_s, m.times_s)
+            s["p_value"] = None if math.isnan(p) else p  # NaN: too few times to test
             if m.timing_error or src.timing_error:
                 s["timing_error"] = m.timing_error or f"source: {src.timing_error}"
                 untimed += 1
