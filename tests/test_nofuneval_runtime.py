@@ -111,6 +111,7 @@ def test_unchanged_edits_and_interpreter_dependence(bench):
     assert not unchanged(src, bench.tasks["0"].metadata["target_code"])
     assert "fractions.gcd" in interpreter_dependence(bench.tasks["17"].metadata["target_code"])
     assert "Python 2" in interpreter_dependence(bench.tasks["74"].metadata["target_code"])
+    assert interpreter_dependence("print x\n", syntax=False) == ""
     assert interpreter_dependence(bench.tasks["0"].metadata["target_code"]) == ""
 
 

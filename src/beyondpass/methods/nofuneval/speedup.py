@@ -35,13 +35,14 @@ REMOVED_NAMES = {
 }
 
 
-def interpreter_dependence(code: str) -> str:
-    """Why the program's verdict depends on the Python version ("" if nothing known):
-    Python 2 syntax, or a standard-library name that later versions removed."""
+def interpreter_dependence(code: str, syntax: bool = True) -> str:
+    """Why the program's verdict depends on the Python version ("" if nothing known): a
+    standard-library name that later versions removed, or (``syntax``: for the dataset's
+    own programs, which ran under some Python) source this Python cannot compile."""
     try:
         compile(code, "<program>", "exec")
     except SyntaxError:
-        return "Python 2 syntax (or none that compiles)"
+        return "does not compile under this Python (Python 2 syntax)" if syntax else ""
     except ValueError:
         return ""
     for pattern, why in REMOVED_NAMES.items():
@@ -103,7 +104,7 @@ def score_runtime(
             if m.timing_error or src.timing_error:
                 s["timing_error"] = m.timing_error or f"source: {src.timing_error}"
                 untimed += 1
-        dependence = interpreter_dependence(program)
+        dependence = interpreter_dependence(program, syntax=False)  # a model's bad syntax
         if dependence:
             s["interpreter_dependent"] = dependence
         for key, v in (("speedup", value), ("correct", m.correct), ("improved", improved)):
