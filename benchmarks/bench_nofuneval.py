@@ -3,6 +3,9 @@
 DiffBLEU: gpt-4's four published latency files (188 answers), NoFunEval's reading, scored
 ``--repeat`` times; reported per 1000 answers. Runtime efficiency: every row's target_code
 on its CodeNet cases through the sandboxed executor (2 workers); reported per problem.
+Speed-up: every row's source_code and target_code (or the first ``--rows``), ``--runs``
+timed runs per case (CPU time; ``--compat``: wall clock), the speed-up of the target over
+the source per row; wall time per problem, and per-row results to ``--out`` (JSONL).
 """
 
 from __future__ import annotations
@@ -17,7 +20,12 @@ from beyondpass.execution import create_executor
 from beyondpass.methods.nofuneval.benchmark import load_subset
 from beyondpass.methods.nofuneval.diffbleu import DiffBleu
 from beyondpass.methods.nofuneval.extraction import compat_extract, published_answer
-from beyondpass.methods.nofuneval.runtime import check_programs
+from beyondpass.methods.nofuneval.runtime import (
+    check_programs,
+    measure_programs,
+    speedup,
+    welch_faster,
+)
 
 KINDS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
 
@@ -25,7 +33,65 @@ KINDS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
 def main() -> None:
     parser = argument_parser(__doc__)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=25, help="timed runs per case (0: skip)")
+    parser.add_argument("--rows", type=int, default=0, help="first N rows only (0: all)")
+    parser.add_argument("--compat", action="store_true", help="NoFunEval's wall-clock timing")
+    parser.add_argument("--out", default="", help="per-row speed-up results (JSONL)")
+    parser.add_argument("--only-speedup", action="store_true")
     args = parser.parse_args()
+    if not args.only_speedup:
+        _diffbleu_and_correctness(args)
+    if args.runs > 0:
+        _speedup(args)
+
+
+def _speedup(args) -> None:
+    bench = load_subset("runtime_efficiency", args.data_dir)
+    tasks = list(bench.tasks.values())[: args.rows or None]
+    items = [(t, t.metadata[k]) for t in tasks for k in ("source_code", "target_code")]
+    executor = create_executor("sandbox", workers=2)
+    try:
+        python = executor.metadata().get("python", "")
+        start = time.perf_counter()
+        measured = measure_programs(items, executor, args.compat, args.runs)
+        wall = time.perf_counter() - start
+    finally:
+        executor.close()
+    rows, faster, both = [], 0, 0
+    for t, src, tgt in zip(tasks, measured[::2], measured[1::2], strict=True):
+        value, improved = speedup(src.times_s, tgt.times_s, src.correct and tgt.correct)
+        both += src.correct and tgt.correct
+        faster += value > 1
+        rows.append(
+            {
+                "row": t.metadata["row"],
+                "problem_id": t.metadata.get("problem_id"),
+                "source_correct": src.correct,
+                "target_correct": tgt.correct,
+                "source_status": src.status,
+                "target_status": tgt.status,
+                "message": (tgt.message or src.message)[:200],
+                "speedup": value,
+                "improved": improved,
+                "p_value": welch_faster(src.times_s, tgt.times_s),
+                "observations": [len(src.times_s), len(tgt.times_s)],
+                "timing_error": tgt.timing_error or src.timing_error,
+            }
+        )
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            for r in rows:
+                fh.write(json.dumps(r) + "\n")
+    method = "wall clock" if args.compat else "CPU time"
+    print(
+        f"speed-up ({method}, {args.runs} runs per case, Python {python}): {len(tasks)} "
+        f"problems, source and target both correct on {both}, target significantly faster "
+        f"(speed-up > 1) on {faster}; {wall:.1f} s ({wall / len(tasks):.2f} s per problem, "
+        "source and target, 2 workers)"
+    )
+
+
+def _diffbleu_and_correctness(args) -> None:
     root = os.path.join(args.data_dir, "nofuneval", "generations", "latency", "gpt-4")
     answers = []
     for kind in KINDS:

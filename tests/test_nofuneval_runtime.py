@@ -1,14 +1,29 @@
-"""Runtime efficiency: CodeNet cases in the sandboxed executor, output comparison, speed-up."""
+"""Runtime efficiency: CodeNet cases in the sandboxed executor, output comparison, speed-up.
+
+No assertion here depends on how fast the machine is: the statistics are tested on given
+numbers, and a timing decision is asserted only where the work differs some 200-fold.
+"""
 
 from __future__ import annotations
 
-from statistics import mean
+import json
+import math
+from statistics import mean, variance
 
 import pytest
+from scipy.stats import t as student_t
 
-from beyondpass.execution import create_executor
+from beyondpass.benchmarks.task import TestCase
+from beyondpass.execution import ExecutionRequest, create_executor
 from beyondpass.methods.nofuneval.benchmark import load_subset
-from beyondpass.methods.nofuneval.runtime import check_programs, comparison, speedup
+from beyondpass.methods.nofuneval.runtime import (
+    check_programs,
+    comparison,
+    measure_programs,
+    speedup,
+    welch_faster,
+)
+from beyondpass.methods.nofuneval.speedup import interpreter_dependence, score_runtime, unchanged
 from nofuneval_data import nofuneval_dir
 
 
@@ -66,3 +81,165 @@ def test_every_target_is_correct_except_the_two_documented_rows(bench, executor)
     failing = {t.task_id for t, r in zip(tasks, results, strict=True) if not r.correct}
     assert failing == {"17", "74"}  # docs/nofuneval.md lists both with their reason
     assert (len(tasks) - len(failing)) / len(tasks) >= 0.95
+
+
+def _welch_by_hand(a: list[float], b: list[float]) -> float:
+    """One-sided p of "mean(b) < mean(a)", Welch's statistic and degrees of freedom."""
+    va, vb = variance(a) / len(a), variance(b) / len(b)
+    t = (mean(b) - mean(a)) / math.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    return float(student_t.cdf(t, df))
+
+
+def test_welch_uses_the_real_numbers_of_observations():
+    source = [1.00, 1.20, 0.90, 1.10, 1.05, 0.95, 1.15, 0.85]
+    edit = [0.98, 1.02, 0.97, 1.01, 0.99, 1.03, 0.96, 1.00]
+    p = welch_faster(source, edit)
+    assert p == pytest.approx(_welch_by_hand(source, edit), rel=1e-9)
+    assert 0.05 < p < 0.5  # not significant with 8 observations each
+    # the same samples pooled four times over (as 4 cases x runs): more evidence, smaller p
+    pooled = welch_faster(source * 4, edit * 4)
+    assert pooled == pytest.approx(_welch_by_hand(source * 4, edit * 4), rel=1e-9)
+    assert pooled < p
+    assert math.isnan(welch_faster([1.0], edit)) and math.isnan(welch_faster(source, []))
+    assert speedup([1.0], [0.1], correct=True) == (1.0, False)  # too few observations
+
+
+def test_unchanged_edits_and_interpreter_dependence(bench):
+    src = bench.tasks["0"].metadata["source_code"]
+    assert unchanged(src, "# a comment\n" + src + "\n\n")
+    assert not unchanged(src, bench.tasks["0"].metadata["target_code"])
+    assert "fractions.gcd" in interpreter_dependence(bench.tasks["17"].metadata["target_code"])
+    assert "Python 2" in interpreter_dependence(bench.tasks["74"].metadata["target_code"])
+    assert interpreter_dependence("print x\n", syntax=False) == ""
+    assert interpreter_dependence(bench.tasks["0"].metadata["target_code"]) == ""
+
+
+DOUBLE = (TestCase("a", stdin="3\n", expected_stdout="6\n"),)
+#: 20,000 loop iterations: 1/200 of the heavy programs' work
+LIGHT = "s = 0\nfor i in range(20_000):\n    s += i\nprint(2 * int(input()))\n"
+#: 200 times LIGHT's work, in a process the program does not wait for
+HEAVY_ORPHAN = """import os, sys
+n = int(input())
+if os.fork() == 0:
+    s = 0
+    for i in range(4_000_000):
+        s += i
+    print(2 * n)
+    sys.stdout.flush()
+    os._exit(0)
+os._exit(0)
+"""
+#: the same work in the program itself, after writing a forged "ready" (set-up time of
+#: 1000 s) on every socket it can find: the judge reads only the frame sent before it ran
+HEAVY_FORGED_READY = """import json, os, stat, struct
+n = int(input())
+body = json.dumps(["ready", 10**12]).encode()
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        if stat.S_ISSOCK(os.fstat(int(fd)).st_mode):
+            os.write(int(fd), struct.pack(">I", len(body)) + body)
+    except OSError:
+        pass
+s = 0
+for i in range(4_000_000):
+    s += i
+print(2 * n)
+"""
+
+
+def _times(executor, program: str, runs: int = 3) -> list[int]:
+    result = executor.run(ExecutionRequest(program, DOUBLE, timing_repeats=runs, io_timing=True))
+    assert result.passed and result.timing_error == "", result
+    (test,) = result.tests
+    assert len(test.times_ns) == len(test.times_wall_ns) == runs
+    return test.times_ns
+
+
+def test_forged_timing_does_not_make_a_program_faster(executor):
+    light = _times(executor, LIGHT)
+    for heavy in (HEAVY_ORPHAN, HEAVY_FORGED_READY):
+        times = _times(executor, heavy)
+        # the heavy program is the edit here: it must not be judged faster than the light
+        # one (a forgery that worked would leave it at start-up cost, or 0, below LIGHT's)
+        assert speedup(light, times, correct=True) == (1.0, False), (light, times)
+        # and as the source, the light edit is significantly faster than it
+        assert speedup(times, light, correct=True)[1] is True
+
+
+def test_crash_after_the_right_output_is_wrong_by_default_and_right_in_compat(bench, executor):
+    task = bench.tasks["0"]
+    crashing = task.metadata["target_code"] + "\nraise SystemExit(3)\n"
+    strict, lenient = (
+        measure_programs([(task, crashing)], executor, compat=c, runs=2)[0] for c in (False, True)
+    )
+    assert not strict.correct and strict.status == "error" and strict.times_s == ()
+    assert lenient.correct and len(lenient.times_s) == 2 * len(task.tests)
+
+
+def test_source_as_edit_scores_exactly_one_and_target_is_timed(bench, executor):
+    rows = [0, 1, 17]
+    tasks = {r: bench.tasks[str(r)] for r in rows}
+    programs = [tasks[r].metadata["source_code"] for r in rows]
+    programs += [tasks[r].metadata["target_code"] for r in rows]
+    scores = [{"row": r} for r in rows * 2]
+    summary = score_runtime(scores, rows * 2, programs, tasks, executor, False, 3)
+    for s in scores[:3]:
+        assert s["speedup"] == 1.0 and s["improved"] is False
+    # row 17's source and target both use fractions.gcd, removed in Python 3.9
+    assert [s["correct"] for s in scores] == [True, True, False, True, True, False]
+    assert "fractions' has no attribute 'gcd'" in scores[5]["message"]
+    assert scores[5]["source_correct"] is False and scores[5]["speedup"] == 1.0
+    for s in scores[3:5]:  # timed: 3 runs per case of both programs
+        assert s["time_mean_s"] > 0 and s["source_time_mean_s"] > 0 and 0 <= s["p_value"] <= 1
+        assert s["speedup"] >= 1.0
+    assert summary["timing"]["method"] == "cpu" and summary["timing"]["runs_per_case"] == 3
+    assert summary["timing"]["python"].count(".") == 2
+    assert 17 in summary["interpreter_dependent_rows"]
+    assert [f["row"] for f in summary["source_failures"]] == [17]
+    assert summary["correct@1"] == pytest.approx(2 / 3)
+    assert summary["improved@1"] == pytest.approx(
+        mean(mean(s["improved"] for s in scores if s["row"] == r) for r in rows)
+    )
+    assert summary["speedup@1"] == pytest.approx(
+        mean(mean(s["speedup"] for s in scores if s["row"] == r) for r in rows)
+    )
+
+
+def test_cli_writes_speedup_and_correct(run_cli, tmp_path):
+    gens = tmp_path / "gens.jsonl"
+    data = rows_of_runtime()
+    lines = [{"row": 0, "generation": data[0]["source_code"]}]
+    lines.append({"row": 2, "generation": "```python\n" + data[2]["target_code"] + "\n```"})
+    gens.write_text("".join(json.dumps(x) + "\n" for x in lines), "utf-8")
+    out = tmp_path / "out"
+    proc = run_cli(
+        [
+            "nofuneval",
+            "score",
+            "--subset",
+            "runtime_efficiency",
+            "--generations",
+            str(gens),
+            "--runs",
+            "3",
+            "--out",
+            str(out),
+            "--json",
+        ],
+        cwd=tmp_path,
+        env={"BEYONDPASS_DATA": str(nofuneval_dir().parent)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    scores = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
+    assert [s["row"] for s in scores] == [0, 2]
+    assert scores[0]["speedup"] == 1.0 and scores[0]["correct"] is True
+    assert scores[1]["correct"] is True and scores[1]["source_correct"] is True
+    assert summary["speedup@1"] == pytest.approx(mean(s["speedup"] for s in scores))
+    assert summary["correct@1"] == 1.0 and summary["timing"]["method"] == "cpu"
+
+
+def rows_of_runtime() -> list[dict]:
+    with (nofuneval_dir() / "runtime_efficiency.jsonl").open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]

@@ -89,7 +89,9 @@ class ExecutionRequest:
     build step of a compiled language (``None`` for Python) and ``launcher`` how its
     program starts (:mod:`beyondpass.execution.languages` builds both). ``timing_repeats`` > 0
     re-runs each passing call-style test that many times and reports the durations, for
-    the performance NFR.
+    the performance NFR. ``io_timing`` asks the same of I/O tests (Python programs): each
+    test runs that many more times, each run's CPU time (``TestResult.times_ns``) and
+    wall-clock time (``times_wall_ns``) measured by the trusted side (execution/io_timing.py).
     """
 
     program: str
@@ -100,6 +102,7 @@ class ExecutionRequest:
     timing_repeats: int = 0
     compile: CompileStep | None = None
     launcher: Launcher | None = None
+    io_timing: bool = False
 
     def __post_init__(self) -> None:
         if len({t.is_io for t in self.tests}) > 1:
@@ -129,6 +132,8 @@ class TestResult:
     # the same timing repeats in reference units: each call's time over the time of a fixed
     # workload measured around it (call_timing.py); steady where wall-clock time is not
     times_ref: list[float] = field(default_factory=list)
+    # timed I/O runs: each run's wall-clock time (times_ns holds their CPU time)
+    times_wall_ns: list[int] = field(default_factory=list)
     # I/O tests: how the output was compared (OutputComparison.as_dict) and the exit status
     compare: dict[str, Any] = field(default_factory=dict)
     exit_code: int | None = None
@@ -147,6 +152,8 @@ class TestResult:
             out["time_mean_ns"], out["time_stdev_ns"] = mean_stdev(self.times_ns)
         if self.times_ref:
             out["times_ref"] = self.times_ref
+        if self.times_wall_ns:
+            out["times_wall_ns"] = self.times_wall_ns
         return out
 
 

@@ -66,6 +66,9 @@ def main() -> None:
         os.dup2(devnull, fd)
     os.close(devnull)
     set_not_dumpable()
+    # a sample's orphaned descendants come to this process, not to the namespace's init:
+    # it reaps them, so the CPU time they used is accounted to the sample (io_timing.py)
+    _LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     config = json.loads(wire.recv_frame(ctl))
     for name in PRELOAD:
         with contextlib.suppress(ImportError):
@@ -188,7 +191,7 @@ def _entries(path: str) -> list:
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
-PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 4, 24, 38
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 24, 36, 38
 _CAPABILITY_VERSION_3 = 0x20080522
 
 
@@ -230,6 +233,8 @@ def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratc
     """Hand the spare process's channel to the judge; when the judge ends the sample, kill
     what is left of it and report. False when the judge is gone."""
     pid, ours = spare
+    _reap()  # what an earlier sample left dying is not this sample's CPU time
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)  # reaped processes only
     if pid < 0:
         socket.send_fds(ctl, [b"E"], [])
     else:
@@ -247,6 +252,13 @@ def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratc
         if not still_running:  # ended on its own: its exit status explains an early end
             returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
         _kill(pid, own_ns)  # nothing of the sample runs on once it has ended
+    cpu_ns = None
+    if end.get("cpu") is True:  # a timing run: reap all of the sample first, then account
+        if pid > 0 and still_running:
+            os.waitpid(pid, 0)
+            still_running = False
+        if _reap_all(time.monotonic() + EXIT_WAIT_S):
+            cpu_ns = _cpu_ns(resource.getrusage(resource.RUSAGE_CHILDREN)) - _cpu_ns(cpu_before)
     stdout, out_size = _tail(scratch.stdout)
     stderr, err_size = _tail(scratch.stderr)
     if end.get("op") == "end":  # answer, then reap and clean up while the judge reports
@@ -261,12 +273,33 @@ def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratc
         wanted = end.get("stdout_bytes")
         if type(wanted) is int and wanted > 0:  # an I/O test: the judge compares all of it
             exit_info["stdout_b64"] = _head_b64(scratch.stdout, wanted)
+        if end.get("cpu") is True:  # None: a process of the sample could not be reaped
+            exit_info["cpu_ns"] = cpu_ns
         wire.send_frame(ctl, exit_info)
     if pid > 0 and still_running:
         os.waitpid(pid, 0)
     _reap()
     scratch.clean(end.get("keep_build") is True)
     return end.get("op") == "end"
+
+
+def _reap_all(deadline: float) -> bool:
+    """Reap every child (the sample's process and its orphans, killed) -> whether all were
+    reaped by ``deadline``: their CPU time is then in ``RUSAGE_CHILDREN``."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if pid == 0:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.0005)
+
+
+def _cpu_ns(usage) -> int:
+    """User plus system CPU time of a ``getrusage`` result, in nanoseconds."""
+    return round((usage.ru_utime + usage.ru_stime) * 1e9)
 
 
 def _wait_briefly(pid: int, patience_s: float) -> tuple:

@@ -31,14 +31,21 @@ def take_candidate(ctl: socket.socket, limits: dict) -> tuple:
 
 
 def end_candidate(
-    ctl: socket.socket, closed: bool, stdout_bytes: int = 0, keep_build: bool = False
+    ctl: socket.socket,
+    closed: bool,
+    stdout_bytes: int = 0,
+    keep_build: bool = False,
+    cpu: bool = False,
 ) -> "dict | None":
     """Have the fork server end the process -> its exit status and output (None: the
     sandbox is broken and the harness replaces this worker). ``keep_build``: a compiled
-    program's build stays for its next test's process."""
+    program's build stays for its next test's process. ``cpu``: also the CPU time of the
+    process and everything it started (``cpu_ns``, from the kernel's accounting)."""
     end = {"op": "end", "closed": closed, "stdout_bytes": stdout_bytes}
     if keep_build:
         end["keep_build"] = True
+    if cpu:
+        end["cpu"] = True
     try:
         wire.send_frame(ctl, end)
         return json.loads(wire.recv_frame(ctl, time.monotonic() + END_GRACE_S))

@@ -67,10 +67,17 @@ def _judge_python(job: dict, ctl: socket.socket) -> dict:
 
 
 def _run_io_case(
-    job: dict, test: dict, sock: socket.socket, deadline: float, launch: "dict | None" = None
+    job: dict,
+    test: dict,
+    sock: socket.socket,
+    deadline: float,
+    launch: "dict | None" = None,
+    cpu: bool = False,
 ) -> tuple:
     """Send the program (or, compiled, how to launch it) and the test's input; wait for
-    the process to end -> (outcome, whether its channel closed)."""
+    the process to end -> (outcome, whether its channel closed). ``cpu`` (a timing run,
+    io_timing.py): the process says in its ``ready`` how much CPU time its set-up took,
+    before any of the program runs (outcome ``setup_ns``)."""
     limits = job["limits"]
     message = {
         "program": job["program"],
@@ -78,6 +85,8 @@ def _run_io_case(
         "seed": job.get("seed", 0),
         "stdin": test["stdin"],
     }
+    if cpu:
+        message["cpu"] = True
     if launch is not None:
         message["program"], message["launch"] = "", launch
     try:
@@ -89,6 +98,9 @@ def _run_io_case(
         return {"kind": "died"}, True  # before it compiled: the exit status may say how
     if isinstance(hello, list) and hello[:1] == ["compile_error"] and len(hello) == 4:
         return {"kind": "compile_error", "type": str(hello[1]), "message": str(hello[3])}, False
+    ended: dict = {"kind": "ended"}
+    if cpu and isinstance(hello, list) and len(hello) == 2 and type(hello[1]) is int:
+        hello, ended["setup_ns"] = hello[:1], hello[1]
     if hello != ["ready"]:
         return {"kind": "protocol"}, False
     while True:  # whatever the program sends is discarded: only the end of the channel counts
@@ -98,11 +110,11 @@ def _run_io_case(
         sock.settimeout(remaining)
         try:
             if not sock.recv(1 << 16):
-                return {"kind": "ended"}, True
+                return ended, True
         except TimeoutError:
             return {"kind": "timeout"}, False
         except OSError:
-            return {"kind": "ended"}, True
+            return ended, True
 
 
 def _io_result(

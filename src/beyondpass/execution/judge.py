@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fork_server  # noqa: E402 - after the path set-up, by design
 import io_judge  # noqa: E402
+import io_timing  # noqa: E402
 import prefetch  # noqa: E402
 import wire  # noqa: E402
 
@@ -342,7 +343,10 @@ def sample_budget_s(limits: dict, repeats: int) -> float:
 def judge(job: dict, ctl: socket.socket) -> dict:
     """Run one sample: start the candidate, run every test, collect what happened."""
     if job.get("io"):
-        return io_judge.judge_io(job, ctl)
+        report = io_judge.judge_io(job, ctl)
+        if job.get("io_timing"):  # timed re-runs, once the verdict is settled
+            io_timing.time_io(job, ctl, report)
+        return report
     limits = job["limits"]
     start = time.monotonic()
     deadline = start + float(limits["timeout_s"])

@@ -111,6 +111,7 @@ SANDBOX_FILES = (
     "judge.py",
     "fork_server.py",
     "io_judge.py",
+    "io_timing.py",
     "io_compare.py",
     "prefetch.py",
     "candidate_zygote.py",

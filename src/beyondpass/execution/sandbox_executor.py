@@ -252,11 +252,13 @@ class SandboxExecutor(Executor):
         unsupported = _unsupported(request)
         if unsupported:  # a check that cannot run is an error, never a pass
             return ExecutionResult(status=Status.ERROR, message=unsupported)
+        timed = request.io and request.io_timing and request.timing_repeats > 0
         job = {
             "program": request.program,
             "setup": request.test_setup,
             "tests": [_test_job(t) for t in request.tests],
-            "repeats": 0 if request.io else request.timing_repeats,
+            "repeats": request.timing_repeats if timed or not request.io else 0,
+            "io_timing": timed,
             "limits": vars(request.limits),
             "seed": self.seed,
             "io": request.io,
@@ -297,7 +299,7 @@ class SandboxExecutor(Executor):
                 worker = None
             self._idle.put(worker)
         result = verdict(report, request)
-        if request.io and request.timing_repeats and result.passed:
+        if request.io and request.timing_repeats and result.passed and not timed:
             result.timing_error = IO_TIMING_UNSUPPORTED
         return result
 

@@ -26,6 +26,7 @@ def verdict(report: dict[str, Any], request: ExecutionRequest) -> ExecutionResul
             message=str(t.get("message", "")),
             times_ns=[int(x) for x in t.get("times_ns", [])],
             times_ref=[float(x) for x in t.get("times_ref", [])],
+            times_wall_ns=[int(x) for x in t.get("times_wall_ns", [])],
             compare=dict(t["compare"]) if isinstance(t.get("compare"), dict) else {},
             exit_code=t["exit_code"] if type(t.get("exit_code")) is int else None,
         )

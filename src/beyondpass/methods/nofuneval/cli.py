@@ -63,6 +63,13 @@ def nofuneval() -> None:
     default=True,
     help="runtime_efficiency: run each edit on its CodeNet cases in the sandbox (default).",
 )
+@click.option(
+    "--runs",
+    type=click.IntRange(0, 1000),
+    default=25,
+    show_default=True,
+    help="runtime_efficiency: timed runs per CodeNet case for the speed-up (0: correctness only).",
+)
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
 def score(
     subset: str,
@@ -73,6 +80,7 @@ def score(
     data_dir: str | None,
     as_json: bool,
     run_programs: bool,
+    runs: int,
     workers: int,
 ) -> None:
     """Write per-row scores to OUT/scores.jsonl and print the summary."""
@@ -104,7 +112,9 @@ def score(
             executor = create_executor("sandbox", workers=workers)
             try:
                 summary.update(
-                    scoring.add_correctness(rows, gens, edits, bench, compat is not None, executor)
+                    scoring.add_correctness(
+                        rows, gens, edits, bench, compat is not None, executor, runs
+                    )
                 )
             finally:
                 executor.close()

@@ -6,19 +6,25 @@ compared by the judge; a crash or a non-zero exit fails). Output comparison:
 - default: outputs whose expected tokens are all integers are compared as whitespace-
   normalised text (``2.0`` is not ``2``); others token by token with
   ``abs_tol = rel_tol = 1e-6`` (the usual CodeNet/AtCoder judge tolerance);
-- compat (NoFunEval's PIE harness): numbers within an absolute 1e-3 on every line. The
-  authors also ignore extra lines and the exit code; the executor's judge does not offer
-  that, so compat here is stricter there (docs/nofuneval.md).
+- compat (NoFunEval's PIE harness): numbers within an absolute 1e-3 on every line, and the
+  exit status ignored (the program runs inside a wrapper that catches its exception or
+  exit, :func:`lenient_program`), so a program that crashes after printing the right
+  answer is correct, as there. The authors also ignore extra output lines; the judge does
+  not (docs/nofuneval.md).
 
-Speed-up of one edit: 1.0 when the edit is incorrect or not significantly faster; else
-``mean(source) / mean(edit)`` when a one-sided Welch test (edit faster) gives p < 0.05, with
-the real numbers of observations (the authors hard-code 25). Timing needs per-case times
-from the executor's I/O tests, which it does not report yet: :func:`speedup` is the metric
-on given times, and ``nofuneval score`` reports correctness only (docs/nofuneval.md).
+Timing (:func:`measure_programs`): every case runs ``runs`` more times once all passed,
+each in a fresh sandboxed process; by default the run's CPU time (user + system of the
+process and all it started, sandbox set-up excluded, measured by the trusted side:
+execution/io_timing.py), in compat the wall-clock time around the run, as the authors time
+it. The pooled per-run times of all cases are one program's observations. Speed-up of an
+edit (:func:`speedup`): 1.0 when the edit is incorrect or not significantly faster; else
+``mean(source) / mean(edit)`` when a one-sided Welch test (edit faster) gives p < 0.05,
+with the real numbers of observations (the authors hard-code 25).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -54,6 +60,75 @@ class Correctness:
     message: str = ""
 
 
+#: How a run is timed, recorded with every result.
+TIMING_METHODS = {
+    "cpu": "CPU time (user + system) of the run's process and every process it started, "
+    "from the kernel's accounting collected by the sandbox's fork server, minus the "
+    "process's own set-up before the program's source is compiled (no interpreter "
+    "start-up: the process is a fork of a warm interpreter)",
+    "wall": "wall-clock time in the sandbox's judge from handing the program its input "
+    "until its process ended (NoFunEval's method: a clock around the run)",
+}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One program on one row's cases: the verdict, and the pooled times of its timing
+    runs in seconds (every case's runs; empty when not timed or timing failed)."""
+
+    correct: bool
+    status: str
+    message: str = ""
+    times_s: tuple[float, ...] = ()
+    timing_error: str = ""
+
+
+def lenient_program(program: str) -> str:
+    """The program inside a wrapper that ignores how it ends (an exception, ``exit(n)``):
+    NoFunEval's harness judges the output only. Used in compat mode alone."""
+    return (
+        f"_bp_source = {program!r}\n"
+        "try:\n"
+        "    exec(compile(_bp_source, 'main.py', 'exec'), {'__name__': '__main__'})\n"
+        "except BaseException:\n"
+        "    import traceback as _bp_traceback\n"
+        "    _bp_traceback.print_exc()\n"
+    )
+
+
+def measure_programs(
+    items: Sequence[tuple[Task, str]],
+    executor: Any,
+    compat: bool = False,
+    runs: int = 25,
+    timeout_s: float = 10.0,
+) -> list[Measurement]:
+    """Run each (task, program) on the task's cases; when all pass, ``runs`` timed runs per
+    case (CPU time; compat: wall-clock time and the exit status ignored)."""
+    from beyondpass.execution import ExecutionLimits, ExecutionRequest
+
+    requests = [
+        ExecutionRequest(
+            program=lenient_program(program) if compat else program,
+            tests=cases(task, compat),
+            limits=ExecutionLimits(timeout_s=timeout_s * max(1, len(task.tests))),
+            timing_repeats=runs,
+            io_timing=runs > 0,
+        )
+        for task, program in items
+    ]
+    out = []
+    for r in executor.run_many(requests):
+        times: tuple[float, ...] = ()
+        if r.passed and runs > 0:
+            times = tuple(
+                ns / 1e9 for t in r.tests for ns in (t.times_wall_ns if compat else t.times_ns)
+            )
+        error = r.timing_error or ("" if times or not r.passed or runs == 0 else "no times")
+        out.append(Measurement(r.passed, str(r.status), r.message, times, error))
+    return out
+
+
 def check_programs(
     items: Sequence[tuple[Task, str]],
     executor: Any,
@@ -75,21 +150,34 @@ def check_programs(
     return [Correctness(r.passed, str(r.status), r.message) for r in results]
 
 
+ALPHA = 0.05
+
+
+def welch_faster(source_times: Sequence[float], edit_times: Sequence[float]) -> float:
+    """p-value of a one-sided Welch t-test that the edit's mean time is below the
+    source's, on the real numbers of observations (NaN when it cannot be computed: fewer
+    than two observations, or no variance on either side)."""
+    from scipy.stats import ttest_ind
+
+    if len(source_times) < 2 or len(edit_times) < 2:
+        return math.nan
+    result = ttest_ind(edit_times, source_times, equal_var=False, alternative="less")
+    return float(result.pvalue)
+
+
 def speedup(
     source_times: Sequence[float],
     edit_times: Sequence[float],
     correct: bool,
-    alpha: float = 0.05,
+    alpha: float = ALPHA,
 ) -> tuple[float, bool]:
     """(speed-up, improved): mean ratio when the edit is correct and significantly faster."""
-    from scipy.stats import ttest_ind
-
     if not correct or len(source_times) < 2 or len(edit_times) < 2:
         return 1.0, False
     m_src, m_edit = mean(source_times), mean(edit_times)
     if m_edit <= 0:
         return 1.0, False
-    p = ttest_ind(edit_times, source_times, equal_var=False, alternative="less").pvalue
+    p = welch_faster(source_times, edit_times)
     if p < alpha and m_edit < m_src:
         return m_src / m_edit, True
     return 1.0, False

@@ -194,26 +194,16 @@ def add_correctness(
     bench: Benchmark,
     compat: bool,
     executor: Any,
+    runs: int = 25,
 ) -> dict[str, Any]:
-    """Runtime efficiency: run every edit on its CodeNet cases (sandboxed); adds ``correct``.
-
-    Speed-up needs per-case times the executor's I/O tests do not report yet: ``speedup``
-    is left out rather than guessed (docs/nofuneval.md).
-    """
-    from beyondpass.methods.nofuneval.runtime import check_programs
+    """Runtime efficiency: run every edit and each row's source on the CodeNet cases
+    (sandboxed), ``runs`` timed runs per case; adds ``correct`` and ``speedup``
+    (:mod:`speedup`) and returns the summary's runtime fields."""
+    from beyondpass.methods.nofuneval.speedup import score_runtime
 
     tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
-    items = [(tasks[g.row], e.code) for g, e in zip(gens, edits, strict=True)]
-    verdicts = check_programs(items, executor, compat)
-    for s, v in zip(scores, verdicts, strict=True):
-        s.update(correct=v.correct, status=v.status)
-        if v.message:
-            s["message"] = v.message
-    return {
-        "correct_rate": mean(v.correct for v in verdicts),
-        "speedup": None,
-        "speedup_note": "not measured: the executor's I/O tests report no per-case times",
-    }
+    rows, programs = [g.row for g in gens], [e.code for e in edits]
+    return score_runtime(scores, rows, programs, tasks, executor, compat, runs)
 
 
 def add_oracle(

@@ -1,0 +1,138 @@
+"""Runtime efficiency of a file of edits: correctness, speed-up over the source, summary.
+
+Each row's ``source_code`` is run and timed once (its correctness is checked and reported:
+where the source itself fails, the row's speed-ups are 1.0 and the row is listed), every
+edit is run and timed, and each edit gets ``correct``, ``speedup`` and ``improved``
+(:func:`runtime.speedup`; an edit that leaves the program's syntax tree as it was scores
+1.0 without a test: :func:`unchanged`). The summary has Average Speedup@k, Correct@k and Improved@k
+(score@k,n over each row's samples), the timing method, the sandbox's Python version, and
+the rows whose verdict depends on that version (:func:`interpreter_dependence`).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from statistics import mean
+from typing import Any
+
+from beyondpass.benchmarks.task import Task
+from beyondpass.methods.nofuneval import runtime
+from beyondpass.methods.nofuneval.samples import score_at_k
+
+#: Standard-library names CodeNet's Python programs use that later Pythons removed:
+#: a program using one is right or wrong depending on the interpreter that runs it.
+REMOVED_NAMES = {
+    r"\bfractions\s*\.\s*gcd\b|from\s+fractions\s+import[^\n]*\bgcd\b": "fractions.gcd (3.9)",
+    r"\btime\s*\.\s*clock\s*\(": "time.clock (3.8)",
+    r"\bcollections\s*\.\s*(Mapping|MutableMapping|Sequence|Iterable|Callable)\b": (
+        "collections ABC aliases (3.10)"
+    ),
+    r"\bstring\s*\.\s*(maketrans|letters|lowercase|uppercase)\b": "Python 2 string names",
+}
+
+
+def interpreter_dependence(code: str, syntax: bool = True) -> str:
+    """Why the program's verdict depends on the Python version ("" if nothing known): a
+    standard-library name that later versions removed, or (``syntax``: for the dataset's
+    own programs, which ran under some Python) source this Python cannot compile."""
+    try:
+        compile(code, "<program>", "exec")
+    except SyntaxError:
+        return "does not compile under this Python (Python 2 syntax)" if syntax else ""
+    except ValueError:
+        return ""
+    for pattern, why in REMOVED_NAMES.items():
+        if re.search(pattern, code):
+            return f"uses {why}"
+    return ""
+
+
+def unchanged(source: str, edit: str) -> bool:
+    """Whether the edit has the source's syntax tree (only comments or layout changed):
+    such an edit cannot be faster, so it is not timed against the source — timing a
+    program against itself would call it faster in about one row in twenty (alpha)."""
+    if source == edit:
+        return True
+    try:
+        return ast.dump(ast.parse(source)) == ast.dump(ast.parse(edit))
+    except (SyntaxError, ValueError):
+        return False
+
+
+def score_runtime(
+    scores: list[dict[str, Any]],
+    rows: Sequence[int],
+    programs: Sequence[str],
+    tasks: dict[int, Task],
+    executor: Any,
+    compat: bool,
+    runs: int,
+) -> dict[str, Any]:
+    """Add ``correct``, ``status``, ``speedup``, ``improved`` (and ``source_correct``) to
+    each score (one per program, row ``rows[i]``) -> the summary's runtime fields."""
+    wanted = sorted(set(rows))
+    sources = runtime.measure_programs(
+        [(tasks[r], str(tasks[r].metadata["source_code"])) for r in wanted],
+        executor,
+        compat,
+        runs,
+    )
+    source_of = dict(zip(wanted, sources, strict=True))
+    edits = runtime.measure_programs(
+        [(tasks[r], p) for r, p in zip(rows, programs, strict=True)], executor, compat, runs
+    )
+    per_row: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    untimed = 0
+    for s, row, program, m in zip(scores, rows, programs, edits, strict=True):
+        src = source_of[row]
+        value, improved = 1.0, False
+        if not unchanged(str(tasks[row].metadata["source_code"]), program):
+            value, improved = runtime.speedup(src.times_s, m.times_s, m.correct and src.correct)
+        s.update(correct=m.correct, status=m.status, speedup=value, improved=improved)
+        s["source_correct"] = src.correct
+        if m.message:
+            s["message"] = m.message
+        if runs and m.correct and src.correct:
+            s["time_mean_s"] = mean(m.times_s) if m.times_s else None
+            s["source_time_mean_s"] = mean(src.times_s) if src.times_s else None
+            p = runtime.welch_faster(src.times_s, m.times_s)
+            s["p_value"] = None if math.isnan(p) else p  # NaN: too few times to test
+            if m.timing_error or src.timing_error:
+                s["timing_error"] = m.timing_error or f"source: {src.timing_error}"
+                untimed += 1
+        dependence = interpreter_dependence(program, syntax=False)  # a model's bad syntax
+        if dependence:
+            s["interpreter_dependent"] = dependence
+        for key, v in (("speedup", value), ("correct", m.correct), ("improved", improved)):
+            per_row[row][key].append(float(v))
+    summary: dict[str, Any] = {
+        "timing": {
+            "method": "wall" if compat else "cpu",
+            "description": runtime.TIMING_METHODS["wall" if compat else "cpu"],
+            "runs_per_case": runs,
+            "welch_alpha": runtime.ALPHA,
+            "python": executor.metadata().get("python", ""),
+        },
+        "source_failures": [
+            {"row": r, "status": m.status, "message": m.message[:200]}
+            for r, m in source_of.items()
+            if not m.correct
+        ],
+        "interpreter_dependent_rows": sorted(
+            {s["row"] for s in scores if "interpreter_dependent" in s}
+            | {r for r in wanted if interpreter_dependence(str(tasks[r].metadata["source_code"]))}
+        ),
+        "edits_without_times": untimed,
+    }
+    sizes = {len(v["speedup"]) for v in per_row.values()}
+    n = sizes.pop() if len(sizes) == 1 else 1  # score@k needs the same n on every row
+    for k in sorted({1, n}):
+        for key, name in (("speedup", "speedup"), ("correct", "correct"), ("improved", "improved")):
+            summary[f"{name}@{k}"] = mean(
+                score_at_k(v[key], k) if k > 1 else mean(v[key]) for v in per_row.values()
+            )
+    return summary
