@@ -216,7 +216,7 @@ def test_java_smells_by_rule_and_severity_and_an_unparsable_file(tmp_path: Path)
     assert tally(found["B.java"])[0]["smells_fatal"] == 1
 
 
-@pytest.mark.parametrize(("language", "package"), [("cpp", "clang-tidy"), ("java", "checkstyle")])
+@pytest.mark.parametrize(("language", "package"), [("cpp", "cppcheck"), ("java", "checkstyle")])
 def test_a_missing_analyser_is_one_line_naming_its_debian_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, language: str, package: str
 ) -> None:
@@ -228,6 +228,22 @@ def test_a_missing_analyser_is_one_line_naming_its_debian_package(
         SmellEvaluator().findings(language, path)
     message = str(exc.value)
     assert "\n" not in message and f"apt-get install {package}" in message
+
+
+def test_clang_tidy_missing_beside_cppcheck_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from beyondpass.methods.comparison.smells import SmellEvaluator
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "cppcheck").symlink_to(shutil.which("cppcheck"))
+    monkeypatch.setenv("PATH", str(bin_dir))  # cppcheck only
+    path = _write(tmp_path, {"a.cpp": "int main() { return 0; }\n"})
+    with pytest.raises(ConfigError, match="apt-get install clang-tidy$"):
+        SmellEvaluator().findings("cpp", path)
 
 
 def test_table3_renders_every_language_with_marks_and_averages() -> None:

@@ -168,8 +168,11 @@ class SmellEvaluator(Evaluator):
                         out[i].metrics, rules = tally(by_file.get(path.name, []))
                         out[i].details = {"smell_rules": rules}
         for i, ev in enumerate(out):
-            if not any(i in batch for batch in todo.values()):
-                ev.details = {"smells": f"no {candidates[i].task.language} code to analyse"}
+            language = candidates[i].task.language
+            if language not in SUFFIXES:
+                ev.details = {"smells": f"no {language} analyser in this build"}
+            elif not any(i in batch for batch in todo.values()):
+                ev.details = {"smells": f"no {language} code to analyse"}
             if on_result is not None:
                 on_result(i, ev)
         return out
