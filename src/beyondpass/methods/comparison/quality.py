@@ -1,4 +1,5 @@
-"""Technical quality of an answer's Python code: LLOC, NOS, McCabe, nesting level.
+"""Technical quality of an answer's code: LLOC, NOS, McCabe, nesting level; this module
+computes them for Python and dispatches C++ and Java to ``quality_clike``.
 
 Definitions (docs/comparison.md), computed on the code the model wrote (never on our
 driver):
@@ -15,8 +16,8 @@ driver):
   that is the only statement of an ``else``) stays on its ``if``'s level (Python's syntax
   tree cannot tell ``elif x:`` from ``else:`` holding only ``if x:``; both count so).
 
-C++ and Java answers get no metrics yet (lizard is the planned tool). Code smells by rule
-and severity are ``smells.py``'s.
+C++ and Java answers get the same four metrics from ``quality_clike`` (lizard and
+tree-sitter). Code smells by rule and severity are ``smells.py``'s.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import pydantic
 
 from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.methods.comparison.quality_clike import GRAMMARS, clike_quality
 
 METRICS = ("lloc", "nos", "mccabe", "nesting")
 _BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
@@ -86,7 +88,7 @@ class QualityOptions(pydantic.BaseModel):
 
 
 class QualityEvaluator(Evaluator):
-    """Adds ``lloc``, ``nos``, ``mccabe``, ``nesting`` for Python answers."""
+    """Adds ``lloc``, ``nos``, ``mccabe``, ``nesting`` for Python, C++ and Java answers."""
 
     name = "psb2_quality"
     metrics = METRICS
@@ -99,7 +101,9 @@ class QualityEvaluator(Evaluator):
     def metadata(self) -> dict[str, Any]:
         import radon
 
-        return {"evaluator": self.name, "radon": radon.__version__}
+        from beyondpass.methods.comparison.quality_clike import tool_versions
+
+        return {"evaluator": self.name, "radon": radon.__version__, **tool_versions()}
 
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
@@ -107,11 +111,18 @@ class QualityEvaluator(Evaluator):
         out = []
         for i, cand in enumerate(candidates):
             ev = Evaluation()
-            if cand.task.language != "python":
-                ev.details = {"quality": f"no {cand.task.language} analyser in this build"}
+            language = cand.task.language
+            if language not in ("python", *GRAMMARS):
+                ev.details = {"quality": f"no {language} analyser in this build"}
             elif cand.extraction.code.strip():
                 try:
-                    ev.metrics = dict(python_quality(cand.extraction.code))
+                    code = cand.extraction.code
+                    metrics = (
+                        python_quality(code)
+                        if language == "python"
+                        else clike_quality(code, language)
+                    )
+                    ev.metrics = dict(metrics)
                 except (SyntaxError, ValueError) as exc:
                     ev.details = {"quality": f"not analysed: {type(exc).__name__}"}
             if on_result is not None:

@@ -12,7 +12,16 @@ import html
 from collections.abc import Sequence
 
 from beyondpass.methods.comparison.analysis import EPSILON, TaskResult, collect
-from beyondpass.methods.comparison.quality_table import MARK, WORSE, collect_quality, quality_rows
+from beyondpass.methods.comparison.quality_table import (
+    MARK,
+    WORSE,
+    collect_quality,
+    language_averages,
+    quality_rows,
+    to_html,
+    to_latex,
+    to_markdown,
+)
 from beyondpass.report.paper_tables import latex_escape
 from beyondpass.report.sections import ReportContext, SectionOutput
 
@@ -129,6 +138,34 @@ def _failures(models: Sequence[str], results: dict[str, list[TaskResult]]) -> li
     return rows
 
 
+def _quality_tables(ctx: ReportContext, models: Sequence[str]) -> tuple[str, str, str]:
+    """Table 3 (Markdown, HTML, LaTeX) of every benchmark (language) and condition, then
+    the per-language averages side by side."""
+    md, htm, tex = [], [], []
+    note = f"{MARK}: >= {WORSE:g}x the best other model on the task."
+    for cond in ctx.order("conditions"):
+        per_language = {}
+        for bench in ctx.order("benchmarks"):
+            values = collect_quality(ctx.rows, bench, cond)
+            present = [m for m in models if any(m in v for v in values.values())]
+            if not values:
+                continue
+            per_language[bench] = values
+            title = f"{bench} · {cond}: technical quality (lower is better)"
+            head, rows = quality_rows(values, present)
+            md.append(to_markdown(title, note, head, rows))
+            htm.append(to_html(title, note, head, rows))
+            tex.append(to_latex(title, head, rows))
+        if per_language:
+            title = f"{cond}: technical quality, average per language (lower is better)"
+            head, rows = language_averages(per_language, models)
+            avg_note = "Each language's average row of its table above."
+            md.append(to_markdown(title, avg_note, head, rows))
+            htm.append(to_html(title, avg_note, head, rows))
+            tex.append(to_latex(title, head, rows))
+    return "\n".join(md), "".join(htm), "\n".join(tex)
+
+
 class Psb2ReportSection:
     """Tables 1-2 of the seed for every PSB2 benchmark in the run."""
 
@@ -152,22 +189,6 @@ class Psb2ReportSection:
                 md.append(_markdown(title, present, rows))
                 htm.append(_html(title, present, rows))
                 tex.append(_latex(title, present, rows))
-                qvalues = collect_quality(ctx.rows, bench, cond)
-                if qvalues:
-                    qhead, qrows = quality_rows(qvalues, present)
-                    qtitle = f"{bench} · {cond}: technical quality (lower is better)"
-                    qnote = f"{MARK}: >= {WORSE:g}x the best other model on the task."
-                    md.append(f"### {qtitle}\n\n{qnote}\n")
-                    md.append(
-                        _md_row(qhead)
-                        + "\n|"
-                        + "|".join(["---"] + ["---:"] * (len(qhead) - 1))
-                        + "|"
-                    )
-                    md += [_md_row(r) for r in qrows]
-                    md.append("")
-                    htm.append(f"<h3>{html.escape(qtitle)}</h3><p>{html.escape(qnote)}</p>")
-                    htm.append(_plain_html(qhead, qrows))
                 fails = _failures(present, results)
                 if fails:
                     md.append("Failure breakdown (cases per kind; first failing case):\n")
@@ -175,6 +196,10 @@ class Psb2ReportSection:
                     md += [_md_row(f) for f in fails]
                     md.append("")
                     htm.append(_plain_html(["Model", "Task", "Failures", "First failure"], fails))
+        quality = _quality_tables(ctx, models)
+        md.append(quality[0])
+        htm.append(quality[1])
+        tex.append(quality[2])
         note = (
             f"Exact: every output line equal (blank runs collapsed). Epsilon: numbers within "
             f"{EPSILON:g} (absolute). Diff: second model minus first, percentage points. "

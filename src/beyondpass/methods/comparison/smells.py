@@ -1,28 +1,39 @@
-"""Code smells and likely bugs by rule and severity, for Python answers: pylint.
+"""Code smells and likely bugs by rule and severity: pylint for Python, cppcheck and
+clang-tidy for C++ (``smells_cpp``), checkstyle for Java (``smells_java``).
 
 All answers of a batch are written to a private temporary directory as one file each and
-analysed by one pylint process (``python -m pylint --output-format=json``), which reads
-code and never runs it; a time limit bounds the batch. pylint's message types are the
-severities (``fatal``, ``error``, ``warning``, ``refactor``, ``convention``, ``info``).
-Metrics: ``smells`` (all messages) and one count per severity; details: counts per rule
-(``symbol`` with its id). The code analysed is the model's (never our driver).
+analysed by the language's analysers, which read code and never run it; a time limit bounds
+each analyser process. One severity scale for every language, pylint's message types
+(``SEVERITIES``): ``fatal`` (the analyser could not read the code), ``error`` (a probable
+bug), ``warning`` (suspicious code, a possible bug), ``refactor`` (a design or performance
+smell), ``convention`` (a coding-standard or readability breach), ``info``; each other
+analyser's levels are mapped onto it (docs/comparison.md has the tables). Metrics:
+``smells`` (all findings) and one count per severity; details: counts per rule. The code
+analysed is the model's (never our driver). A missing analyser is a one-line error naming
+its Debian package, never a count of zero.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pydantic
 
+from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
 
+#: the languages with analysers, and their files' suffix
+SUFFIXES = {"python": ".py", "cpp": ".cpp", "java": ".java"}
 SEVERITIES = ("fatal", "error", "warning", "refactor", "convention", "info")
 METRICS = ("smells", *(f"smells_{s}" for s in SEVERITIES))
 
@@ -59,17 +70,33 @@ def pylint_messages(files: Sequence[Path], timeout_s: float = 300.0) -> list[dic
     return json.loads(proc.stdout)
 
 
-def count(messages: Sequence[dict[str, Any]]) -> tuple[dict[str, int], dict[str, int]]:
-    """(metrics, per-rule counts) of one file's messages."""
-    severities = Counter(str(m.get("type", "")) for m in messages)
-    rules = Counter(f"{m.get('symbol')} ({m.get('message-id')})" for m in messages)
-    metrics = {"smells": len(messages)}
+@dataclass(frozen=True)
+class Finding:
+    """One analyser message: its rule (``tool:rule``) and its level on ``SEVERITIES``."""
+
+    rule: str
+    severity: str
+
+
+def tally(findings: Sequence[Finding]) -> tuple[dict[str, int], dict[str, int]]:
+    """(metrics, per-rule counts) of one file's findings."""
+    severities = Counter(f.severity for f in findings)
+    metrics = {"smells": len(findings)}
     metrics.update({f"smells_{s}": severities.get(s, 0) for s in SEVERITIES})
-    return metrics, dict(sorted(rules.items()))
+    return metrics, dict(sorted(Counter(f.rule for f in findings).items()))
+
+
+def count(messages: Sequence[dict[str, Any]]) -> tuple[dict[str, int], dict[str, int]]:
+    """(metrics, per-rule counts) of one file's pylint messages."""
+    return tally([_pylint_finding(m) for m in messages])
+
+
+def _pylint_finding(message: dict[str, Any]) -> Finding:
+    return Finding(f"{message.get('symbol')} ({message.get('message-id')})", str(message["type"]))
 
 
 class SmellEvaluator(Evaluator):
-    """Adds pylint message counts per severity (and per rule in the details)."""
+    """Adds analyser findings per severity (and per rule in the details)."""
 
     name = "psb2_smells"
     metrics = METRICS
@@ -84,40 +111,93 @@ class SmellEvaluator(Evaluator):
     def metadata(self) -> dict[str, Any]:
         import pylint
 
-        return {"evaluator": self.name, "pylint": pylint.__version__, "rcfile": "none"}
+        meta: dict[str, Any] = {"evaluator": self.name, "pylint": pylint.__version__}
+        meta["rcfile"] = "none"
+        from beyondpass.methods.comparison import smells_cpp, smells_java
+
+        for module in (smells_cpp, smells_java):
+            # not installed: a C++/Java answer then stops the run with that error
+            with contextlib.suppress(ConfigError):
+                meta.update(module.versions())
+        meta["clang_tidy_checks"] = smells_cpp.CLANG_TIDY_CHECKS
+        meta["checkstyle_rules"] = smells_java.RULES
+        return meta
+
+    def findings(self, language: str, paths: list[Path]) -> dict[str, list[Finding]]:
+        """Every analyser's findings for one language's files, by file name."""
+        if language == "cpp":
+            from beyondpass.methods.comparison.smells_cpp import cpp_findings
+
+            return cpp_findings(paths, self.timeout_s)
+        if language == "java":
+            from beyondpass.methods.comparison.smells_java import java_findings
+
+            return java_findings(paths, self.timeout_s)
+        by_file: dict[str, list[Finding]] = {p.name: [] for p in paths}
+        for m in pylint_messages(paths, self.timeout_s):
+            by_file.setdefault(Path(str(m.get("path", ""))).name, []).append(_pylint_finding(m))
+        return by_file
 
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
         out = [Evaluation() for _ in candidates]
-        todo = {
-            i: c
-            for i, c in enumerate(candidates)
-            if c.task.language == "python" and c.extraction.code.strip()
-        }
+        todo: dict[str, dict[int, Candidate]] = {}
+        for i, c in enumerate(candidates):
+            if c.task.language in SUFFIXES and c.extraction.code.strip():
+                todo.setdefault(c.task.language, {})[i] = c
         with tempfile.TemporaryDirectory(prefix="bp-smells-") as tmp:
-            files = {i: Path(tmp) / f"answer_{i}.py" for i in todo}
-            for i, path in files.items():
-                # extraction strips the final newline: restore it, or every answer would
-                # get pylint's missing-final-newline for our doing
-                path.write_text(todo[i].extraction.code.rstrip("\n") + "\n", encoding="utf-8")
-            by_file: dict[str, list[dict[str, Any]]] = {p.name: [] for p in files.values()}
-            error = ""
-            if files:
+            for language, batch in todo.items():
+                folder = Path(tmp) / language
+                folder.mkdir()
+                files = {i: folder / f"answer_{i}{SUFFIXES[language]}" for i in batch}
+                for i, path in files.items():
+                    # extraction strips the final newline: restore it, or every answer
+                    # would get a missing-final-newline message for our doing
+                    code = batch[i].extraction.code.rstrip("\n") + "\n"
+                    path.write_text(code, encoding="utf-8")
+                error = ""
                 try:
-                    for m in pylint_messages(list(files.values()), self.timeout_s):
-                        by_file.setdefault(Path(str(m.get("path", ""))).name, []).append(m)
+                    by_file = self.findings(language, list(files.values()))
                 except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
                     error = f"not analysed: {type(exc).__name__}: {str(exc)[:200]}"
-            for i, path in files.items():
-                if error:
-                    out[i].details = {"smells": error}
-                else:
-                    out[i].metrics, rules = count(by_file[path.name])
-                    out[i].details = {"smell_rules": rules}
+                for i, path in files.items():
+                    if error:
+                        out[i].details = {"smells": error}
+                    else:
+                        out[i].metrics, rules = tally(by_file.get(path.name, []))
+                        out[i].details = {"smell_rules": rules}
         for i, ev in enumerate(out):
-            if i not in todo:
-                ev.details = {"smells": "no Python code to analyse"}
+            language = candidates[i].task.language
+            if language not in SUFFIXES:
+                ev.details = {"smells": f"no {language} analyser in this build"}
+            elif not any(i in batch for batch in todo.values()):
+                ev.details = {"smells": f"no {language} code to analyse"}
             if on_result is not None:
                 on_result(i, ev)
         return out
+
+
+def require(command: str, package: str) -> str:
+    """The path of ``command``; a one-line ``ConfigError`` naming the Debian package when it
+    is missing (a missing analyser must never read as zero smells)."""
+    path = shutil.which(command)
+    if path is None:
+        raise ConfigError(
+            f"code smells of this language need {command}, which is not installed — "
+            f"apt-get install {package}"
+        )
+    return path
+
+
+def run_analyser(cmd: Sequence[str], timeout_s: float, cwd: Path) -> subprocess.CompletedProcess:
+    """One analyser process: no stdin, output captured, bounded by ``timeout_s``."""
+    return subprocess.run(
+        list(cmd),
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        check=False,
+    )
