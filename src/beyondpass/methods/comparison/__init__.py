@@ -35,12 +35,12 @@ METHOD = Method(
         BenchmarkSpec(
             "psb2-cpp",
             f"{_HERE}.psb2.benchmark:load_psb2_cpp",
-            "PSB2 answered in C++ (g++ -std=c++17 -O2, compiled in the sandbox)",
+            "PSB2 answered in C++ (g++ -std=c++17 -O2 in the sandbox; function mode batched)",
         ),
         BenchmarkSpec(
             "psb2-java",
             f"{_HERE}.psb2.benchmark:load_psb2_java",
-            "PSB2 answered in Java (javac, one JVM per case)",
+            "PSB2 answered in Java (javac; program mode one JVM per case, function mode batched)",
         ),
     ),
     plans=(
@@ -70,7 +70,9 @@ METHOD = Method(
             f"{_HERE}.quality:QualityEvaluator.build",
             options=f"{_HERE}.quality:QualityOptions",
             metrics=(
-                Metric("lloc", "lines", "lower", "mean", "logical lines of code (radon)"),
+                Metric(
+                    "lloc", "lines", "lower", "mean", "logical lines (radon; lizard for C++/Java)"
+                ),
                 Metric("nos", "statements", "lower", "mean", "number of statements"),
                 Metric("mccabe", "paths", "lower", "mean", "McCabe complexity, whole program"),
                 Metric("nesting", "levels", "lower", "mean", "deepest control-block nesting"),
@@ -84,15 +86,15 @@ METHOD = Method(
             f"{_HERE}.smells:SmellEvaluator.build",
             options=f"{_HERE}.smells:SmellOptions",
             metrics=(
-                Metric("smells", "messages", "lower", "mean", "pylint messages, all rules"),
+                Metric("smells", "findings", "lower", "mean", "analyser findings, all rules"),
                 *(
-                    Metric(f"smells_{s}", "messages", "lower", "mean", f"pylint {s} messages")
+                    Metric(f"smells_{s}", "findings", "lower", "mean", f"findings of severity {s}")
                     for s in ("fatal", "error", "warning", "refactor", "convention", "info")
                 ),
             ),
             result_fields=("smells", "smells_error", "smells_warning"),
             label="Smells",
-            description="pylint messages per severity (and per rule) of the answer's code",
+            description="findings per severity and rule (pylint, cppcheck/clang-tidy, checkstyle)",
         ),
     ),
     report_sections=(
