@@ -195,6 +195,19 @@ def template_environment(*extra: jinja2.BaseLoader) -> jinja2.Environment:
     return env
 
 
+#: a section's notes as bullets, then its paper tables (values ``notes``, ``tables``)
+TABLES_MARKDOWN = """\
+{% for note in notes %}
+- {{ note|md }}
+{% endfor %}
+
+{% for t in tables %}
+{{ t|paper_md }}
+
+{% endfor %}
+"""
+
+
 def render_markdown(source: str, **values: Any) -> str:
     """Render a Markdown fragment template (filters ``md``, ``md_table``, ``paper_md``)."""
     return template_environment().from_string(source).render(**values)

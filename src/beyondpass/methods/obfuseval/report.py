@@ -25,23 +25,13 @@ from beyondpass.analysis.meta import as_dict
 from beyondpass.analysis.tables import Cell, PaperTable, bench_label, fmt_num
 from beyondpass.methods.obfuseval.analysis import decrease_ratio, rank_stability, robust_pass_at_k
 from beyondpass.report.paper_tables import tables_latex
-from beyondpass.report.render import render_html, render_markdown
+from beyondpass.report.render import TABLES_MARKDOWN, render_html, render_markdown
 from beyondpass.report.sections import ReportContext, SectionOutput
 
 _VARIANT = re.compile(r"^(?P<task>.*)#v(?P<k>\d+)$")
 #: (benchmark, model, condition) -> original task -> variant -> pass/fail per sample index
 Groups = dict[tuple[str, str, str], dict[str, dict[int, list[bool]]]]
 
-_MARKDOWN = """\
-{% for note in notes %}
-- {{ note|md }}
-{% endfor %}
-
-{% for t in tables %}
-{{ t|paper_md }}
-
-{% endfor %}
-"""
 
 _HTML = """\
 {% from "macros.html.j2" import paper %}
@@ -167,7 +157,7 @@ class ObfuscationSection:
         return SectionOutput(
             key=self.key,
             title="ObfusEval",
-            markdown=render_markdown(_MARKDOWN, tables=tables, notes=notes),
+            markdown=render_markdown(TABLES_MARKDOWN, tables=tables, notes=notes),
             html=render_html(_HTML, tables=tables, notes=notes, plot=None, caption=""),
             artifacts={"obfuseval-tables.tex": tables_latex(tables)},
         )
@@ -280,7 +270,7 @@ def comparison_outputs(original: Groups, obfuscated: Groups, seed: int = 0) -> d
     caption = "pass@1 on original and obfuscated tasks"
     body = render_html(_HTML, tables=tables, notes=notes, plot=plot, caption=caption)
     return {
-        "obfuseval-compare.md": render_markdown(_MARKDOWN, tables=tables, notes=notes),
+        "obfuseval-compare.md": render_markdown(TABLES_MARKDOWN, tables=tables, notes=notes),
         "obfuseval-compare.html": f"<!doctype html><meta charset='utf-8'>"
         f"<title>ObfusEval comparison</title>{body}",
         "obfuseval-compare.tex": tables_latex(tables),

@@ -21,23 +21,13 @@ from beyondpass.methods.robunfr.analysis.versions import VersionPair, compare_ve
 from beyondpass.methods.robunfr.report.plots import prompt_spread_svg, version_delta_svg
 from beyondpass.report.artifacts import json_text
 from beyondpass.report.paper_tables import tables_latex
-from beyondpass.report.render import render_html, render_markdown
+from beyondpass.report.render import TABLES_MARKDOWN, render_html, render_markdown
 from beyondpass.report.sections import ReportContext, SectionOutput
 from beyondpass.store.run_store import Row
 
 LATEX_FILE = "robunfr-tables.tex"
 JSON_FILE = "robunfr-tables.json"
 
-_MARKDOWN = """\
-{% for note in notes %}
-- {{ note|md }}
-{% endfor %}
-
-{% for t in tables %}
-{{ t|paper_md }}
-
-{% endfor %}
-"""
 
 _HTML = """\
 {% from "macros.html.j2" import paper %}
@@ -167,7 +157,7 @@ class RobunfrReportSection:
         return SectionOutput(
             key=self.key,
             title=self.title,
-            markdown=render_markdown(_MARKDOWN, **values),
+            markdown=render_markdown(TABLES_MARKDOWN, **values),
             html=render_html(_HTML, **values),
             artifacts=artifacts(section),
             notes=list(section.notes),
