@@ -167,3 +167,36 @@ def test_quality_rows_mark_values_one_and_a_half_times_the_best_other() -> None:
     assert rows[0] == ["t1", "3 ▲", "2", "0", "1"]  # 1 vs 0: a ratio to 0 is not marked
     assert rows[1] == ["t2", "4", "8 ▲", "2", "2"]
     assert rows[2] == ["average", "3.50", "5.00", "1.00", "1.50"]
+
+
+def test_a_sample_stopped_part_way_counts_the_cases_it_never_reached() -> None:
+    """A sample whose time ran out after 3 of 10 random cases passed 2 of them: its random
+    ratio is 2/10, not 2/3 (the functional evaluator records the declared cases)."""
+    from beyondpass.benchmarks.task import TestCase
+    from beyondpass.evaluators.functional import declared_groups
+    from beyondpass.methods.comparison.analysis import _n_tests, task_result
+    from beyondpass.store.run_store import Row
+
+    tests = [TestCase(f"edge-{i}", stdin="", expected_stdout="") for i in range(4)]
+    tests += [TestCase(f"random-{i}", stdin="", expected_stdout="") for i in range(10)]
+    declared = declared_groups(tests)
+    assert declared == {"edge": 4, "random": 10}
+    ran = [{"name": f"edge-{i}", "status": "passed"} for i in range(4)]
+    ran += [{"name": "random-0", "status": "passed"}, {"name": "random-1", "status": "passed"}]
+    ran += [{"name": "random-2", "status": "timeout"}]
+
+    class _Result:
+        status, passed = "timeout", False
+        details = {"tests": ran, "tests_declared": declared}
+
+    class _Sample:
+        task_id, benchmark, sample_index = "gcd", "psb2", 0
+
+    row = Row(sample=_Sample(), result=_Result())  # type: ignore[arg-type]
+    result = task_result(row, _n_tests(row))
+    assert result.ratio("edge", epsilon=False) == 1.0
+    assert result.ratio("random", epsilon=False) == 0.2
+    assert result.passed("random", epsilon=True) is False
+    # a result stored before the record existed: the cases it ran (the old reading)
+    _Result.details = {"tests": ran}
+    assert task_result(row, _n_tests(row)).ratio("random", epsilon=False) == 2 / 3

@@ -10,10 +10,12 @@ compile step may still reject a program (``compile_error``).
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from beyondpass.benchmarks.task import TestCase
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
 from beyondpass.execution import call_timing
 from beyondpass.execution.base import (
@@ -65,7 +67,7 @@ class FunctionalEvaluator(Evaluator):
 
         def done(j: int, result: ExecutionResult) -> None:
             i = runnable[j]
-            out[i] = _evaluation(result)
+            out[i] = _evaluation(result, requests[j].tests)
             if on_result:
                 on_result(i, out[i])  # type: ignore[arg-type]
 
@@ -96,7 +98,14 @@ class FunctionalEvaluator(Evaluator):
 COMPILED = tuple(lang for lang in LANGUAGES if compile_step(lang) is not None)
 
 
-def _evaluation(result: ExecutionResult) -> Evaluation:
+def declared_groups(tests: Sequence[TestCase]) -> dict[str, int]:
+    """How many tests the task declares per name group (``edge-3`` -> ``edge``): a sample
+    stopped early (its time ran out) lists only the tests it reached, and a pass ratio
+    must count the others as not passed."""
+    return dict(Counter(t.name.rsplit("-", 1)[0] for t in tests))
+
+
+def _evaluation(result: ExecutionResult, tests: Sequence[TestCase] = ()) -> Evaluation:
     n_passed = sum(t.status is Status.PASSED for t in result.tests)
     metrics: dict[str, Any] = {"tests_passed": n_passed, "tests_run": len(result.tests)}
     if result.passed and any(t.times_ns for t in result.tests):
@@ -119,6 +128,7 @@ def _evaluation(result: ExecutionResult) -> Evaluation:
         details={
             "message": result.message,
             "tests": [t.as_dict() for t in result.tests],
+            "tests_declared": declared_groups(tests),
             "stdout": result.stdout,
             "stderr": result.stderr,
             "wall_s": round(result.wall_s, 4),

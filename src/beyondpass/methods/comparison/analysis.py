@@ -137,9 +137,12 @@ def collect(
 
 
 def _n_tests(row: Row) -> dict[str, int]:
-    """Cases per kind the sample ran; a kind it never reached (no code, compile error)
-    counts as one failed case, so its ratio is 0."""
-    tests = (row.result.details or {}).get("tests", []) if row.result else []
-    names = Counter(str(t.get("name", "")).split("-")[0] for t in tests)
+    """Cases per kind the task declares (recorded by the functional evaluator), so a sample
+    whose time ran out part-way counts the cases it never reached as failed. Results scored
+    before that record existed fall back to the cases the sample ran. A kind with no case
+    recorded at all (no code, compile error) counts as one failed case: its ratio is 0."""
+    details = (row.result.details or {}) if row.result else {}
+    declared = details.get("tests_declared") or {}
+    names = Counter(str(t.get("name", "")).split("-")[0] for t in details.get("tests", []))
     kinds = ("edge",) if row.sample.benchmark.endswith("-edge") else ("edge", "random")
-    return {k: max(names.get(k, 0), 1) for k in kinds}
+    return {k: max(int(declared.get(k, 0)), names.get(k, 0), 1) for k in kinds}
