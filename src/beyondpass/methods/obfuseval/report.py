@@ -202,7 +202,11 @@ def compare_groups(original: Groups, obfuscated: Groups, seed: int = 0) -> dict[
                 break
             before = {m: _first_pass(original[(benchmark, m, condition)]) for m in models}
             after = {m: _robust_first(obfuscated[(benchmark, m, condition)]) for m in models}
-            stability = rank_stability(before, after, seed=seed)
+            try:
+                stability = rank_stability(before, after, seed=seed)
+            except ValueError as exc:  # e.g. no task scored by every model on both sides
+                notes.append(f"Ranking stability ({condition}): not computed — {exc}.")
+                continue
             numbers[f"{benchmark} / {condition} / kendall_tau"] = stability
             notes.append(
                 f"Ranking stability ({condition}): Kendall tau {fmt_num(stability['tau'], 3)} "
