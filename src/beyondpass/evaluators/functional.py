@@ -9,6 +9,7 @@ compile step may still reject a program (``compile_error``).
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -99,10 +100,13 @@ COMPILED = tuple(lang for lang in LANGUAGES if compile_step(lang) is not None)
 
 
 def declared_groups(tests: Sequence[TestCase]) -> dict[str, int]:
-    """How many tests the task declares per name group (``edge-3`` -> ``edge``): a sample
-    stopped early (its time ran out) lists only the tests it reached, and a pass ratio
-    must count the others as not passed."""
-    return dict(Counter(t.name.rsplit("-", 1)[0] for t in tests))
+    """How many tests the task declares per name group (``edge-3`` -> ``edge``; names
+    without a ``-N`` suffix count under ``""``): a sample stopped early (its time ran out)
+    lists only the tests it reached, and a pass ratio must count the others as not passed."""
+    return dict(Counter(_GROUP.sub("", t.name) if _GROUP.search(t.name) else "" for t in tests))
+
+
+_GROUP = re.compile(r"-\d+$")
 
 
 def _evaluation(result: ExecutionResult, tests: Sequence[TestCase] = ()) -> Evaluation:
