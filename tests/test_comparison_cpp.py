@@ -144,6 +144,31 @@ def test_python_repr_of_doubles_is_reproduced(tmp_path: Path) -> None:
     assert out.stdout.splitlines() == [repr(v) for v in values]
 
 
+def test_shopping_list_reference_rounds_as_python_round(tmp_path: Path) -> None:
+    """shopping-list's output is Python's ``round(total, 2)``: a local build of our C++
+    reference on one-item lists without discount (its total is the price itself) against
+    ``round`` on seeded prices, on exact binary ties (multiples of 1/8) and on decimal
+    ties (x.xx5) whose double lies just above or below, where scaling by 100 first would
+    round the other way."""
+    _need_gpp()
+    rng = random.Random(11)
+    values = [rng.uniform(0, 50) for _ in range(3000)]
+    values += [k / 8 for k in range(400)] + [k / 1000 for k in range(5, 50000, 10)]
+    source = reference_source(PROBLEMS["shopping_list"]) + (
+        '\nint main() { double v; while (std::scanf("%lf", &v) == 1) {\n'
+        ' std::printf("%.17g\\n", shopping_list({v}, {0.0})); } }\n'
+    )
+    (tmp_path / "shop.cpp").write_text(source)
+    subprocess.run(
+        ["g++", "-std=c++17", "-O2", "-o", str(tmp_path / "shop"), str(tmp_path / "shop.cpp")],
+        check=True,
+    )
+    text = "\n".join(f"{v!r}" for v in values)
+    out = subprocess.run([str(tmp_path / "shop")], input=text, capture_output=True, text=True)
+    got = [float(line) for line in out.stdout.splitlines()]
+    assert got == [round(v, 2) for v in values]
+
+
 # -- the reference functions ----------------------------------------------------------
 
 
