@@ -121,9 +121,7 @@ def test_levels_cover_every_selected_family() -> None:
     assert level("F822") == "error" and level("F704") == "error"
     assert level("F811") == "warning" and level("B009") == "warning"
     assert level("E741") == "convention" and level("E402") == "convention"
-    assert {level(c) for c in ("C401", "PERF203", "RET504", "SIM108", "PLR2004")} == {
-        "refactor"
-    }
+    assert {level(c) for c in ("C401", "PERF203", "RET504", "SIM108", "PLR2004")} == {"refactor"}
     with pytest.raises(ValueError, match="outside the selection"):
         level("UP008")
 
