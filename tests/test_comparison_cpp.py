@@ -120,6 +120,20 @@ def test_extraction_appends_the_cpp_driver_and_says_so(edge_bench) -> None:
     assert launcher("cpp", "int main() {}").cases_per_process == 1  # program mode unchanged
 
 
+def _run_local(tmp_path: Path, source: str, values: list[float]) -> list[str]:
+    """A local build (outside the sandbox: our own code) of ``source`` run on ``values``,
+    one ``repr`` per line on stdin; its output lines."""
+    (tmp_path / "local.cpp").write_text(source)
+    exe = tmp_path / "local"
+    subprocess.run(
+        ["g++", "-std=c++17", "-O2", "-o", str(exe), str(tmp_path / "local.cpp")], check=True
+    )
+    text = "\n".join(f"{v!r}" for v in values)
+    return subprocess.run(
+        [str(exe)], input=text, capture_output=True, text=True
+    ).stdout.splitlines()
+
+
 def test_python_repr_of_doubles_is_reproduced(tmp_path: Path) -> None:
     """The driver prints floats exactly as the expected outputs spell them (Python's repr):
     a local build of the driver's formatter against repr on seeded doubles of every scale."""
@@ -134,14 +148,7 @@ def test_python_repr_of_doubles_is_reproduced(tmp_path: Path) -> None:
         ' while (std::scanf("%lf", &v) == 1) { bp_drv::put_double(out, v); }\n'
         " ::write(1, out.data(), out.size()); }\n"
     )
-    (tmp_path / "fmt.cpp").write_text(source)
-    subprocess.run(
-        ["g++", "-std=c++17", "-O2", "-o", str(tmp_path / "fmt"), str(tmp_path / "fmt.cpp")],
-        check=True,
-    )
-    text = "\n".join(f"{v!r}" for v in values)
-    out = subprocess.run([str(tmp_path / "fmt")], input=text, capture_output=True, text=True)
-    assert out.stdout.splitlines() == [repr(v) for v in values]
+    assert _run_local(tmp_path, source, values) == [repr(v) for v in values]
 
 
 def test_shopping_list_reference_rounds_as_python_round(tmp_path: Path) -> None:
@@ -158,14 +165,7 @@ def test_shopping_list_reference_rounds_as_python_round(tmp_path: Path) -> None:
         '\nint main() { double v; while (std::scanf("%lf", &v) == 1) {\n'
         ' std::printf("%.17g\\n", shopping_list({v}, {0.0})); } }\n'
     )
-    (tmp_path / "shop.cpp").write_text(source)
-    subprocess.run(
-        ["g++", "-std=c++17", "-O2", "-o", str(tmp_path / "shop"), str(tmp_path / "shop.cpp")],
-        check=True,
-    )
-    text = "\n".join(f"{v!r}" for v in values)
-    out = subprocess.run([str(tmp_path / "shop")], input=text, capture_output=True, text=True)
-    got = [float(line) for line in out.stdout.splitlines()]
+    got = [float(line) for line in _run_local(tmp_path, source, values)]
     assert got == [round(v, 2) for v in values]
 
 
