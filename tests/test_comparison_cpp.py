@@ -120,6 +120,20 @@ def test_extraction_appends_the_cpp_driver_and_says_so(edge_bench) -> None:
     assert launcher("cpp", "int main() {}").cases_per_process == 1  # program mode unchanged
 
 
+def _run_local(tmp_path: Path, source: str, values: list[float]) -> list[str]:
+    """A local build (outside the sandbox: our own code) of ``source`` run on ``values``,
+    one ``repr`` per line on stdin; its output lines."""
+    (tmp_path / "local.cpp").write_text(source)
+    exe = tmp_path / "local"
+    subprocess.run(
+        ["g++", "-std=c++17", "-O2", "-o", str(exe), str(tmp_path / "local.cpp")], check=True
+    )
+    text = "\n".join(f"{v!r}" for v in values)
+    return subprocess.run(
+        [str(exe)], input=text, capture_output=True, text=True
+    ).stdout.splitlines()
+
+
 def test_python_repr_of_doubles_is_reproduced(tmp_path: Path) -> None:
     """The driver prints floats exactly as the expected outputs spell them (Python's repr):
     a local build of the driver's formatter against repr on seeded doubles of every scale."""
@@ -134,14 +148,25 @@ def test_python_repr_of_doubles_is_reproduced(tmp_path: Path) -> None:
         ' while (std::scanf("%lf", &v) == 1) { bp_drv::put_double(out, v); }\n'
         " ::write(1, out.data(), out.size()); }\n"
     )
-    (tmp_path / "fmt.cpp").write_text(source)
-    subprocess.run(
-        ["g++", "-std=c++17", "-O2", "-o", str(tmp_path / "fmt"), str(tmp_path / "fmt.cpp")],
-        check=True,
+    assert _run_local(tmp_path, source, values) == [repr(v) for v in values]
+
+
+def test_shopping_list_reference_rounds_as_python_round(tmp_path: Path) -> None:
+    """shopping-list's output is Python's ``round(total, 2)``: a local build of our C++
+    reference on one-item lists without discount (its total is the price itself) against
+    ``round`` on seeded prices, on exact binary ties (multiples of 1/8) and on decimal
+    ties (x.xx5) whose double lies just above or below, where scaling by 100 first would
+    round the other way."""
+    _need_gpp()
+    rng = random.Random(11)
+    values = [rng.uniform(0, 50) for _ in range(3000)]
+    values += [k / 8 for k in range(400)] + [k / 1000 for k in range(5, 50000, 10)]
+    source = reference_source(PROBLEMS["shopping_list"]) + (
+        '\nint main() { double v; while (std::scanf("%lf", &v) == 1) {\n'
+        ' std::printf("%.17g\\n", shopping_list({v}, {0.0})); } }\n'
     )
-    text = "\n".join(f"{v!r}" for v in values)
-    out = subprocess.run([str(tmp_path / "fmt")], input=text, capture_output=True, text=True)
-    assert out.stdout.splitlines() == [repr(v) for v in values]
+    got = [float(line) for line in _run_local(tmp_path, source, values)]
+    assert got == [round(v, 2) for v in values]
 
 
 # -- the reference functions ----------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -136,4 +137,34 @@ def load_benchmark(name: str, data_dir: str | os.PathLike[str] | None = None) ->
     return bench
 
 
-__all__ = ["REGISTRY", "Benchmark", "KnownBroken", "Task", "TestCase", "load_benchmark"]
+#: set while only a benchmark's summary is wanted (``benchmarks list``): a loader may then
+#: leave out tests it would have to generate (PSB2's random cases), keeping its name,
+#: version, number of tasks, source, coverage and known-broken tasks exactly as they are
+_SUMMARY_ONLY: ContextVar[bool] = ContextVar("beyondpass_summary_only", default=False)
+
+
+def summary_only() -> bool:
+    """Whether the benchmark being loaded is for its summary only (see ``load_summary``)."""
+    return _SUMMARY_ONLY.get()
+
+
+def load_summary(name: str, data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``load_benchmark`` for a listing: the same version, size, source, coverage and
+    known-broken tasks, but possibly without generated tests; never run its tasks."""
+    token = _SUMMARY_ONLY.set(True)
+    try:
+        return load_benchmark(name, data_dir)
+    finally:
+        _SUMMARY_ONLY.reset(token)
+
+
+__all__ = [
+    "REGISTRY",
+    "Benchmark",
+    "KnownBroken",
+    "Task",
+    "TestCase",
+    "load_benchmark",
+    "load_summary",
+    "summary_only",
+]

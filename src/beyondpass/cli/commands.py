@@ -95,14 +95,14 @@ def benchmarks() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def benchmarks_list(data_dir: str | None, as_json: bool) -> None:
     """List the built-in benchmarks and whether their data is available."""
-    from beyondpass.benchmarks import REGISTRY, load_benchmark
+    from beyondpass.benchmarks import REGISTRY, load_summary
     from beyondpass.errors import BeyondpassError
 
     rows = []
     for name, (_, description) in REGISTRY.items():
         entry: dict[str, Any] = {"name": name, "description": description}
         try:
-            bench = load_benchmark(name, data_dir)
+            bench = load_summary(name, data_dir)  # no generated tests: nothing here shows them
             entry.update(
                 n_tasks=len(bench),
                 version=bench.version,

@@ -55,6 +55,10 @@ public final class FunctionRunner {
     static final int NOT_CALLABLE = 97;
     static final String NOT_CALLABLE_MARK = "beyondpass: function not callable:";
 
+    // ExitTrap and OutputFull resemble BatchRunner's on purpose: each trusted runner is one
+    // self-contained file compiled with the answer (languages.py), its helpers nested so
+    // that no name of ours enters the answer's package, and the Guard trusts exactly them.
+
     /** System.exit or Runtime.halt called by the program: that case's runtime error. */
     static final class ExitTrap extends SecurityException {
         final int status;

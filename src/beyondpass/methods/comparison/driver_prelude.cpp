@@ -170,25 +170,29 @@ void put_str(std::string& out, const T& v) {
     out += std::string(v);
     out += '\n';
 }
-template <class T>
-void put_vec_int(std::string& out, const T& v) {
+// a vector as its elements separated by single spaces, each printed as a long long or
+// (E = double) as Python's repr of a double
+template <class E, class T>
+void put_vec(std::string& out, const T& v) {
     bool first = true;
     for (const auto& x : v) {
         if (!first) out += ' ';
         first = false;
-        out += std::to_string(static_cast<long long>(x));
+        if constexpr (std::is_same_v<E, double>) {
+            append_double(out, static_cast<double>(x));
+        } else {
+            out += std::to_string(static_cast<long long>(x));
+        }
     }
     out += '\n';
 }
 template <class T>
+void put_vec_int(std::string& out, const T& v) {
+    put_vec<long long>(out, v);
+}
+template <class T>
 void put_vec_double(std::string& out, const T& v) {
-    bool first = true;
-    for (const auto& x : v) {
-        if (!first) out += ' ';
-        first = false;
-        append_double(out, static_cast<double>(x));
-    }
-    out += '\n';
+    put_vec<double>(out, v);
 }
 
 // ---- the batch loop ---------------------------------------------------------------

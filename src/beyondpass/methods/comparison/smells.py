@@ -1,5 +1,6 @@
-"""Code smells and likely bugs by rule and severity: pylint for Python, cppcheck and
-clang-tidy for C++ (``smells_cpp``), checkstyle for Java (``smells_java``).
+"""Code smells and likely bugs by rule and severity: pylint and ruff (``smells_python``)
+for Python, cppcheck and clang-tidy for C++ (``smells_cpp``), checkstyle for Java
+(``smells_java``).
 
 All answers of a batch are written to a private temporary directory as one file each and
 analysed by the language's analysers, which read code and never run it; a time limit bounds
@@ -10,7 +11,7 @@ smell), ``convention`` (a coding-standard or readability breach), ``info``; each
 analyser's levels are mapped onto it (docs/comparison.md has the tables). Metrics:
 ``smells`` (all findings) and one count per severity; details: counts per rule. The code
 analysed is the model's (never our driver). A missing analyser is a one-line error naming
-its Debian package, never a count of zero.
+its package, never a count of zero.
 """
 
 from __future__ import annotations
@@ -113,12 +114,13 @@ class SmellEvaluator(Evaluator):
 
         meta: dict[str, Any] = {"evaluator": self.name, "pylint": pylint.__version__}
         meta["rcfile"] = "none"
-        from beyondpass.methods.comparison import smells_cpp, smells_java
+        from beyondpass.methods.comparison import smells_cpp, smells_java, smells_python
 
-        for module in (smells_cpp, smells_java):
-            # not installed: a C++/Java answer then stops the run with that error
+        for module in (smells_python, smells_cpp, smells_java):
+            # not installed: an answer in that language then stops the run with that error
             with contextlib.suppress(ConfigError):
                 meta.update(module.versions())
+        meta["ruff_args"] = smells_python.ruff_args()
         meta["clang_tidy_checks"] = smells_cpp.CLANG_TIDY_CHECKS
         meta["checkstyle_rules"] = smells_java.RULES
         return meta
@@ -133,7 +135,9 @@ class SmellEvaluator(Evaluator):
             from beyondpass.methods.comparison.smells_java import java_findings
 
             return java_findings(paths, self.timeout_s)
-        by_file: dict[str, list[Finding]] = {p.name: [] for p in paths}
+        from beyondpass.methods.comparison.smells_python import ruff_findings
+
+        by_file = ruff_findings(paths, self.timeout_s)  # first: a missing ruff stops here
         for m in pylint_messages(paths, self.timeout_s):
             by_file.setdefault(Path(str(m.get("path", ""))).name, []).append(_pylint_finding(m))
         return by_file

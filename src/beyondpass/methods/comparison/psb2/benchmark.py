@@ -4,7 +4,9 @@ Each task's tests are its edge cases (``edge-N``) then its random cases (``rando
 rendered with ``textio``; integer and string outputs are compared line by line
 (``whitespace``), float outputs token-wise within ``EPSILON`` (``numeric``), the seed
 paper's epsilon matching. ``psb2`` carries 10,000 random cases per problem, ``psb2-edge``
-only the edge cases (a quick run).
+only the edge cases (a quick run). For a listing (``benchmarks.load_summary``) the random
+cases are not generated: the tasks then hold their edge cases only, and everything a
+listing shows (version, size, source, coverage) is the same.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import functools
 import hashlib
 import os
 
+from beyondpass.benchmarks import summary_only
 from beyondpass.benchmarks.sources import file_digest
 from beyondpass.benchmarks.task import Benchmark, OutputComparison, Task, TestCase
 from beyondpass.errors import DataError
@@ -81,14 +84,12 @@ def load(
     if missing:
         raise DataError(f"PSB2 data lacks problems: {', '.join(sorted(set(missing)))}")
     tasks: dict[str, Task] = {}
-    sources: list[str] = []
+    with_random = bool(n_random) and not summary_only()
     for pname, problem in PROBLEMS.items():
         compare = comparison(problem)
         tests = tuple(io_test(problem, c, compare) for c in edges[pname])
-        if n_random:
-            rnd, origin = _random_tests(pname, n_random, seed, str(data_dir or ""), compare)
-            tests += rnd
-            sources.append(f"{pname}: {origin}")
+        if with_random:
+            tests += _random_tests(pname, n_random, seed, str(data_dir or ""), compare)[0]
         tasks[problem.hyphenated] = Task(
             benchmark=name,
             task_id=problem.hyphenated,
