@@ -23,6 +23,7 @@ from beyondpass.methods.nofuneval.oracles.table import (
     stand_in,
 )
 from nofuneval_data import nofuneval_dir, rows
+from nofuneval_helpers import score_cli
 
 SQL = "codeql-home/codeql-repo/python/ql/src/Security/CWE-089/SqlInjection.ql"
 WORLD = "codeql-home/codeql-repo/cpp/ql/src/Security/CWE/CWE-732/DoNotCreateWorldWritable.ql"
@@ -260,15 +261,6 @@ def test_evaluator_metrics_per_sample():
     assert all(e.status is None for e in got)  # adds metrics, never decides the verdict
 
 
-def _score(run_cli, tmp_path, *args, env=None):
-    data = nofuneval_dir().parent
-    return run_cli(
-        ["nofuneval", "score", *args],
-        cwd=tmp_path,
-        env={"BEYONDPASS_DATA": str(data), **(env or {})},
-    )
-
-
 def test_cli_multiplies_each_samples_own_diffbleu_and_oracle(run_cli, tmp_path):
     _need("cppcheck", "gcc")
     data = rows("security.jsonl")
@@ -279,7 +271,7 @@ def test_cli_multiplies_each_samples_own_diffbleu_and_oracle(run_cli, tmp_path):
     lines.append({"row": 0, "generation": "```c\n" + data[0]["target_code"] + "\n```"})
     gens = tmp_path / "g.jsonl"
     gens.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    proc = _score(
+    proc = score_cli(
         run_cli,
         tmp_path,
         "--subset",
@@ -320,7 +312,7 @@ def test_cli_missing_analyser_exits_2_and_keeps_old_scores(run_cli, tmp_path):
     out.mkdir()
     (out / "scores.jsonl").write_text("kept\n")
     path = f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}"
-    proc = _score(
+    proc = score_cli(
         run_cli,
         tmp_path,
         "--subset",
