@@ -1,5 +1,5 @@
-"""Helpers of the NoFunEval tests: running ``beyondpass nofuneval score``, and requiring the
-static analysers of the oracle."""
+"""Helpers of the NoFunEval tests: running ``beyondpass nofuneval score`` and small studies,
+and requiring the static analysers of the oracle."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,3 +39,18 @@ def need_analysers(*tools: str) -> None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(message)
         pytest.skip(message)
+
+
+def run_study(tmp_path: Path, text: str, data_dir: Any = None) -> Path:
+    """Write ``text`` as a study file, run it into ``tmp_path/run`` (complete, or the test
+    fails with the failures) and return the run directory."""
+    from beyondpass.study.config import load_study
+    from beyondpass.study.runner import StudyRunner
+
+    study = tmp_path / "study.toml"
+    study.write_text(text)
+    run = tmp_path / "run"
+    data = str(data_dir) if data_dir is not None else None
+    outcome = StudyRunner(load_study(study), run, data_dir=data).run()
+    assert outcome.complete, outcome.failures
+    return run

@@ -122,20 +122,18 @@ def test_samples_per_request_must_be_positive(server: FakeEndpoint) -> None:
 def test_sampled_study_asks_each_prompt_once(tmp_path, data_dir) -> None:
     """A NoFunEval study with n = 4 samples per task: one request per prompt, not four."""
     from beyondpass.store.run_store import RunStore
-    from beyondpass.study.config import load_study
-    from beyondpass.study.runner import StudyRunner
+    from nofuneval_helpers import run_study
 
     with FakeEndpoint() as server:
-        study = tmp_path / "study.toml"
-        study.write_text(
+        run_study(
+            tmp_path,
             'name = "n"\n[[benchmarks]]\nname = "nofuneval-latency"\nlimit = 3\n'
             '[prompts]\nplan = "nofuneval-edit"\nselect = ["base_prompt"]\n'
             f'[[models]]\nspec = "openai:m@{server.openai_base_url}'
             '#api=completions,samples_per_request=4"\n'
-            "[sampling]\nn = 4\ntemperature = 0.8\nmax_tokens = 16\n"
+            "[sampling]\nn = 4\ntemperature = 0.8\nmax_tokens = 16\n",
+            data_dir,
         )
-        outcome = StudyRunner(load_study(study), tmp_path / "run", data_dir=str(data_dir)).run()
-        assert outcome.complete, outcome.failures
         assert server.request_count == 3 and {r.body["n"] for r in server.requests} == {4}
     with RunStore(tmp_path / "run", create=False) as store:
         rows = list(store.rows())

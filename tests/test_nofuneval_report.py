@@ -7,6 +7,7 @@ from __future__ import annotations
 from beyondpass.methods.nofuneval.report import NoFunEditTable
 from beyondpass.report.sections import ReportContext
 from beyondpass.store.run_store import ResultRecord, Row, SampleRecord
+from nofuneval_helpers import need_analysers, run_study
 
 
 def _row(model, bench, cond, task, index, value, oracle=None):
@@ -123,11 +124,8 @@ def test_security_study_over_http_gives_table1_diffbleu_x_oracle(tmp_path, data_
 
     from beyondpass.report.render import render_report
     from beyondpass.store.run_store import RunStore
-    from beyondpass.study.config import load_study
-    from beyondpass.study.runner import StudyRunner
     from fake_endpoints import OPENAI_PATH, FakeEndpoint
     from nofuneval_data import rows as dataset_rows
-    from nofuneval_helpers import need_analysers
 
     need_analysers("cppcheck", "gcc")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -162,17 +160,16 @@ def test_security_study_over_http_gives_table1_diffbleu_x_oracle(tmp_path, data_
 
     tasks = ", ".join(f'"{n}"' for n in ANSWERS["base_prompt"])
     with FakeEndpoint(responder=answer) as server:
-        study = tmp_path / "study.toml"
-        study.write_text(
+        run_study(
+            tmp_path,
             'name = "t1"\nseed = 0\n[[benchmarks]]\nname = "nofuneval-security"\n'
             f"tasks = [{tasks}]\n"
             '[prompts]\nplan = "nofuneval-edit"\nselect = ["base_prompt", "one_shot"]\n'
             f'[[models]]\nspec = "openai:chat-7b@{server.openai_base_url}"\nlabel = "chat-7b"\n'
             "[sampling]\nn = 2\ntemperature = 0.8\nmax_tokens = 64\n"
-            '[evaluation]\nevaluators = ["nofuneval-oracle"]\n'
+            '[evaluation]\nevaluators = ["nofuneval-oracle"]\n',
+            data_dir,
         )
-        outcome = StudyRunner(load_study(study), tmp_path / "run", data_dir=str(data_dir)).run()
-        assert outcome.complete, outcome.failures
         assert {r.path for r in server.requests} == {OPENAI_PATH}
     assert sorted(asked.values()) == [2] * len(script)  # each prompt asked for both samples
 
@@ -225,8 +222,6 @@ def test_classification_study_over_http_gives_table2(tmp_path, data_dir, monkeyp
 
     from beyondpass.report.render import render_report
     from beyondpass.store.run_store import RunStore
-    from beyondpass.study.config import load_study
-    from beyondpass.study.runner import StudyRunner
     from fake_endpoints import COMPLETIONS_PATH, FakeEndpoint
     from nofuneval_data import rows as dataset_rows
 
@@ -252,18 +247,17 @@ def test_classification_study_over_http_gives_table2(tmp_path, data_dir, monkeyp
     assert 0 < sum(v for t in expected.values() for v in t.values()) < 29  # not trivial
 
     with FakeEndpoint(responder=lambda p: _scripted_answer(p)[0]) as server:
-        study = tmp_path / "study.toml"
         benches = "".join(
             f'[[benchmarks]]\nname = "{b}"\nlimit = {limit}\n'
             for b, (_, limit) in CLASSIFY_BENCHES.items()
         )
-        study.write_text(
+        run_study(
+            tmp_path,
             f'name = "t2"\n{benches}[prompts]\nplan = "nofuneval-classify"\n'
             f'[[models]]\nspec = "openai:base-7b@{server.openai_base_url}#api=completions"\n'
-            'label = "base-7b"\n[sampling]\nmax_tokens = 8\n'
+            'label = "base-7b"\n[sampling]\nmax_tokens = 8\n',
+            data_dir,
         )
-        outcome = StudyRunner(load_study(study), tmp_path / "run", data_dir=str(data_dir)).run()
-        assert outcome.complete, outcome.failures
         sent_prompts = [r.body["prompt"] for r in server.requests]
         assert {r.path for r in server.requests} == {COMPLETIONS_PATH}
     assert sorted(sent_prompts) == sorted(prompts)  # each dataset prompt, verbatim, once
