@@ -5,7 +5,9 @@ Tests drive the real SDKs against it, so what is checked is what actually goes o
 wire: the request bodies the SDKs send and how our providers react to real status codes,
 headers and timeouts. The server answers from a script of replies, in order; when the
 script runs out it echoes the last user message (a completion: its prompt). With
-``chat_only=True`` it answers ``/v1/completions`` with 404, like a chat-only server.
+``chat_only=True`` it answers ``/v1/completions`` with 404, like a chat-only server. A
+request with ``n`` > 1 gets n choices (choice j > 0 is the answer text plus `` [choice j]``);
+``n_choices="reject"`` answers it with HTTP 400 instead, ``"one"`` ignores ``n``.
 """
 
 from __future__ import annotations
@@ -91,8 +93,10 @@ class FakeEndpoint:
         hold_timeout: float = 5.0,
         responder: Callable[[str], str] | None = None,
         chat_only: bool = False,
+        n_choices: str = "all",
     ) -> None:
         self.chat_only = chat_only
+        self.n_choices = n_choices  # what a request with n > 1 gets: all, reject, one
         self._script: list[Reply] = list(replies)
         self.responder = responder  # answers from the last user message once the script is out
         self._lock = threading.Lock()
@@ -195,7 +199,10 @@ class _Handler(BaseHTTPRequestHandler):
             reply = owner._next_reply(body)
             if reply.delay and owner._stop.wait(reply.delay):
                 return
-            if path == COMPLETIONS_PATH and owner.chat_only:
+            if _asks_n(body) and owner.n_choices == "reject":
+                reply = Reply(status=400, error="n must be 1 with this server")
+                payload = _openai_payload(reply, body)
+            elif path == COMPLETIONS_PATH and owner.chat_only:
                 reply = Reply(status=404, error=f"no route {path}")
                 payload = _openai_payload(reply, body)
             elif path == COMPLETIONS_PATH:
@@ -207,6 +214,17 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 reply = Reply(status=404, error=f"no route {path}")
                 payload = _openai_payload(reply, body)
+            if _asks_n(body) and owner.n_choices == "all" and reply.status == 200:
+                first = payload["choices"][0]
+                field = "text" if "text" in first else "message"
+                for j in range(1, int(body["n"])):
+                    extra = json.loads(json.dumps(first))
+                    extra["index"] = j
+                    if field == "text":
+                        extra["text"] += f" [choice {j}]"
+                    else:
+                        extra["message"]["content"] += f" [choice {j}]"
+                    payload["choices"].append(extra)
             data = json.dumps(payload).encode()
             try:
                 self.send_response(reply.status)
@@ -220,6 +238,10 @@ class _Handler(BaseHTTPRequestHandler):
                 pass  # the client gave up (timeout): nothing to answer
         finally:
             owner._leave_request()
+
+
+def _asks_n(body: dict[str, Any]) -> bool:
+    return isinstance(body.get("n"), int) and body["n"] > 1
 
 
 def _last_user_text(messages: list[dict[str, Any]]) -> str:

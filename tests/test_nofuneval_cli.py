@@ -7,17 +7,13 @@ import json
 import pytest
 
 from nofuneval_data import nofuneval_dir, rows
-
-
-def _score(run_cli, tmp_path, *args):
-    data = nofuneval_dir().parent
-    return run_cli(["nofuneval", "score", *args], cwd=tmp_path, env={"BEYONDPASS_DATA": str(data)})
+from nofuneval_helpers import score_cli
 
 
 def test_compat_scores_equal_reference_and_summary(run_cli, tmp_path):
     gens = nofuneval_dir() / "generations/latency/gpt-4/one_shot/generated_outputs.jsonl"
     out = tmp_path / "out"
-    proc = _score(
+    proc = score_cli(
         run_cli,
         tmp_path,
         "--subset",
@@ -53,7 +49,7 @@ def test_beyondpass_lines_with_several_samples(run_cli, tmp_path):
         lines.append({"row": n, "generation": fence + data[n]["target_code"] + "```"})
         lines.append({"row": n, "generation": fence + data[n]["source_code"] + "```"})
     gens.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    proc = _score(
+    proc = score_cli(
         run_cli,
         tmp_path,
         "--subset",
@@ -84,7 +80,7 @@ def test_classification_both_orderings(run_cli, tmp_path):
     assert lab[1][0] != lab[1][1]
     gens = tmp_path / "c.jsonl"
     gens.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    proc = _score(
+    proc = score_cli(
         run_cli,
         tmp_path,
         "--subset",
@@ -115,7 +111,7 @@ def test_classification_both_orderings(run_cli, tmp_path):
 def test_bad_input_is_one_line(run_cli, tmp_path, subset, content, message):
     gens = tmp_path / "g.jsonl"
     gens.write_text(content)
-    proc = _score(run_cli, tmp_path, "--subset", subset, "--generations", gens)
+    proc = score_cli(run_cli, tmp_path, "--subset", subset, "--generations", gens)
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
@@ -126,7 +122,7 @@ def test_generations_of_another_subset_are_refused(run_cli, tmp_path):
     out = tmp_path / "o"
     out.mkdir()
     (out / "scores.jsonl").write_text("kept\n")
-    proc = _score(run_cli, tmp_path, "--subset", "security", "--generations", gens, "--out", out)
+    proc = score_cli(run_cli, tmp_path, "--subset", "security", "--generations", gens, "--out", out)
     assert proc.returncode == 2
     assert "not for this subset" in proc.stderr and "Traceback" not in proc.stderr
     assert (out / "scores.jsonl").read_text() == "kept\n"  # nothing lost

@@ -4,7 +4,6 @@ on hand-written programs; DiffBLEU x oracle per sample; CodeQL's command line; e
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
 import shutil
@@ -23,28 +22,17 @@ from beyondpass.methods.nofuneval.oracles.table import (
     stand_in,
 )
 from nofuneval_data import nofuneval_dir, rows
+from nofuneval_helpers import need_analysers, score_cli
 
 SQL = "codeql-home/codeql-repo/python/ql/src/Security/CWE-089/SqlInjection.ql"
 WORLD = "codeql-home/codeql-repo/cpp/ql/src/Security/CWE/CWE-732/DoNotCreateWorldWritable.ql"
 NULLTEST = "codeql-home/codeql-repo/cpp/ql/src/Critical/MissingNullTest.ql"
 
 
-def _need(*tools: str) -> None:
-    """The analysers are part of CI (.ci/run): missing there fails, elsewhere skips."""
-    missing = [t for t in tools if shutil.which(t) is None]
-    if importlib.util.find_spec("bandit") is None:
-        missing.append("bandit")
-    if missing:
-        message = f"analysers not installed: {', '.join(missing)}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def security():
     """Every security row judged twice in one batch: its target and its source as the edit."""
-    _need("cppcheck", "gcc")
+    need_analysers("cppcheck", "gcc")
     data = rows("security.jsonl")
     items = [
         OracleItem(r["pl"], r["codeql_check"], r["source_code"], r["target_code"]) for r in data
@@ -129,7 +117,7 @@ BROKEN_C = PRIVATE_C.replace("close(fd);", "close(fd)")  # missing semicolon
 
 
 def test_hand_written_sql_injection_vs_parameterised_query():
-    _need()
+    need_analysers()
     got = judge(
         [OracleItem("python", SQL, SQL_FORMAT, e) for e in (SQL_FORMAT, SQL_PARAM)],
         use_codeql=False,
@@ -139,7 +127,7 @@ def test_hand_written_sql_injection_vs_parameterised_query():
 
 
 def test_hand_written_world_writable_file_and_a_non_compiling_edit():
-    _need("cppcheck", "gcc")
+    need_analysers("cppcheck", "gcc")
     items = [
         OracleItem("c", WORLD, WORLD_C, WORLD_C),
         OracleItem("c", WORLD, WORLD_C, PRIVATE_C),
@@ -156,7 +144,7 @@ def test_hand_written_world_writable_file_and_a_non_compiling_edit():
 
 
 def test_fopen_counts_as_world_writable_unless_umask_is_set():
-    _need("cppcheck", "gcc")
+    need_analysers("cppcheck", "gcc")
     fopen = '#include <stdio.h>\nint main(void) {\n    fclose(fopen("c", "w"));\n    return 0;\n}\n'
     umask = fopen.replace(
         "int main(void) {\n", "#include <sys/stat.h>\nint main(void) {\n    umask(077);\n"
@@ -169,7 +157,7 @@ def test_fopen_counts_as_world_writable_unless_umask_is_set():
 
 
 def test_missing_null_test_rule():
-    _need("cppcheck", "gcc")
+    need_analysers("cppcheck", "gcc")
     bad = (
         "#include <stdlib.h>\ntypedef struct { int s; } P;\n"
         "int main(void) {\n    P *p = malloc(sizeof(P));\n    p->s = 0;\n"
@@ -181,7 +169,7 @@ def test_missing_null_test_rule():
 
 
 def test_unmapped_query_and_unflagged_source_are_no_oracle_never_pass():
-    _need("cppcheck", "gcc")
+    need_analysers("cppcheck", "gcc")
     got = judge(
         [
             OracleItem("c", "x/ArithmeticTainted.ql", WORLD_C, PRIVATE_C),
@@ -237,7 +225,7 @@ def test_missing_analyser_is_one_line_naming_the_install(monkeypatch, tmp_path):
 
 
 def test_evaluator_metrics_per_sample():
-    _need("cppcheck", "gcc")
+    need_analysers("cppcheck", "gcc")
     from beyondpass.evaluators.base import Candidate
     from beyondpass.methods.nofuneval.answers import extract_edit
     from beyondpass.methods.nofuneval.benchmark import load_subset
@@ -260,17 +248,8 @@ def test_evaluator_metrics_per_sample():
     assert all(e.status is None for e in got)  # adds metrics, never decides the verdict
 
 
-def _score(run_cli, tmp_path, *args, env=None):
-    data = nofuneval_dir().parent
-    return run_cli(
-        ["nofuneval", "score", *args],
-        cwd=tmp_path,
-        env={"BEYONDPASS_DATA": str(data), **(env or {})},
-    )
-
-
 def test_cli_multiplies_each_samples_own_diffbleu_and_oracle(run_cli, tmp_path):
-    _need("cppcheck", "gcc")
+    need_analysers("cppcheck", "gcc")
     data = rows("security.jsonl")
     lines = []
     for n in (8, 21):  # SqlInjection, Jinja2WithoutEscaping: source first, then target
@@ -279,7 +258,7 @@ def test_cli_multiplies_each_samples_own_diffbleu_and_oracle(run_cli, tmp_path):
     lines.append({"row": 0, "generation": "```c\n" + data[0]["target_code"] + "\n```"})
     gens = tmp_path / "g.jsonl"
     gens.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    proc = _score(
+    proc = score_cli(
         run_cli,
         tmp_path,
         "--subset",
@@ -320,7 +299,7 @@ def test_cli_missing_analyser_exits_2_and_keeps_old_scores(run_cli, tmp_path):
     out.mkdir()
     (out / "scores.jsonl").write_text("kept\n")
     path = f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}"
-    proc = _score(
+    proc = score_cli(
         run_cli,
         tmp_path,
         "--subset",
@@ -360,7 +339,7 @@ def test_every_pylint_stand_in_is_a_pylint_message():
 
 
 def test_a_program_cannot_switch_its_own_checks_off():
-    _need()
+    need_analysers()
     sql_nosec = SQL_FORMAT.replace("% name)", "% name)  # nosec B608")
     query = "codeql-home/codeql-repo/python/ql/src/Imports/UnusedImport.ql"
     source = "import os\nimport sys\n\nprint(sys.argv)\n"
@@ -376,7 +355,7 @@ def test_a_program_cannot_switch_its_own_checks_off():
 
 
 def test_study_run_records_the_oracle_metrics(tmp_path):
-    _need("cppcheck", "gcc")
+    need_analysers("cppcheck", "gcc")
     from beyondpass.store.run_store import RunStore
     from beyondpass.study.config import load_study
     from beyondpass.study.runner import StudyRunner

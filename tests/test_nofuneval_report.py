@@ -1,16 +1,22 @@
-"""The NoFunEdit table: min-max of per-condition DiffBLEU score@1, per model and benchmark."""
+"""NoFunEval's report sections: Table 1 (min-max over prompts of DiffBLEU, or DiffBLEU x oracle
+for security) and Table 2 (classification), each through a whole study over the local HTTP
+model and on hand-made rows."""
 
 from __future__ import annotations
 
 from beyondpass.methods.nofuneval.report import NoFunEditTable
 from beyondpass.report.sections import ReportContext
 from beyondpass.store.run_store import ResultRecord, Row, SampleRecord
+from nofuneval_helpers import need_analysers, run_study
 
 
-def _row(model, bench, cond, task, index, value):
+def _row(model, bench, cond, task, index, value, oracle=None):
     key = f"{model}{bench}{cond}{task}{index}"
     sample = SampleRecord(key, bench, task, model, cond, index, "", "", "", {})
-    return Row(sample, ResultRecord(key, "passed", True, {"diffbleu": value}))
+    metrics = {"diffbleu": value}
+    if oracle is not None:
+        metrics.update(oracle_pass=oracle, diffbleu_x_oracle=value * oracle)
+    return Row(sample, ResultRecord(key, "passed", True, metrics))
 
 
 def test_cells_are_min_max_over_conditions(tmp_path):
@@ -41,6 +47,147 @@ def test_model_names_are_escaped_in_html(tmp_path):
     rows = [_row("<b>x</b>", "nofuneval-security", "base_prompt", "0", 0, 1.0)]
     out = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path))
     assert "<b>x</b>" not in out.html and "&lt;b&gt;x&lt;/b&gt;" in out.html
+
+
+def test_security_shows_diffbleu_x_oracle_latency_diffbleu(tmp_path):
+    rows = [
+        _row("m", "nofuneval-latency", "base_prompt", "1", 0, 0.4),
+        _row("m", "nofuneval-latency", "one_shot", "1", 0, 0.2),
+        # security: DiffBLEU 0.9 but the oracle fails -> 0; task 3 has no oracle (left out)
+        _row("m", "nofuneval-security", "base_prompt", "1", 0, 0.9, oracle=0),
+        _row("m", "nofuneval-security", "base_prompt", "2", 0, 0.5, oracle=1),
+        _row("m", "nofuneval-security", "base_prompt", "3", 0, 1.0),
+        _row("m", "nofuneval-security", "one_shot", "1", 0, 0.6, oracle=1),
+        _row("m", "nofuneval-security", "one_shot", "2", 0, 0.2, oracle=1),
+        _row("m", "nofuneval-security", "one_shot", "3", 0, 1.0),
+    ]
+    out = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path, {"plots": False}))
+    assert out is not None
+    assert (
+        "| model | nofuneval-latency (DiffBLEU) | nofuneval-security (DiffBLEU x oracle) |"
+        in out.markdown
+    )
+    # security: base (0 + 0.5) / 2 = 0.25, one_shot (0.6 + 0.2) / 2 = 0.4
+    assert "| m | 0.200-0.400 | 0.250-0.400 |" in out.markdown
+    assert "2 of 3 tasks with an oracle" in out.markdown
+    # without oracle verdicts the security column says it shows DiffBLEU
+    for r in rows:
+        r.result.metrics.pop("diffbleu_x_oracle", None)
+    out = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path, {"plots": False}))
+    assert "| m | 0.200-0.400 | 0.600-0.800 |" in out.markdown  # DiffBLEU, all three tasks
+    assert "nofuneval-security (DiffBLEU) |" in out.markdown
+    assert "no oracle verdicts in this run" in out.markdown
+
+
+def test_score_at_k_over_each_tasks_samples(tmp_path):
+    """score@2,3 of a task's values (1, 0, 0) is 1 - C(2,2)/C(3,2) = 2/3 (brute force: of the
+    three pairs, two contain the 1)."""
+    from itertools import combinations
+
+    values = {"1": [1.0, 0.0, 0.0], "2": [0.3, 0.6, 0.9]}
+    rows = [
+        _row("m", "nofuneval-latency", "base_prompt", t, i, v)
+        for t, vs in values.items()
+        for i, v in enumerate(vs)
+    ]
+    brute = [
+        sum(max(pair) for pair in combinations(vs, 2)) / len(list(combinations(vs, 2)))
+        for vs in values.values()
+    ]
+    want = sum(brute) / len(brute)
+    ctx = ReportContext({}, rows, 0, tmp_path, {"plots": False, "nofuneval_k": 2})
+    out = NoFunEditTable().build(ctx)
+    assert f"| m | {want:.3f}-{want:.3f} |" in out.markdown
+    assert "score@2,n" in out.markdown
+    ctx = ReportContext({}, rows, 0, tmp_path, {"plots": False, "nofuneval_k": 4})
+    out = NoFunEditTable().build(ctx)
+    assert "| m | — |" in out.markdown and "fewer than 4 samples" in out.markdown
+
+
+# -- Table 1 through a whole study over the local HTTP model ----------------------------------
+#: security rows -> the oracle verdict of the row's own target_code, as measured on the
+#: dataset (docs/nofuneval-oracles.md): the source fails on every judged row; row 11's target
+#: is not valid Python and fails; row 0 (ArithmeticTainted) has no oracle
+TARGET_PASSES = {8: True, 11: False, 21: True, 25: True}
+NO_ORACLE_ROW = 0
+#: (row, condition) -> what the model answers to its two samples: the target or the source
+ANSWERS = {
+    "base_prompt": {8: ("target", "source"), 11: ("target", "target"), 21: ("target", "target"),
+                    25: ("source", "source"), 0: ("target", "target")},
+    "one_shot": {8: ("target", "target"), 11: ("source", "target"), 21: ("source", "target"),
+                 25: ("target", "source"), 0: ("source", "source")},
+}  # fmt: skip
+
+
+def test_security_study_over_http_gives_table1_diffbleu_x_oracle(tmp_path, data_dir, monkeypatch):
+    import threading
+
+    from beyondpass.report.render import render_report
+    from beyondpass.store.run_store import RunStore
+    from fake_endpoints import OPENAI_PATH, FakeEndpoint
+    from nofuneval_data import rows as dataset_rows
+
+    need_analysers("cppcheck", "gcc")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    data = dataset_rows("security.jsonl")
+    script = {}  # prompt -> the two answers, in the order asked
+    for cond, per_row in ANSWERS.items():
+        for n, kinds in per_row.items():
+            fence = "```" + data[n]["pl"].lower() + "\n{}\n```"
+            script[data[n][cond]] = [fence.format(data[n][f"{k}_code"]) for k in kinds]
+    asked: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def answer(prompt: str) -> str:
+        with lock:
+            i = asked.get(prompt, 0)
+            asked[prompt] = i + 1
+        return script[prompt][i]
+
+    # expected, from the answer plan and the dataset's documented behaviour alone: the target
+    # scores DiffBLEU 1 and passes where its row's target passes; the source scores 0
+    def value(n: int, kind: str) -> float:
+        return 1.0 if kind == "target" and TARGET_PASSES[n] else 0.0
+
+    score1, score2 = {}, {}
+    for cond, per_row in ANSWERS.items():
+        judged = [(n, kinds) for n, kinds in per_row.items() if n != NO_ORACLE_ROW]
+        score1[cond] = sum(sum(value(n, k) for k in kinds) / 2 for n, kinds in judged) / 4
+        score2[cond] = sum(max(value(n, k) for k in kinds) for n, kinds in judged) / 4
+    cell1 = f"{min(score1.values()):.3f}-{max(score1.values()):.3f}"
+    cell2 = f"{min(score2.values()):.3f}-{max(score2.values()):.3f}"
+    assert cell1 != cell2
+
+    tasks = ", ".join(f'"{n}"' for n in ANSWERS["base_prompt"])
+    with FakeEndpoint(responder=answer) as server:
+        run_study(
+            tmp_path,
+            'name = "t1"\nseed = 0\n[[benchmarks]]\nname = "nofuneval-security"\n'
+            f"tasks = [{tasks}]\n"
+            '[prompts]\nplan = "nofuneval-edit"\nselect = ["base_prompt", "one_shot"]\n'
+            f'[[models]]\nspec = "openai:chat-7b@{server.openai_base_url}"\nlabel = "chat-7b"\n'
+            "[sampling]\nn = 2\ntemperature = 0.8\nmax_tokens = 64\n"
+            '[evaluation]\nevaluators = ["nofuneval-oracle"]\n',
+            data_dir,
+        )
+        assert {r.path for r in server.requests} == {OPENAI_PATH}
+    assert sorted(asked.values()) == [2] * len(script)  # each prompt asked for both samples
+
+    paths = render_report(tmp_path / "run", tmp_path / "report")
+    markdown = paths.markdown.read_text()
+    assert "| model | nofuneval-security (DiffBLEU x oracle) |" in markdown
+    assert f"| chat-7b | {cell1} |" in markdown
+    assert "nofuneval-security: DiffBLEU x oracle over the 4 of 5 tasks" in markdown
+    tex = (tmp_path / "report" / "nofuneval-table1.tex").read_text()
+    assert f"chat-7b & {cell1} \\\\" in tex
+    page = paths.html.read_text()
+    assert f"<td>{cell1}</td>" in page and 'id="nf-t1"' in page
+    # score@2,2: the better of each task's two samples
+    with RunStore(tmp_path / "run", create=False) as store:
+        meta, stored = store.all_meta(), list(store.rows())
+    ctx = ReportContext(meta, stored, 0, tmp_path, {"plots": False, "nofuneval_k": 2})
+    out = NoFunEditTable().build(ctx)
+    assert out is not None and f"| chat-7b | {cell2} |" in out.markdown
 
 
 # -- Table 2 through a whole study over the local HTTP model ----------------------------------
@@ -75,8 +222,6 @@ def test_classification_study_over_http_gives_table2(tmp_path, data_dir, monkeyp
 
     from beyondpass.report.render import render_report
     from beyondpass.store.run_store import RunStore
-    from beyondpass.study.config import load_study
-    from beyondpass.study.runner import StudyRunner
     from fake_endpoints import COMPLETIONS_PATH, FakeEndpoint
     from nofuneval_data import rows as dataset_rows
 
@@ -102,18 +247,17 @@ def test_classification_study_over_http_gives_table2(tmp_path, data_dir, monkeyp
     assert 0 < sum(v for t in expected.values() for v in t.values()) < 29  # not trivial
 
     with FakeEndpoint(responder=lambda p: _scripted_answer(p)[0]) as server:
-        study = tmp_path / "study.toml"
         benches = "".join(
             f'[[benchmarks]]\nname = "{b}"\nlimit = {limit}\n'
             for b, (_, limit) in CLASSIFY_BENCHES.items()
         )
-        study.write_text(
+        run_study(
+            tmp_path,
             f'name = "t2"\n{benches}[prompts]\nplan = "nofuneval-classify"\n'
             f'[[models]]\nspec = "openai:base-7b@{server.openai_base_url}#api=completions"\n'
-            'label = "base-7b"\n[sampling]\nmax_tokens = 8\n'
+            'label = "base-7b"\n[sampling]\nmax_tokens = 8\n',
+            data_dir,
         )
-        outcome = StudyRunner(load_study(study), tmp_path / "run", data_dir=str(data_dir)).run()
-        assert outcome.complete, outcome.failures
         sent_prompts = [r.body["prompt"] for r in server.requests]
         assert {r.path for r in server.requests} == {COMPLETIONS_PATH}
     assert sorted(sent_prompts) == sorted(prompts)  # each dataset prompt, verbatim, once

@@ -9,11 +9,20 @@ and the parameters actually sent (:attr:`Generation.sent`).
 The SDK's own retries are switched off (``max_retries=0``): :class:`ModelClient` owns the
 retry policy, so attempts are counted, seeded and recorded in one place. This module only
 translates a request and classifies failures as retryable or fatal.
+
+``samples_per_request = k > 1`` asks for k samples of a prompt in one request (the API's
+``n``; vLLM serves them from one prefill): sample index ``i`` is choice ``i % k`` of batch
+``i // k`` of the same first-step request, fetched once and handed out as each sample is
+asked for, so the client still caches every choice under its own sample index. A server
+that rejects ``n`` (HTTP 4xx) or answers with fewer choices is asked one sample per request
+from then on.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import threading
 from typing import Any, Literal
 
 import openai
@@ -50,11 +59,13 @@ class OpenAIProvider(ModelProvider):
         max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
         api: Literal["chat", "completions"] = "chat",
         top_k: bool | None = None,
+        samples_per_request: int = 1,
     ) -> None:
         """``api``: ``chat`` or ``completions``. ``top_k``: whether the server takes the
         ``top_k`` sampling parameter (not part of the OpenAI API); by default it is sent to
         self-hosted servers (a base URL is given: vLLM, llama.cpp) and never to the official
-        endpoint. A ``top_k`` not sent is recorded as such with every answer."""
+        endpoint. A ``top_k`` not sent is recorded as such with every answer.
+        ``samples_per_request``: samples asked for in one request (``n``; module docstring)."""
         super().__init__(model, base_url)
         key = os.environ.get(API_KEY_ENV, "").strip()
         if not key:
@@ -77,6 +88,21 @@ class OpenAIProvider(ModelProvider):
             raise ConfigError(
                 f"top_k must be on or off (true/false), got {top_k!r} (model {self.spec})"
             )
+        if (
+            not isinstance(samples_per_request, int)
+            or isinstance(samples_per_request, bool)
+            or samples_per_request < 1
+        ):
+            raise ConfigError(
+                f"samples_per_request must be a positive integer, got {samples_per_request!r} "
+                f"(model {self.spec})"
+            )
+        self.samples_per_request = samples_per_request
+        #: why the server is asked one sample per request after all ("" while n is used)
+        self.n_refused = ""
+        self._batches: dict[str, dict[int, Generation]] = {}
+        self._batch_locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
         self.request_timeout = float(request_timeout)
         self.max_tokens_field = max_tokens_field
         self.api = api
@@ -103,12 +129,15 @@ class OpenAIProvider(ModelProvider):
 
     def _extra_cache_fields(self, request: GenerationRequest) -> dict[str, Any]:
         # the same parameters with top_k withheld are another request
-        return {"top_k_sent": False} if self._withheld(request.params) else {}
+        extra: dict[str, Any] = {"top_k_sent": False} if self._withheld(request.params) else {}
+        if self.samples_per_request > 1:  # a choice of a k-sample request (old keys kept)
+            extra["samples_per_request"] = self.samples_per_request
+        return extra
 
     def _withheld(self, params: SamplingParams) -> list[str]:
         return ["top_k"] if params.top_k is not None and not self.sends_top_k else []
 
-    def _sampling_kwargs(self, params: SamplingParams) -> dict[str, Any]:
+    def _sampling_kwargs(self, params: SamplingParams, n: int = 1) -> dict[str, Any]:
         """The sampling fields of the request body, exactly as sent."""
         body: dict[str, Any] = {
             "temperature": params.temperature,
@@ -122,12 +151,14 @@ class OpenAIProvider(ModelProvider):
             body["stop"] = list(params.stop)
         if params.top_k is not None and self.sends_top_k:
             body["top_k"] = params.top_k
-        if self.api == "completions":
+        if n > 1:
+            body["n"] = n  # n samples in one request: choice j is sample (batch * n + j)
+        elif self.api == "completions":
             body["n"] = 1  # one sample per request: samples are told apart by sample_index
         return body
 
-    def _request_kwargs(self, request: GenerationRequest) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.model, **self._sampling_kwargs(request.params)}
+    def _request_kwargs(self, request: GenerationRequest, n: int = 1) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, **self._sampling_kwargs(request.params, n)}
         if self.api == "completions":
             kwargs["prompt"] = completion_prompt(request)
         else:
@@ -137,16 +168,19 @@ class OpenAIProvider(ModelProvider):
             kwargs["extra_body"] = {"top_k": kwargs.pop("top_k")}
         return kwargs
 
-    def _sent(self, request: GenerationRequest) -> dict[str, Any]:
-        sent: dict[str, Any] = {"api": self.api, "params": self._sampling_kwargs(request.params)}
+    def _sent(self, request: GenerationRequest, n: int = 1) -> dict[str, Any]:
+        sent: dict[str, Any] = {
+            "api": self.api,
+            "params": self._sampling_kwargs(request.params, n),
+        }
         if self.api == "completions":
             sent["prompt"] = completion_prompt(request)
         if withheld := self._withheld(request.params):
             sent["not_sent"] = withheld
         return sent
 
-    def _call(self, request: GenerationRequest) -> Any:
-        kwargs = self._request_kwargs(request)
+    def _call(self, request: GenerationRequest, n: int = 1) -> Any:
+        kwargs = self._request_kwargs(request, n)
         try:
             if self.api == "completions":
                 return self._client.completions.create(**kwargs)
@@ -173,7 +207,47 @@ class OpenAIProvider(ModelProvider):
         )
 
     def _generate(self, request: GenerationRequest) -> Generation:
-        response = self._call(request)
+        k = self.samples_per_request
+        # only a first step is the same request for every sample; later steps carry each
+        # sample's own code, and a k-sample request for one of them would waste k - 1
+        if k > 1 and request.step == 0 and not self.n_refused:
+            found = self._from_batch(request, k)
+            if found is not None:
+                return found
+        return self._answers(request, self._call(request), 1)[0]
+
+    def _from_batch(self, request: GenerationRequest, k: int) -> Generation | None:
+        """Sample ``request.sample_index`` from its k-sample batch (fetched on first need);
+        None when the server does not take ``n`` (ask for the sample alone)."""
+        batch = self.cache_key(dataclasses.replace(request, sample_index=request.sample_index // k))
+        choice = request.sample_index % k
+        with self._lock:
+            lock = self._batch_locks.setdefault(batch, threading.Lock())
+        with lock:
+            if self.n_refused:  # another batch found out meanwhile
+                return None
+            pool = self._batches.get(batch)
+            if pool is None or choice not in pool:
+                try:
+                    response = self._call(request, k)
+                except RetryableModelError:
+                    raise
+                except ModelError as exc:  # a 4xx: the server may not take n (vLLM greedy)
+                    self.n_refused = f"rejected n={k}: {exc}"
+                    return None
+                answers = self._answers(request, response, k)
+                if len(answers) < k:
+                    self.n_refused = f"answered {len(answers)} of n={k} choices"
+                    return None
+                pool = self._batches[batch] = dict(enumerate(answers))
+            answer = pool.pop(choice)
+            if not pool:
+                del self._batches[batch]
+            return answer
+
+    def _answers(self, request: GenerationRequest, response: Any, n: int) -> list[Generation]:
+        """The answer's choices in index order, as Generations (the usage of the whole
+        request goes with choice 0, so sums over samples stay right)."""
         choices = getattr(response, "choices", None)
         if not choices:
             if not hasattr(response, "choices"):
@@ -187,25 +261,33 @@ class OpenAIProvider(ModelProvider):
                 kind="server",
                 reason="no choices in the answer",
             )
-        choice = choices[0]
         usage: dict[str, int] = {}
         if response.usage is not None:
             for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
                 value = getattr(response.usage, name, None)
                 if isinstance(value, int):
                     usage[name] = value
-        if self.api == "completions":
-            text = getattr(choice, "text", None)
-        else:
-            message = getattr(choice, "message", None)
-            text = getattr(message, "content", None)
-        return Generation(
-            text=text or "",
-            model_version=response.model or self.model,
-            finish_reason=choice.finish_reason or "",
-            usage=usage,
-            sent=self._sent(request),
-        )
+        ordered = sorted(choices, key=lambda c: getattr(c, "index", 0) or 0) if n > 1 else choices
+        out = []
+        for j, choice in enumerate(ordered[:n]):
+            if self.api == "completions":
+                text = getattr(choice, "text", None)
+            else:
+                message = getattr(choice, "message", None)
+                text = getattr(message, "content", None)
+            sent = self._sent(request, n)
+            if n > 1:
+                sent["choice"] = j
+            out.append(
+                Generation(
+                    text=text or "",
+                    model_version=response.model or self.model,
+                    finish_reason=choice.finish_reason or "",
+                    usage=usage if j == 0 else {},
+                    sent=sent,
+                )
+            )
+        return out
 
     def close(self) -> None:
         self._client.close()

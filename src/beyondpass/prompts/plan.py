@@ -141,6 +141,31 @@ def render(template: PromptTemplate, task: Task, code: str = "") -> tuple[Messag
     return tuple(messages)
 
 
+def check_prompt_fields(plan: PromptPlan, tasks: Mapping[str, Sequence[Task]]) -> None:
+    """Refuse a plan whose prompt is a task field the benchmark's tasks do not have.
+
+    A condition whose whole prompt is one of the task's own ``prompt_fields`` names it in
+    ``metadata["prompt_field"]`` (NoFunEval's plans do). ``render`` leaves an unknown
+    placeholder as literal text, so without this check a plan meant for another benchmark
+    would send the model ``{field}`` itself. ``tasks``: benchmark name -> selected tasks.
+    """
+    for cond in plan.conditions:
+        name = cond.metadata.get("prompt_field")
+        if not isinstance(name, str) or not name:
+            continue
+        for bench, chosen in tasks.items():
+            for task in chosen:
+                offered = task.metadata.get("prompt_fields")
+                offered = offered if isinstance(offered, Mapping) else {}
+                if name not in offered:
+                    have = ", ".join(sorted(map(str, offered))) or "none"
+                    raise ConfigError(
+                        f"prompt plan {plan.name!r} (condition {cond.id!r}) asks for the task "
+                        f"field {name!r}, which benchmark {bench} does not have (its prompt "
+                        f"fields: {have}) — choose a plan made for {bench}"
+                    )
+
+
 #: Function-Only, worded as in RobuNFR's Figure 4 (seed 000, section 3.5).
 FUNCTION_ONLY = Condition(
     id="function-only",

@@ -30,7 +30,7 @@ from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 from beyondpass.models.cache import ResponseCache
 from beyondpass.models.client import ModelClient
 from beyondpass.models.factory import create_provider
-from beyondpass.prompts.plan import Condition, render
+from beyondpass.prompts.plan import Condition, check_prompt_fields, render
 from beyondpass.store.run_store import RunStore, sample_key
 from beyondpass.study.config import StudyConfig
 from beyondpass.study.progress import NullProgress, Progress
@@ -126,6 +126,7 @@ class StudyRunner:
         benchmarks = [(choice, self._load(choice)) for choice in cfg.benchmarks]
         try:
             selected = {b.name: select_tasks(b, c.tasks, c.limit) for c, b in benchmarks}
+            check_prompt_fields(cfg.plan, selected)
         except ConfigError as exc:
             raise ConfigError(f"{cfg.source}: {exc}") from exc
         tasks = {(t.benchmark, t.task_id): t for ts in selected.values() for t in ts}

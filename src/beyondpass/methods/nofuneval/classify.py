@@ -4,15 +4,18 @@ Each pair is asked twice, the programs in the dataset's order (``left``) and swa
 (``right``); an example counts as correct only when both answers name the right program.
 Answers are read robustly: ``A``, ``Code-A``, ``A.``, ``(B)``, ``**B**``, a sentence naming
 one program ("Code-B is better"); an answer naming both or neither is unparsed, and the
-parse rate is reported beside accuracy (an unparsed answer is wrong).
+parse rate is reported beside accuracy (an unparsed answer is wrong). ``--compat nofuneval``
+reads them as NoFunEval's harness does (:func:`parse_choice_compat`); docs/nofuneval.md lists
+where the two readings differ.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 ORDERINGS = ("left", "right")
 _LEADING = re.compile(r"^[\s*_(`\"'\[]*(?:code[\s-]*)?([AB])(?![A-Za-z0-9])", re.I)
@@ -43,6 +46,22 @@ def parse_choice(answer: str, prompt: str = "") -> str | None:
     return None
 
 
+def parse_choice_compat(answer: str) -> str | None:
+    """NoFunEval's reading (``extract_single_predictions`` in their
+    ``classification_generation.py``): the answer's first whitespace-separated word,
+    lower-cased, must be exactly ``a`` or ``b``. So ``A.``, ``(B)``, ``Code-A`` and
+    sentences that do not start with the letter are unparsed, and ``A better one`` is ``A``.
+    Their code raises ``IndexError`` on an empty or blank answer (the whole run stops); here
+    that answer is unparsed."""
+    words = answer.split()
+    return {"a": "A", "b": "B"}.get(words[0].lower()) if words else None
+
+
+def choice_reader(compat: bool) -> Callable[[str], str | None]:
+    """The answer reader of a mode: NoFunEval's (``compat``) or the robust default."""
+    return parse_choice_compat if compat else parse_choice
+
+
 @dataclass
 class ClassifyResult:
     row: int
@@ -53,32 +72,90 @@ class ClassifyResult:
 
 
 def score_pairs(
-    labels: Mapping[int, tuple[str, str, str]], answers: Mapping[int, Mapping[str, str]]
+    labels: Mapping[int, tuple[str, str, str]],
+    answers: Mapping[int, Mapping[str, str]],
+    compat: bool = False,
 ) -> list[ClassifyResult]:
     """``labels[row] = (requirement, left_label, right_label)``; ``answers[row][ordering]``."""
+    read = choice_reader(compat)
     out = []
     for row, (req, left_label, right_label) in labels.items():
         got = answers.get(row, {})
-        left, right = parse_choice(got.get("left", "")), parse_choice(got.get("right", ""))
+        left, right = read(got.get("left", "")), read(got.get("right", ""))
         out.append(
             ClassifyResult(row, req, left, right, left == left_label and right == right_label)
         )
     return out
 
 
-def summarise(results: Iterable[ClassifyResult]) -> dict[str, object]:
-    """Accuracy per requirement and micro-averaged, with the parse rate of single answers."""
+def summarise(
+    results: Iterable[ClassifyResult], labels: Mapping[int, tuple[str, str]] | None = None
+) -> dict[str, object]:
+    """Accuracy per requirement and micro-averaged, with the parse rate of single answers;
+    with ``labels`` (row -> left and right label) also each ordering's own accuracy and
+    parse rate (NoFunEval's ``left_accuracy`` ... ``right_consistency``)."""
     results = list(results)
     per: dict[str, list[ClassifyResult]] = defaultdict(list)
     for r in results:
         per[r.requirement].append(r)
     parsed = sum((r.left is not None) + (r.right is not None) for r in results)
+    sides: dict[str, float | None] = {}
+    if labels is not None:
+        for i, side in enumerate(ORDERINGS):
+            got = [(getattr(r, side), labels[r.row][i]) for r in results]
+            sides[f"accuracy_{side}"] = (
+                sum(c == want for c, want in got) / len(got) if got else None
+            )
+            sides[f"parse_rate_{side}"] = (
+                sum(c is not None for c, _ in got) / len(got) if got else None
+            )
     return {
         "examples": len(results),
         "accuracy": sum(r.correct for r in results) / len(results) if results else None,
         "parse_rate": parsed / (2 * len(results)) if results else None,
+        **sides,
         "per_requirement": {
             req: {"examples": len(rs), "accuracy": sum(r.correct for r in rs) / len(rs)}
             for req, rs in sorted(per.items())
         },
     }
+
+
+def score_generations(
+    gens: Iterable[Any], bench: Any, compat: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``nofuneval score`` on classification answers (``row``, ``sample``, ``ordering``,
+    ``text`` per generation): both orderings per row and sample; an example is right only
+    if both answers are. ``compat``: NoFunEval's reading of each answer."""
+    read = choice_reader(compat)
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    answers: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
+    for g in gens:
+        answers[(g.row, g.sample)][g.ordering] = g.text
+    rows, results = [], []
+    labels: dict[int, tuple[str, str]] = {}
+    for (row, sample), got in sorted(answers.items()):
+        meta = tasks[row].metadata
+        want = tuple(str(meta[f"classification_{o}_label"]) for o in ORDERINGS)
+        labels[row] = (want[0], want[1])
+        choice = {o: read(got[o]) if o in got else None for o in ORDERINGS}
+        correct = all(choice[o] == w for o, w in zip(ORDERINGS, want, strict=True))
+        req = str(meta.get("requirement", bench.name))
+        results.append(ClassifyResult(row, req, choice["left"], choice["right"], correct))
+        rows.append(
+            {
+                "row": row,
+                "sample": sample,
+                "left": choice["left"],
+                "right": choice["right"],
+                "correct": correct,
+                "missing": [o for o in ORDERINGS if o not in got],
+            }
+        )
+    summary = {
+        "benchmark": bench.name,
+        "benchmark_version": bench.version,
+        "reading": "compat" if compat else "robust",
+        **summarise(results, labels),
+    }
+    return rows, summary

@@ -4,7 +4,8 @@ It decides the verdict of classification tasks (``nofuneval-classify`` and
 ``nofuneval-classify-<subset>``), one answer at a time: the condition says which ordering
 was asked (``classification_left`` / ``classification_right``), the task holds that
 ordering's label. ``passed``: the answer names the right program; ``failed``: it names the
-other; ``no_code``: no choice could be read (counted wrong, and against the parse rate). An
+other; ``no_code``: no choice could be read (counted wrong, and against the parse rate);
+option ``compat = "nofuneval"`` reads answers as NoFunEval's harness does. An
 example is correct only when both orderings are: the Table 2 section pairs the answers
 (:mod:`beyondpass.methods.nofuneval.report`), the evaluator cannot, as it sees one answer.
 """
@@ -12,12 +13,12 @@ example is correct only when both orderings are: the Table 2 section pairs the a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
-from beyondpass.methods.nofuneval.classify import ORDERINGS, parse_choice
+from beyondpass.methods.nofuneval.classify import ORDERINGS, choice_reader
 
 #: condition id -> ordering
 CONDITION_ORDERING = {f"classification_{o}": o for o in ORDERINGS}
@@ -25,6 +26,10 @@ CONDITION_ORDERING = {f"classification_{o}": o for o in ORDERINGS}
 
 class ClassifyOptions(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid")
+
+    #: ``nofuneval``: read each answer as NoFunEval's harness does (its first word must be
+    #: ``A`` or ``B``); default: the robust reading
+    compat: Literal["nofuneval"] | None = None
 
 
 def ordering_of(condition: str) -> str | None:
@@ -37,9 +42,17 @@ class ClassifyEvaluator(Evaluator):
     decides_verdict = True
     metrics = ("choice_correct", "choice_parsed")
 
+    def __init__(self, options: ClassifyOptions | None = None) -> None:
+        self.options = options or ClassifyOptions()
+        self._read = choice_reader(self.options.compat is not None)
+
     @classmethod
     def build(cls, options: ClassifyOptions | None, ctx: Any) -> ClassifyEvaluator:
-        return cls()
+        return cls(options)
+
+    def metadata(self) -> dict[str, Any]:
+        reading = "compat" if self.options.compat else "robust"
+        return {"evaluator": self.name, "compat": self.options.compat, "reading": reading}
 
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
@@ -64,7 +77,7 @@ class ClassifyEvaluator(Evaluator):
                 },
             )
         expected = str(cand.task.metadata[f"classification_{ordering}_label"]).strip().upper()
-        choice = parse_choice(cand.raw)
+        choice = self._read(cand.raw)
         correct = choice == expected
         status = "no_code" if choice is None else ("passed" if correct else "failed")
         return Evaluation(

@@ -41,7 +41,8 @@ def nofuneval() -> None:
     "--compat",
     type=click.Choice(["nofuneval"]),
     default=None,
-    help="Read answers as NoFunEval's harness does (docs/nofuneval.md).",
+    help="Read answers (edits and classification choices) as NoFunEval's harness does "
+    "(docs/nofuneval.md).",
 )
 @click.option(
     "--prompt",
@@ -97,7 +98,9 @@ def score(
     classify = subset == "humanevalclassify"
     gens = scoring.read_generations(path, bench, classify)
     if classify:
-        rows, summary = scoring.score_classification(gens, bench)
+        from beyondpass.methods.nofuneval.classify import score_generations
+
+        rows, summary = score_generations(gens, bench, compat == "nofuneval")
     else:
         kind = prompt_kind or scoring.prompt_kind_of(path)
         edits = scoring.read_edits(gens, bench, compat == "nofuneval", kind)

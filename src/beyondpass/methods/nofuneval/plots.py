@@ -1,5 +1,6 @@
-"""NoFunEval plots: Table 1 (DiffBLEU min-max over prompts) and Table 2 (classification
-accuracy) as grouped bars, one group per benchmark/requirement, one bar per model.
+"""NoFunEval plots: Table 1 (DiffBLEU or DiffBLEU x oracle, min-max over prompts) and
+Table 2 (classification accuracy) as grouped bars, one group per benchmark or requirement,
+one bar per model.
 
 Same conventions as :mod:`beyondpass.report.plots`: matplotlib's object API, deterministic
 inline SVG.
@@ -62,9 +63,11 @@ def diffbleu_range_svg(
     models: Sequence[str],
     scores: Mapping[tuple[str, str, str], float],
     *,
+    k: int = 1,
     plot_id: str = "nf-t1",
 ) -> str:
-    """Table 1: each bar spans the lowest to the highest DiffBLEU score@1 over prompts."""
+    """Table 1: each bar spans the lowest to the highest score@k over prompts (DiffBLEU, or
+    DiffBLEU x oracle for security and maintainability: both in [0, 1])."""
     low: dict[tuple[str, str], float] = {}
     high: dict[tuple[str, str], float] = {}
     for (m, b, _), v in scores.items():
@@ -75,7 +78,7 @@ def diffbleu_range_svg(
         models,
         low,
         high,
-        ylabel="DiffBLEU score@1 (min to max over prompts)",
+        ylabel=f"score@{k} (min to max over prompts)",
         top=1.0,
         plot_id=plot_id,
     )

@@ -1,9 +1,13 @@
 """NoFunEval's report sections, shaped like the seed's Table 1 and Table 2.
 
 Table 1 (NoFunEdit): one row per model, one column per edit benchmark; a cell is the lowest
-and highest DiffBLEU score@1 over the run's prompt conditions (Base, 1-Shot, CoT, CoCo), as
-the seed reports the spread over prompts. score@1 of a condition: the mean over tasks of
-each task's mean DiffBLEU over its samples.
+and highest score@k,n over the run's prompt conditions (Base, 1-Shot, CoT, CoCo), as the seed
+reports the spread over prompts. The metric is the seed's per requirement: DiffBLEU, and for
+security and maintainability DiffBLEU x oracle pass (the ``nofuneval-oracle`` evaluator's
+``diffbleu_x_oracle``: each sample's DiffBLEU times that sample's own verdict). score@k,n of a
+condition: the mean over tasks of score@k over each task's n per-sample values (k = 1 by
+default: the mean; report option ``nofuneval_k``). Tasks without an oracle have no
+DiffBLEU x oracle value and are left out of those cells (counted in a note).
 
 Table 2 (NoFunClassify, HumanEvalClassify): one row per model, one column per requirement,
 then NoFunClassify micro-averaged over the requirements present, then HumanEvalClassify. An
@@ -19,29 +23,61 @@ from __future__ import annotations
 
 import html
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
 from typing import Any
 
 from beyondpass.methods.nofuneval.classify_evaluator import ordering_of
 from beyondpass.methods.nofuneval.plots import accuracy_svg, diffbleu_range_svg
+from beyondpass.methods.nofuneval.samples import score_at_k
 from beyondpass.report.sections import ReportContext, SectionOutput
 
+TaskValues = dict[str, list[float]]
 
-def condition_scores(rows: list[Any]) -> dict[tuple[str, str, str], float]:
-    """(model, benchmark, condition) -> DiffBLEU score@1."""
-    per_task: dict[tuple[str, str, str], dict[str, list[float]]] = defaultdict(
-        lambda: defaultdict(list)
-    )
+
+#: requirements the seed scores with DiffBLEU x CodeQL (here: x the static oracle)
+ORACLE_BENCHMARKS = ("nofuneval-security", "nofuneval-maintainability")
+DIFFBLEU, ORACLE = "diffbleu", "diffbleu_x_oracle"
+METRIC_LABELS = {DIFFBLEU: "DiffBLEU", ORACLE: "DiffBLEU x oracle"}
+
+
+def task_values(rows: Sequence[Any], metric: str) -> dict[tuple[str, str, str], TaskValues]:
+    """(model, benchmark, condition) -> task -> the metric of each of its samples."""
+    out: dict[tuple[str, str, str], TaskValues] = defaultdict(lambda: defaultdict(list))
     for row in rows:
-        if row.result is None or "diffbleu" not in row.result.metrics:
+        if row.result is None or metric not in row.result.metrics:
             continue
         s = row.sample
-        per_task[(s.model, s.benchmark, s.condition)][s.task_id].append(
-            float(row.result.metrics["diffbleu"])
+        out[(s.model, s.benchmark, s.condition)][s.task_id].append(
+            float(row.result.metrics[metric])
         )
-    return {key: mean(mean(v) for v in tasks.values()) for key, tasks in per_task.items()}
+    return out
+
+
+def condition_scores(
+    rows: Sequence[Any], metric: str = DIFFBLEU, k: int = 1
+) -> dict[tuple[str, str, str], float]:
+    """(model, benchmark, condition) -> score@k,n of ``metric``: per task score@k over its
+    n sample values, then the mean over tasks. A condition with a task of fewer than k
+    samples has no score@k."""
+    out = {}
+    for key, tasks in task_values(rows, metric).items():
+        if all(len(v) >= k for v in tasks.values()):
+            out[key] = mean(score_at_k(v, k) for v in tasks.values())
+    return out
+
+
+def table1_metric(benchmark: str, rows: Sequence[Any]) -> str:
+    """The metric Table 1 shows for ``benchmark``: DiffBLEU x oracle for security and
+    maintainability when the run has it (the ``nofuneval-oracle`` evaluator ran), else
+    DiffBLEU."""
+    if benchmark in ORACLE_BENCHMARKS and any(
+        r.sample.benchmark == benchmark and r.result is not None and ORACLE in r.result.metrics
+        for r in rows
+    ):
+        return ORACLE
+    return DIFFBLEU
 
 
 def _plots_on(ctx: ReportContext) -> bool:
@@ -83,28 +119,80 @@ class NoFunEditTable:
     key = "nofuneval"
 
     def build(self, ctx: ReportContext) -> SectionOutput | None:
-        scores = condition_scores(ctx.rows)
-        if not scores:
+        k = int(ctx.options.get("nofuneval_k", 1))
+        if not any(r.result is not None and DIFFBLEU in r.result.metrics for r in ctx.rows):
             return None
-        models = [m for m in ctx.order("models") if any(k[0] == m for k in scores)]
-        benches = [b for b in ctx.order("benchmarks") if any(k[1] == b for k in scores)]
-        cells: dict[tuple[str, str], str] = {}
+        present = {r.sample.benchmark for r in ctx.rows}
+        benches = [b for b in ctx.order("benchmarks") if b in present]
+        metrics = {b: table1_metric(b, ctx.rows) for b in benches}
+        scores: dict[tuple[str, str, str], float] = {}
+        for metric in set(metrics.values()):
+            scores.update(
+                (key, v)
+                for key, v in condition_scores(ctx.rows, metric, k).items()
+                if metrics.get(key[1]) == metric
+            )
+        values = task_values(ctx.rows, DIFFBLEU)
+        benches = [b for b in benches if any(key[1] == b for key in values)]
+        models = [m for m in ctx.order("models") if any(key[0] == m for key in values)]
+        head = ["model", *(f"{b} ({METRIC_LABELS[metrics[b]]})" for b in benches)]
+        rows = []
         for m in models:
+            row = [m]
             for b in benches:
                 vals = [v for (mm, bb, _), v in scores.items() if mm == m and bb == b]
-                cells[(m, b)] = f"{min(vals):.3f}-{max(vals):.3f}" if vals else "—"
-        table = _Table(
-            ["model", *benches], [[m, *(cells[(m, b)] for b in benches)] for m in models]
+                row.append(f"{min(vals):.3f}-{max(vals):.3f}" if vals else "—")
+            rows.append(row)
+        table = _Table(head, rows)
+        note = (
+            f"score@{k},n min-max over prompt conditions (seed Table 1 layout): DiffBLEU; "
+            "DiffBLEU x oracle pass for security and maintainability (each sample's DiffBLEU "
+            "times its own oracle verdict)."
         )
-        note = "DiffBLEU score@1, min-max over prompt conditions (seed Table 1 layout)."
-        plot = diffbleu_range_svg(benches, models, scores) if _plots_on(ctx) else ""
+        notes = _table1_notes(ctx.rows, benches, metrics, scores, k)
+        plot = diffbleu_range_svg(benches, models, scores, k=k) if _plots_on(ctx) else ""
+        extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
         return SectionOutput(
             key=self.key,
-            title="NoFunEdit (DiffBLEU)",
-            markdown=note + "\n\n" + table.markdown(),
-            html=f"<p>{html.escape(note)}</p>{table.html()}" + _figure(plot, note),
+            title="NoFunEdit (DiffBLEU, DiffBLEU x oracle)",
+            markdown="\n\n".join([note, table.markdown(), *notes]) + "\n",
+            html=f"<p>{html.escape(note)}</p>{table.html()}{extra}" + _figure(plot, note),
             artifacts={"nofuneval-table1.tex": table.latex()},
+            notes=notes,
         )
+
+
+def _table1_notes(
+    rows: Sequence[Any],
+    benches: Sequence[str],
+    metrics: Mapping[str, str],
+    scores: Mapping[tuple[str, str, str], float],
+    k: int,
+) -> list[str]:
+    notes = []
+    edited = task_values(rows, DIFFBLEU)
+    judged = task_values(rows, ORACLE)
+    for b in benches:
+        tasks = {t for key, ts in edited.items() if key[1] == b for t in ts}
+        if metrics[b] == ORACLE:
+            with_oracle = {t for key, ts in judged.items() if key[1] == b for t in ts}
+            if len(with_oracle) < len(tasks):
+                notes.append(
+                    f"{b}: DiffBLEU x oracle over the {len(with_oracle)} of {len(tasks)} tasks "
+                    "with an oracle; the others have none and are left out (never a pass)."
+                )
+        elif b in ORACLE_BENCHMARKS:
+            notes.append(
+                f"{b}: no oracle verdicts in this run (add the nofuneval-oracle evaluator): "
+                "DiffBLEU is shown, not DiffBLEU x oracle."
+            )
+        short = [key for key in task_values(rows, metrics[b]) if key[1] == b and key not in scores]
+        if short:
+            notes.append(
+                f"{b}: {len(short)} condition(s) with a task of fewer than {k} samples "
+                f"have no score@{k}."
+            )
+    return notes
 
 
 # -- Table 2 -------------------------------------------------------------------------------
