@@ -109,10 +109,10 @@ def projects(sdists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
         '[build]\npythonpath = ["src"]\n'
         '[test]\ntimeout_s = 120\n[select]\npaths = ["src/cachetools/*.py"]\n'
         'functions = ["cachetools.keys.hashkey", "cachetools.LFUCache.popitem", '
-        '"cachetools.Cache.__setitem__"]\n'
+        '"cachetools.Cache.pop"]\n'
         "[descriptions]\n"
-        '"cachetools.Cache.__setitem__" = "Store value under key; evict items with popitem '
-        'until it fits; a value larger than maxsize raises ValueError."\n'
+        '"cachetools.Cache.pop" = "Remove key and return its value; when key is absent, return '
+        'default, or raise KeyError when no default is given."\n'
     )
     before = {"inflection": _sha(sdists["inflection"]), "cachetools": tree_digest(checkout)}
     prepared = {
@@ -329,12 +329,13 @@ def test_a_hostile_answer_cannot_fake_a_pass(case, projects, sdists, tmp_path):
 
 
 def test_a_task_whose_arguments_cannot_cross_is_excluded_with_the_reason(projects):
-    """cachetools' Cache tests pass ``getsizeof=lambda ...``: a function cannot cross to
-    the worker, so those tests leave the task up front, with the reason, never faked."""
+    """cachetools' cache tests build caches with ``getsizeof=lambda ...``: a function in
+    ``self`` cannot cross to the worker, so those tests leave the task up front, with the
+    reason, never faked."""
     prepared = projects["prepared"]["cachetools"]
-    setitem = _task(projects, "cachetools", "cachetools.Cache.__setitem__")
-    left = [r for r in prepared.not_crossing if r["task_id"] == setitem.task_id]
-    assert left and all(r["test"] not in setitem.tests for r in left)
+    popitem = _task(projects, "cachetools", "cachetools.LFUCache.popitem")
+    left = [r for r in prepared.not_crossing if r["task_id"] == popitem.task_id]
+    assert left and all(r["test"] not in popitem.tests for r in left)
     assert any(r["reason"].startswith("ArgumentsCannotCross") for r in left)
     assert any("function" in r["reason"] for r in left)
 

@@ -121,7 +121,10 @@ def call(module: str, target: str, args: tuple, kwargs: dict) -> object:
             _write_back(old, new)
             originals[id(new)] = old
         return originals.get(id(result), result)
-    raise _exception(answer.get("error"), decoder)
+    error = answer.get("error")
+    if isinstance(error, dict) and error.get("suppress_context") is True:
+        raise _exception(error, decoder) from None  # the worker's ``raise ... from None``
+    raise _exception(error, decoder)
 
 
 def _write_back(old: object, new: object) -> None:

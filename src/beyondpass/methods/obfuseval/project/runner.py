@@ -43,6 +43,8 @@ from beyondpass.methods.obfuseval.project.testing import (
     Worker,
     category_of,
     exception_in,
+    pytest_words,
+    run_once,
     run_tests,
 )
 from beyondpass.methods.obfuseval.project.workspace import (
@@ -141,17 +143,39 @@ def prepare(spec: ProjectSpec, scratch: Path, isolation: str = "auto", seed: int
 
 def _crossing(prepared: Prepared, task: ProjectTask, work: Path) -> dict[str, str]:
     """The task's tests that fail in one run with the original function in the worker:
-    test -> why (the exception, e.g. ``ArgumentsCannotCross: ... a function``)."""
+    test -> why (``ArgumentsCannotCross: ... a function object is not data``). A run that
+    reaches its time limit charges the test it was in; the tests it never reached run
+    again in a new run."""
     if not task.tests:
         return {}
+    sandbox = prepared.sandbox
     module = module_name(task.path, prepared.spec)
     tests = testing_copy(prepared.pristine, work / "tests", task, module)
-    worker = worker_copy(prepared.pristine, work / "worker", task, None, prepared.test_files)
-    for copy in (tests, worker):
-        prepared.sandbox.install(copy)
-    runs = run_tests(prepared.sandbox, tests, task.tests, 1, Worker(worker, module))
+    worker = Worker(
+        worker_copy(prepared.pristine, work / "worker", task, None, prepared.test_files), module
+    )
+    for copy in (tests, worker.copy):
+        sandbox.install(copy)
+    reasons: dict[str, str] = {}
+    remaining = sorted(task.tests)
+    while remaining:
+        words = pytest_words(sandbox, tests, remaining)
+        done, seen, started = run_once(sandbox, tests, words, worker)
+        for test in remaining:
+            outcome = seen.get(test)
+            if outcome is not None and outcome.error is not None:
+                reasons[test] = f"{outcome.error}: {outcome.message}"[:300]
+        unseen = [t for t in remaining if t not in seen]
+        if not done.timed_out:
+            why = exception_in(done.stdout + "\n" + done.stderr) or "not reported"
+            reasons.update(dict.fromkeys(unseen, why))
+            break
+        hung = [t for t in unseen if t in started] or unseen[:1]
+        limit = f"timeout: the run passed {prepared.spec.timeout_s:g} s in this test"
+        reasons.update(dict.fromkeys(hung, limit))
+        remaining = [t for t in unseen if t not in hung]
     shutil.rmtree(work, ignore_errors=True)
-    return {t: runs.messages.get(t, runs.failures[t][0]) for t in runs.failing}
+    return reasons
 
 
 def _with_tests(task: ProjectTask, tests: tuple[str, ...]) -> ProjectTask:

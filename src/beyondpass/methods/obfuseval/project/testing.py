@@ -65,13 +65,20 @@ if _WORKER.isdigit():
     os.set_inheritable(int(_WORKER), False)
 
 
+def _message(error):
+    try:
+        return (str(error.value).splitlines() or [""])[0][:300]
+    except Exception:
+        return ""
+
+
 def pytest_runtest_makereport(item, call):
     if _OUT is None:
         return
     error = call.excinfo
     row = {"nodeid": item.nodeid, "when": call.when,
            "error": error.typename if error is not None else None,
-           "message": error.exconly().splitlines()[0][:300] if error is not None else None}
+           "message": _message(error) if error is not None else None}
     _OUT.write(json.dumps(row) + "\\n")
     _OUT.flush()
 '''
@@ -133,16 +140,22 @@ class Outcome:
     message: str = ""
 
 
-def _outcomes(data: bytes) -> dict[str, Outcome]:
-    """nodeid -> its outcome, from the plugin's JSON lines."""
-    result: dict[str, Outcome] = {}
+def _rows(data: bytes) -> list[dict]:
+    rows = []
     for line in data.decode("utf-8", "replace").splitlines():
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if not isinstance(row, dict) or not isinstance(row.get("nodeid"), str):
-            continue
+        if isinstance(row, dict) and isinstance(row.get("nodeid"), str):
+            rows.append(row)
+    return rows
+
+
+def _outcomes(data: bytes) -> dict[str, Outcome]:
+    """nodeid -> its outcome, from the plugin's JSON lines."""
+    result: dict[str, Outcome] = {}
+    for row in _rows(data):
         node, error = row["nodeid"], row.get("error")
         if row.get("when") == "call" or error is not None:
             result.setdefault(node, Outcome(None))
@@ -176,7 +189,7 @@ def _drain(fd: int, into: bytearray) -> None:
 
 def run_once(
     sandbox: ProjectSandbox, copy: Path, words: list[str], worker: Worker | None
-) -> tuple[Completed, dict[str, Outcome]]:
+) -> tuple[Completed, dict[str, Outcome], set[str]]:
     """One pytest run on the test copy; with ``worker``, its proxy is served by a fresh
     worker process in a sandbox of its own. Outcomes come back through a pipe that only
     the test process holds."""
@@ -221,7 +234,8 @@ def run_once(
         for fd in (read_end, write_end):
             if fd >= 0:
                 os.close(fd)
-    return done, _outcomes(bytes(received))
+    started = {row["nodeid"] for row in _rows(bytes(received)) if row.get("when") == "setup"}
+    return done, _outcomes(bytes(received)), started
 
 
 def run_tests(
@@ -239,7 +253,7 @@ def run_tests(
         return runs
     words = pytest_words(sandbox, copy, selected)
     for _ in range(repeats):
-        done, seen = run_once(sandbox, copy, words, worker)
+        done, seen, _ = run_once(sandbox, copy, words, worker)
         if done.timed_out:
             runs.timed_out += 1
         for test in selected:

@@ -63,6 +63,7 @@ def _error(ident: object, exc: BaseException) -> dict:
             "class": ref,
             "message": message,
             "args": args,
+            "suppress_context": exc.__suppress_context__ is True,
         },
     }
 
