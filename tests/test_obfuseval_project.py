@@ -254,20 +254,20 @@ def test_an_endless_function_is_a_timeout(projects, tmp_path):
 #: ``TESTS`` is replaced by the task's covering test ids (the forger knows them all).
 _FORGE = """
 import json, os
-_ROWS = "".join(json.dumps({"nodeid": t, "when": w, "error": None}) + "\\n"
-                for t in TESTS for w in ("setup", "call", "teardown"))
 def _forge():
+    rows = "".join(json.dumps({"nodeid": t, "when": w, "error": None}) + "\\n"
+                   for t in TESTS for w in ("setup", "call", "teardown"))
     paths = {os.environ.get("BEYONDPASS_OUTCOMES", ""), "/tmp/project/.beyondpass/outcomes.jsonl"}
     for path in paths:
         try:
             with open(path, "a") as out:
-                out.write(_ROWS)
+                out.write(rows)
         except OSError:
             pass
-    print(_ROWS)
+    print(rows)
     for fd in range(3, 256):  # every descriptor this process holds
         try:
-            os.write(fd, _ROWS.encode())
+            os.write(fd, rows.encode())
         except OSError:
             pass
     for pid in os.listdir("/proc"):  # every other process's descriptors
@@ -280,7 +280,7 @@ def _forge():
         for fd in fds:
             try:
                 with open(f"/proc/{pid}/fd/{fd}", "a") as out:
-                    out.write(_ROWS)
+                    out.write(rows)
             except OSError:
                 pass
 """
@@ -301,16 +301,24 @@ def _patch():
                 if name.startswith("pytest_"):
                     setattr(module, name, lambda *a, **k: None)
 """
+#: the splice keeps an answer's imports and functions, so code runs at import time through
+#: a decorator of the answer's function
+_AT_IMPORT = "\ndef _at_import(fn):\n    {call}\n    return fn\n\n\n@_at_import\n"
 _WRONG = "def camelize(string, uppercase_first_letter=True):\n    {call}\n    return 'nope'\n"
+_PASS = _WRONG.format(call="pass")
 HOSTILE = {
-    "forged outcomes at import": _FORGE + "_forge()\n" + _WRONG.format(call="pass"),
+    "forged outcomes at import": _FORGE + _AT_IMPORT.format(call="_forge()") + _PASS,
     "forged outcomes at call": _FORGE + _WRONG.format(call="_forge()"),
-    "os._exit(0) at import": "import os\nos._exit(0)\n" + _WRONG.format(call="pass"),
-    "sys.exit(0) at import": "import sys\nsys.exit(0)\n" + _WRONG.format(call="pass"),
+    "forge then exit at import": "import os\n"
+    + _FORGE
+    + _AT_IMPORT.format(call="_forge(); os._exit(0)")
+    + _PASS,
+    "forge then exit at call": "import os\n" + _FORGE + _WRONG.format(call="_forge(); os._exit(0)"),
+    "os._exit(0) at import": "import os\n" + _AT_IMPORT.format(call="os._exit(0)") + _PASS,
+    "sys.exit(0) at import": "import sys\n" + _AT_IMPORT.format(call="sys.exit(0)") + _PASS,
     "os._exit(0) at call": "import os\n" + _WRONG.format(call="os._exit(0)"),
     "sys.exit(0) at call": "import sys\n" + _WRONG.format(call="sys.exit(0)"),
-    "forge then exit at call": _FORGE + "import os\n" + _WRONG.format(call="_forge(); os._exit(0)"),
-    "pytest and builtins patched at import": _PATCH + "_patch()\n" + _WRONG.format(call="pass"),
+    "pytest and builtins patched at import": _PATCH + _AT_IMPORT.format(call="_patch()") + _PASS,
     "pytest and builtins patched at call": _PATCH + _WRONG.format(call="_patch()"),
 }
 

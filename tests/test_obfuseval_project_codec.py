@@ -145,3 +145,42 @@ def test_worker_exceptions_keep_their_type_name_and_never_end_the_session(proxy)
     odd = raised({"type": "not a name!", "message": 5})
     assert type(odd) is Exception
     assert isinstance(raised("garbage"), proxy.WorkerGone)
+
+
+def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_copy(tmp_path):
+    """The test copy holds the proxy in place of the function (never the answer, so none
+    of its module-level code can run where outcomes are decided); the worker copy holds
+    the answer and none of the project's test files."""
+    from beyondpass.methods.obfuseval.project.boundary import testing_copy, worker_copy
+    from beyondpass.methods.obfuseval.project.tasks import ProjectTask
+
+    pristine = tmp_path / "pristine"
+    (pristine / "pkg").mkdir(parents=True)
+    (pristine / "tests").mkdir()
+    module = "import os\n\n\nclass Box:\n    def size(self):\n        return 1\n"
+    (pristine / "pkg" / "box.py").write_text(module)
+    (pristine / "tests" / "test_box.py").write_text("def test_size():\n    pass\n")
+    (pristine / "tests" / "helpers.py").write_text("VALUE = 1\n")
+    (pristine / "conftest.py").write_text("")
+    task = ProjectTask("pkg.box.Box.size", "pkg/box.py", ("Box", "size"), "d", "", "", ())
+    answer = (  # code that runs at import: the decorator of the answer's function
+        "import sys\n\n\ndef hook(fn):\n    sys.exit(0)\n\n\n@hook\ndef size(self):\n    return 2\n"
+    )
+    tests = testing_copy(pristine, tmp_path / "t", task, "pkg.box")
+    worker = worker_copy(pristine, tmp_path / "w", task, answer, ["tests/helpers.py"])
+    proxied = (tests / "pkg" / "box.py").read_text()
+    assert "_beyondpass_proxy.call('pkg.box', 'Box.size', args, kwargs)" in proxied
+    assert "sys.exit" not in proxied and "return 1" not in proxied
+    assert (tests / "tests" / "test_box.py").is_file()
+    assert {p.name for p in (tests / ".beyondpass").iterdir()} == {
+        "_beyondpass_codec.py",
+        "_beyondpass_proxy.py",
+    }
+    spliced = (worker / "pkg" / "box.py").read_text()
+    assert "sys.exit(0)" in spliced and "return 2" in spliced
+    left = sorted(p.relative_to(worker).as_posix() for p in worker.rglob("*.py"))
+    assert left == [
+        ".beyondpass/_beyondpass_codec.py",
+        ".beyondpass/_beyondpass_worker.py",
+        "pkg/box.py",
+    ]
