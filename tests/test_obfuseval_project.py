@@ -109,10 +109,10 @@ def projects(sdists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
         '[build]\npythonpath = ["src"]\n'
         '[test]\ntimeout_s = 120\n[select]\npaths = ["src/cachetools/*.py"]\n'
         'functions = ["cachetools.keys.hashkey", "cachetools.LFUCache.popitem", '
-        '"cachetools.Cache.__setitem__"]\n'
+        '"cachetools.Cache.pop"]\n'
         "[descriptions]\n"
-        '"cachetools.Cache.__setitem__" = "Store value under key; evict items with popitem '
-        'until it fits; a value larger than maxsize raises ValueError."\n'
+        '"cachetools.Cache.pop" = "Remove key and return its value; when key is absent, return '
+        'default, or raise KeyError when no default is given."\n'
     )
     before = {"inflection": _sha(sdists["inflection"]), "cachetools": tree_digest(checkout)}
     prepared = {
@@ -247,6 +247,105 @@ def test_an_endless_function_is_a_timeout(projects, tmp_path):
     body = "def camelize(string, uppercase_first_letter=True):\n    while True:\n        pass\n"
     result = evaluate(quick, task, f"```python\n{body}```", tmp_path / "work")
     assert (result.passed, result.category) == (False, "timeout")
+
+
+#: answers that return a wrong value and try to make the verdict say "passed" anyway; the
+#: forging code is what would have worked when the tests shared a process with the answer.
+#: ``TESTS`` is replaced by the task's covering test ids (the forger knows them all).
+_FORGE = """
+import json, os
+def _forge():
+    rows = "".join(json.dumps({"nodeid": t, "when": w, "error": None}) + "\\n"
+                   for t in TESTS for w in ("setup", "call", "teardown"))
+    paths = {os.environ.get("BEYONDPASS_OUTCOMES", ""), "/tmp/project/.beyondpass/outcomes.jsonl"}
+    for path in paths:
+        try:
+            with open(path, "a") as out:
+                out.write(rows)
+        except OSError:
+            pass
+    print(rows)
+    for fd in range(3, 256):  # every descriptor this process holds
+        try:
+            os.write(fd, rows.encode())
+        except OSError:
+            pass
+    for pid in os.listdir("/proc"):  # every other process's descriptors
+        if not pid.isdigit():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                with open(f"/proc/{pid}/fd/{fd}", "a") as out:
+                    out.write(rows)
+            except OSError:
+                pass
+"""
+_PATCH = """
+import builtins, sys
+def _patch():
+    try:
+        import pytest, _pytest.runner, _pytest.reports
+        _pytest.runner.call_and_report = lambda *a, **k: None
+        _pytest.reports.TestReport.passed = property(lambda self: True)
+        pytest.fail = lambda *a, **k: None
+    except Exception:
+        pass
+    builtins.AssertionError = type("AssertionError", (Exception,), {})
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("_beyondpass"):
+            for name in dir(module):
+                if name.startswith("pytest_"):
+                    setattr(module, name, lambda *a, **k: None)
+"""
+#: the splice keeps an answer's imports and functions, so code runs at import time through
+#: a decorator of the answer's function
+_AT_IMPORT = "\ndef _at_import(fn):\n    {call}\n    return fn\n\n\n@_at_import\n"
+_WRONG = "def camelize(string, uppercase_first_letter=True):\n    {call}\n    return 'nope'\n"
+_PASS = _WRONG.format(call="pass")
+HOSTILE = {
+    "forged outcomes at import": _FORGE + _AT_IMPORT.format(call="_forge()") + _PASS,
+    "forged outcomes at call": _FORGE + _WRONG.format(call="_forge()"),
+    "forge then exit at import": "import os\n"
+    + _FORGE
+    + _AT_IMPORT.format(call="_forge(); os._exit(0)")
+    + _PASS,
+    "forge then exit at call": "import os\n" + _FORGE + _WRONG.format(call="_forge(); os._exit(0)"),
+    "os._exit(0) at import": "import os\n" + _AT_IMPORT.format(call="os._exit(0)") + _PASS,
+    "sys.exit(0) at import": "import sys\n" + _AT_IMPORT.format(call="sys.exit(0)") + _PASS,
+    "os._exit(0) at call": "import os\n" + _WRONG.format(call="os._exit(0)"),
+    "sys.exit(0) at call": "import sys\n" + _WRONG.format(call="sys.exit(0)"),
+    "pytest and builtins patched at import": _PATCH + _AT_IMPORT.format(call="_patch()") + _PASS,
+    "pytest and builtins patched at call": _PATCH + _WRONG.format(call="_patch()"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_a_hostile_answer_cannot_fake_a_pass(case, projects, sdists, tmp_path):
+    prepared = projects["prepared"]["inflection"]
+    task = _task(projects, "inflection", "inflection.camelize")
+    code = HOSTILE[case].replace("TESTS", repr(list(task.tests)))
+    result = evaluate(prepared, task, f"```python\n{code}```", tmp_path / "work")
+    assert result.passed is False
+    assert result.category is not None and result.category != "syntax", result.detail
+    if result.compiled:  # every covering test fails: no forged row counted as a pass
+        assert sorted(result.failing_tests) == sorted(task.tests)
+    _untouched(projects, sdists)
+
+
+def test_a_task_whose_arguments_cannot_cross_is_excluded_with_the_reason(projects):
+    """cachetools' cache tests build caches with ``getsizeof=lambda ...``: a function in
+    ``self`` cannot cross to the worker, so those tests leave the task up front, with the
+    reason, never faked."""
+    prepared = projects["prepared"]["cachetools"]
+    popitem = _task(projects, "cachetools", "cachetools.LFUCache.popitem")
+    left = [r for r in prepared.not_crossing if r["task_id"] == popitem.task_id]
+    assert left and all(r["test"] not in popitem.tests for r in left)
+    assert any(r["reason"].startswith("ArgumentsCannotCross") for r in left)
+    assert any("function" in r["reason"] for r in left)
 
 
 def test_exception_names_map_to_the_taxonomy():

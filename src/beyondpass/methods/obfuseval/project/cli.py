@@ -53,13 +53,18 @@ def tasks(project_file: str, seed: int, isolation: str, as_json: bool) -> None:
         "tasks": [t.as_dict() for t in prepared.tasks],
         "flaky_excluded": prepared.flaky,
         "dropped": prepared.dropped,
+        "not_crossing": prepared.not_crossing,
     }
     if as_json:
         emit_json(payload)
         return
     for task in prepared.tasks:
         click.echo(f"{task.task_id}  ({task.path}, {len(task.tests)} covering tests)")
-    click.echo(f"{len(prepared.tasks)} tasks; {len(prepared.flaky)} flaky tests excluded")
+    click.echo(
+        f"{len(prepared.tasks)} tasks; {len(prepared.flaky)} flaky tests excluded; "
+        f"{len(prepared.not_crossing)} tests left out (they fail with the original function "
+        "behind the process boundary)"
+    )
     for item in prepared.dropped:
         click.echo(f"  dropped {item['task_id']}: {item['reason']}")
 

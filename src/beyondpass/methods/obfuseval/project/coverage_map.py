@@ -32,13 +32,13 @@ def measure(sandbox: ProjectSandbox, copy: Path) -> LineTests:
 
     inside = sandbox.root_inside(copy)
     data_inside = f"{inside}/{PLUGIN_DIR}/coverage"
-    words, env = pytest_words(
+    words = pytest_words(
         sandbox,
         copy,
         (),
         (f"--cov={inside}", "--cov-context=test", "--cov-report=", "-q"),
     )
-    env["COVERAGE_FILE"] = data_inside
+    env = {"COVERAGE_FILE": data_inside}
     done = sandbox.run(copy, words, sandbox.spec.timeout_s * 3, env)
     data_file = copy / PLUGIN_DIR / "coverage"
     if done.timed_out or not data_file.is_file():

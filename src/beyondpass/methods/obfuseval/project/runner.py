@@ -3,8 +3,12 @@
 Preparation (once): unpack/copy the project into scratch, measure which tests cover which
 lines, pick the tasks, and run all their covering tests ``repeats`` times on an untouched
 copy — a test that fails in any of those runs is flaky (or broken upstream) and is left
-out of every task. Per task: a fresh copy, the answer spliced in, the install/build step,
-an import of the module (CPR), then the remaining covering tests ``repeats`` times (TPR).
+out of every task. Then each task's tests run once with the original function behind the
+process boundary (``boundary``): a test that fails there (an argument that is not data, a
+behaviour the boundary changes) is left out of that task with the reason. Per task: a
+test copy with the proxy and a worker copy with the answer spliced in, the install/build
+step, an import of the module in the worker copy (CPR), then the remaining covering tests
+``repeats`` times (TPR), every call of the function answered by a sandboxed worker.
 """
 
 from __future__ import annotations
@@ -21,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.benchmarks.task import Task
+from beyondpass.errors import ConfigError
 from beyondpass.extraction import extract
+from beyondpass.methods.obfuseval.project.boundary import testing_copy, worker_copy
 from beyondpass.methods.obfuseval.project.coverage_map import measure
 from beyondpass.methods.obfuseval.project.spec import ProjectSpec
-from beyondpass.methods.obfuseval.project.splice import SpliceError, splice
+from beyondpass.methods.obfuseval.project.splice import SpliceError
 from beyondpass.methods.obfuseval.project.tasks import (
     ProjectTask,
     map_back,
@@ -34,8 +40,11 @@ from beyondpass.methods.obfuseval.project.tasks import (
 )
 from beyondpass.methods.obfuseval.project.testing import (
     CATEGORIES,
+    Worker,
     category_of,
     exception_in,
+    pytest_words,
+    run_once,
     run_tests,
 )
 from beyondpass.methods.obfuseval.project.workspace import (
@@ -61,6 +70,9 @@ class Prepared:
     tasks: list[ProjectTask]
     flaky: list[str] = field(default_factory=list)  # failed in some run of the untouched copy
     dropped: list[dict[str, str]] = field(default_factory=list)  # tasks left without tests
+    #: tests left out of a task because they fail with the original behind the boundary
+    not_crossing: list[dict[str, str]] = field(default_factory=list)
+    test_files: tuple[str, ...] = ()  # files of the project's tests (kept from the worker)
 
 
 @dataclass
@@ -81,27 +93,89 @@ class TaskResult:
 
 
 def prepare(spec: ProjectSpec, scratch: Path, isolation: str = "auto", seed: int = 0) -> Prepared:
-    """Unpack, measure coverage, pick tasks, find flaky tests (all in ``scratch``)."""
+    """Unpack, measure coverage, pick tasks, find flaky tests and tests whose calls cannot
+    cross the process boundary (all in ``scratch``)."""
+    sandbox = ProjectSandbox(spec, isolation)
+    if sandbox.level != "bwrap":
+        raise ConfigError(
+            f"{spec.name}: project mode needs the bwrap sandbox (level {sandbox.level!r} does "
+            "not confine the filesystem, so the model's code could rewrite the tests' copy)"
+        )
     scratch.mkdir(parents=True, exist_ok=True)
     pristine = materialise(spec, scratch)
     digest = tree_digest(pristine)
-    sandbox = ProjectSandbox(spec, isolation)
     coverage = measure(sandbox, fresh_copy(pristine, scratch / "coverage"))
+    test_files = tuple(
+        sorted({t.split("::")[0] for lines in coverage.values() for n in lines.values() for t in n})
+    )
     tasks = select_tasks(spec, pristine, coverage, seed)
     wanted = sorted({t for task in tasks for t in task.tests})
-    baseline = run_tests(sandbox, fresh_copy(pristine, scratch / "baseline"), wanted, spec.repeats)
+    baseline = run_tests(
+        sandbox, fresh_copy(pristine, scratch / "baseline"), wanted, spec.repeats, None
+    )
     flaky = set(baseline.failing)
-    kept: list[ProjectTask] = []
-    dropped: list[dict[str, str]] = []
+    prepared = Prepared(spec, sandbox, pristine, digest, [], sorted(flaky), [], [], test_files)
     for task in tasks:
         tests = tuple(t for t in task.tests if t not in flaky)
+        crossing = _crossing(prepared, _with_tests(task, tests), scratch / "crossing")
+        for test, why in crossing.items():
+            prepared.not_crossing.append({"task_id": task.task_id, "test": test, "reason": why})
+        tests = tuple(t for t in tests if t not in crossing)
         if tests:
-            kept.append(_with_tests(task, tests))
+            prepared.tasks.append(_with_tests(task, tests))
+        elif crossing:
+            first = next(iter(crossing.values()))
+            prepared.dropped.append(
+                {
+                    "task_id": task.task_id,
+                    "reason": f"no covering test works across the "
+                    f"process boundary with the original function ({first})",
+                }
+            )
         else:
-            dropped.append({"task_id": task.task_id, "reason": "every covering test is flaky"})
-    for name in ("coverage", "baseline"):
+            prepared.dropped.append(
+                {"task_id": task.task_id, "reason": "every covering test is flaky"}
+            )
+    for name in ("coverage", "baseline", "crossing"):
         shutil.rmtree(scratch / name, ignore_errors=True)
-    return Prepared(spec, sandbox, pristine, digest, kept, sorted(flaky), dropped)
+    return prepared
+
+
+def _crossing(prepared: Prepared, task: ProjectTask, work: Path) -> dict[str, str]:
+    """The task's tests that fail in one run with the original function in the worker:
+    test -> why (``ArgumentsCannotCross: ... a function object is not data``). A run that
+    reaches its time limit charges the test it was in; the tests it never reached run
+    again in a new run."""
+    if not task.tests:
+        return {}
+    sandbox = prepared.sandbox
+    module = module_name(task.path, prepared.spec)
+    tests = testing_copy(prepared.pristine, work / "tests", task, module)
+    worker = Worker(
+        worker_copy(prepared.pristine, work / "worker", task, None, prepared.test_files), module
+    )
+    for copy in (tests, worker.copy):
+        sandbox.install(copy)
+    reasons: dict[str, str] = {}
+    remaining = sorted(task.tests)
+    while remaining:
+        words = pytest_words(sandbox, tests, remaining)
+        done, seen, started = run_once(sandbox, tests, words, worker)
+        for test in remaining:
+            outcome = seen.get(test)
+            if outcome is not None and outcome.error is not None:
+                reasons[test] = f"{outcome.error}: {outcome.message}"[:300]
+        unseen = [t for t in remaining if t not in seen]
+        if not done.timed_out:
+            why = exception_in(done.stdout + "\n" + done.stderr) or "not reported"
+            reasons.update(dict.fromkeys(unseen, why))
+            break
+        hung = [t for t in unseen if t in started] or unseen[:1]
+        limit = f"timeout: the run passed {prepared.spec.timeout_s:g} s in this test"
+        reasons.update(dict.fromkeys(hung, limit))
+        remaining = [t for t in unseen if t not in hung]
+    shutil.rmtree(work, ignore_errors=True)
+    return reasons
 
 
 def _with_tests(task: ProjectTask, tests: tuple[str, ...]) -> ProjectTask:
@@ -153,22 +227,22 @@ def evaluate(prepared: Prepared, task: ProjectTask, answer: str, work: Path) -> 
         code = map_back(found.program, task)
     except Unsupported as exc:
         return fail("syntax", str(exc))
-    copy = fresh_copy(prepared.pristine, work)
+    module = module_name(task.path, spec)
     try:
-        target = copy / task.path
-        target.write_text(splice(target.read_text(encoding="utf-8"), task.scope, code), "utf-8")
-        installed = sandbox.install(copy)
-        if installed is not None and installed.returncode != 0:
-            if installed.timed_out:
-                return fail("timeout", "the install/build step timed out")
-            out = installed.stdout + installed.stderr
-            return fail(
-                category_of(exception_in(out)), "install/build failed: " + out.strip()[-300:]
-            )
+        tests = testing_copy(prepared.pristine, work / "tests", task, module)
+        worker = worker_copy(prepared.pristine, work / "worker", task, code, prepared.test_files)
+        for copy in (tests, worker):
+            installed = sandbox.install(copy)
+            if installed is not None and installed.returncode != 0:
+                if installed.timed_out:
+                    return fail("timeout", "the install/build step timed out")
+                out = installed.stdout + installed.stderr
+                return fail(
+                    category_of(exception_in(out)), "install/build failed: " + out.strip()[-300:]
+                )
         if spec.language == "python":
-            module = module_name(task.path, spec)
             check = sandbox.run(
-                copy,
+                worker,
                 ["python", "-c", f"import importlib; importlib.import_module({module!r})"],
                 spec.timeout_s,
             )
@@ -178,7 +252,7 @@ def evaluate(prepared: Prepared, task: ProjectTask, answer: str, work: Path) -> 
                 line = (check.stderr.strip().splitlines() or [""])[-1]
                 return fail(category_of(exception_in(check.stderr)), f"import failed: {line}")
         result.compiled = True
-        runs = run_tests(sandbox, copy, task.tests, spec.repeats)
+        runs = run_tests(sandbox, tests, task.tests, spec.repeats, Worker(worker, module))
         result.failing_tests = runs.failing
         if runs.failing:
             category = runs.category() or "other"
@@ -188,7 +262,7 @@ def evaluate(prepared: Prepared, task: ProjectTask, answer: str, work: Path) -> 
     except SpliceError as exc:
         return fail("syntax" if str(exc).startswith("SyntaxError") else "other", str(exc))
     finally:
-        shutil.rmtree(copy, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def summarise(results: list[TaskResult]) -> dict[str, Any]:
@@ -256,6 +330,7 @@ def run_project(
         "interpreter": sys.executable,
         "flaky_excluded": prepared.flaky,
         "dropped": prepared.dropped,
+        "not_crossing": prepared.not_crossing,
         **summarise(results),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

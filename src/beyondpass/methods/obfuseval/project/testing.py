@@ -9,13 +9,21 @@ fails in any of the runs of the untouched project is flaky and left out up front
 from __future__ import annotations
 
 import json
+import os
 import re
+import socket
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from beyondpass.methods.obfuseval.project.workspace import PLUGIN_DIR, Completed, ProjectSandbox
+from beyondpass.methods.obfuseval.project.workspace import (
+    PLUGIN_DIR,
+    Completed,
+    ProjectSandbox,
+    stop,
+)
 
 #: the failure taxonomy, in the order ties are broken
 CATEGORIES = ("syntax", "name", "import", "type", "attribute", "assertion", "timeout", "other")
@@ -30,23 +38,52 @@ _BY_EXCEPTION = {
     "TypeError": "type",
     "AttributeError": "attribute",
     "AssertionError": "assertion",
+    "WorkerTimeout": "timeout",  # the function's process did not answer a call in time
 }
 _EXCEPTION = re.compile(r"\b([A-Z]\w*(?:Error|Exception))(?=:|$)")
 PLUGIN = "_beyondpass_outcomes"
-_PLUGIN_CODE = '''"""Records each test's outcome and exception type (written by beyondpass)."""
+_PLUGIN_CODE = '''"""Reports each test's outcome and exception type (written by beyondpass).
+
+Outcomes go to an inherited pipe to the harness, never to a file. The process is made
+non-dumpable first, so no other process of the user can trace it or read its memory.
+"""
+import ctypes
 import json
 import os
 
-_PATH = os.environ["BEYONDPASS_OUTCOMES"]
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+except (AttributeError, OSError):
+    pass
+_FD = os.environ.pop("BEYONDPASS_OUTCOMES_FD", "")
+_OUT = None
+if _FD.isdigit():
+    os.set_inheritable(int(_FD), False)
+    _OUT = os.fdopen(int(_FD), "w", encoding="utf-8")
+_WORKER = os.environ.get("BEYONDPASS_WORKER_FD", "")
+if _WORKER.isdigit():
+    os.set_inheritable(int(_WORKER), False)
+
+
+def _message(error):
+    try:
+        return (str(error.value).splitlines() or [""])[0][:300]
+    except Exception:
+        return ""
 
 
 def pytest_runtest_makereport(item, call):
+    if _OUT is None:
+        return
     error = call.excinfo
     row = {"nodeid": item.nodeid, "when": call.when,
-           "error": error.typename if error is not None else None}
-    with open(_PATH, "a", encoding="utf-8") as out:
-        out.write(json.dumps(row) + "\\n")
+           "error": error.typename if error is not None else None,
+           "message": _message(error) if error is not None else None}
+    _OUT.write(json.dumps(row) + "\\n")
+    _OUT.flush()
 '''
+#: the most outcome bytes read from one run (more are drained and dropped)
+_OUTCOME_LIMIT = 16 << 20
 
 
 def category_of(exception: str | None) -> str:
@@ -71,6 +108,7 @@ class TestRuns:
     runs: int
     failures: dict[str, list[str]] = field(default_factory=dict)
     timed_out: int = 0  # runs killed at the time limit
+    messages: dict[str, str] = field(default_factory=dict)  # test -> its first failure
 
     @property
     def passing(self) -> list[str]:
@@ -94,57 +132,137 @@ def _install_plugin(copy: Path) -> None:
     (folder / f"{PLUGIN}.py").write_text(_PLUGIN_CODE, encoding="utf-8")
 
 
-def _outcomes(path: Path) -> dict[str, str | None]:
-    """nodeid -> None (passed) or the exception type name of its first failing phase."""
-    result: dict[str, str | None] = {}
-    if not path.is_file():
-        return result
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+@dataclass(frozen=True)
+class Outcome:
+    """One test's result in one run: None (passed) or its first failure."""
+
+    error: str | None
+    message: str = ""
+
+
+def _rows(data: bytes) -> list[dict]:
+    rows = []
+    for line in data.decode("utf-8", "replace").splitlines():
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if not isinstance(row, dict) or not isinstance(row.get("nodeid"), str):
-            continue
+        if isinstance(row, dict) and isinstance(row.get("nodeid"), str):
+            rows.append(row)
+    return rows
+
+
+def _outcomes(data: bytes) -> dict[str, Outcome]:
+    """nodeid -> its outcome, from the plugin's JSON lines."""
+    result: dict[str, Outcome] = {}
+    for row in _rows(data):
         node, error = row["nodeid"], row.get("error")
         if row.get("when") == "call" or error is not None:
-            result.setdefault(node, None)
-            if error is not None and result[node] is None:
-                result[node] = str(error)
+            result.setdefault(node, Outcome(None))
+            if error is not None and result[node].error is None:
+                result[node] = Outcome(str(error), str(row.get("message") or ""))
     return result
 
 
 def pytest_words(
     sandbox: ProjectSandbox, copy: Path, tests: Iterable[str], extra: Iterable[str] = ()
-) -> tuple[list[str], dict[str, str]]:
-    """The test command for ``tests`` with the outcome plugin, and its environment."""
+) -> list[str]:
+    """The test command for ``tests`` with the outcome plugin."""
     _install_plugin(copy)
-    inside = sandbox.root_inside(copy)
-    env = {"BEYONDPASS_OUTCOMES": f"{inside}/{PLUGIN_DIR}/outcomes.jsonl"}
-    words = [*sandbox.spec.test_command, "-p", "no:cacheprovider", "-p", PLUGIN, *extra, *tests]
-    return words, env
+    return [*sandbox.spec.test_command, "-p", "no:cacheprovider", "-p", PLUGIN, *extra, *tests]
 
 
-def run_tests(sandbox: ProjectSandbox, copy: Path, tests: Iterable[str], repeats: int) -> TestRuns:
+@dataclass(frozen=True)
+class Worker:
+    """Where the function under test runs: a copy holding it and its module's name."""
+
+    copy: Path
+    module: str
+
+
+def _drain(fd: int, into: bytearray) -> None:
+    with os.fdopen(fd, "rb", buffering=0) as pipe:
+        while chunk := pipe.read(1 << 16):
+            if len(into) < _OUTCOME_LIMIT:
+                into += chunk[: _OUTCOME_LIMIT - len(into)]
+
+
+def run_once(
+    sandbox: ProjectSandbox, copy: Path, words: list[str], worker: Worker | None
+) -> tuple[Completed, dict[str, Outcome], set[str]]:
+    """One pytest run on the test copy; with ``worker``, its proxy is served by a fresh
+    worker process in a sandbox of its own. Outcomes come back through a pipe that only
+    the test process holds."""
+    ours, theirs = socket.socketpair()
+    read_end, write_end = os.pipe()
+    received = bytearray()
+    served = None
+    env = {
+        "BEYONDPASS_OUTCOMES_FD": str(write_end),
+        "BEYONDPASS_CALL_TIMEOUT": f"{sandbox.spec.timeout_s:g}",
+        "BEYONDPASS_PROJECT_ROOT": sandbox.root_inside(copy),
+    }
+    fds = [write_end]
+    try:
+        if worker is not None:
+            inside = sandbox.root_inside(worker.copy)
+            script = f"{inside}/{PLUGIN_DIR}/_beyondpass_worker.py"
+            served = sandbox.start(
+                worker.copy,
+                ["python", script, str(theirs.fileno()), worker.module],
+                pass_fds=(theirs.fileno(),),
+                capture=False,
+            )
+            env["BEYONDPASS_WORKER_FD"] = str(ours.fileno())
+            fds.append(ours.fileno())
+        theirs.close()
+        proc = sandbox.start(copy, words, env, pass_fds=tuple(fds))
+        ours.close()
+        os.close(write_end)
+        write_end = -1
+        reader = threading.Thread(target=_drain, args=(read_end, received), daemon=True)
+        read_end = -1  # the reader owns it now
+        reader.start()
+        done = sandbox.wait(proc, sandbox.spec.timeout_s)
+        reader.join(30)
+    finally:
+        if served is not None:
+            stop(served)
+            served.wait()
+        theirs.close()
+        ours.close()
+        for fd in (read_end, write_end):
+            if fd >= 0:
+                os.close(fd)
+    started = {row["nodeid"] for row in _rows(bytes(received)) if row.get("when") == "setup"}
+    return done, _outcomes(bytes(received)), started
+
+
+def run_tests(
+    sandbox: ProjectSandbox,
+    copy: Path,
+    tests: Iterable[str],
+    repeats: int,
+    worker: Worker | None,
+) -> TestRuns:
     """Run ``tests`` ``repeats`` times in fresh processes; collect failures per test (runs
     stop early once every test has failed)."""
     selected = tuple(sorted(set(tests)))
     runs = TestRuns(selected, repeats)
     if not selected:
         return runs
-    words, env = pytest_words(sandbox, copy, selected)
-    outcomes_file = copy / PLUGIN_DIR / "outcomes.jsonl"
+    words = pytest_words(sandbox, copy, selected)
     for _ in range(repeats):
-        outcomes_file.unlink(missing_ok=True)
-        done: Completed = sandbox.run(copy, words, sandbox.spec.timeout_s, env)
-        seen = _outcomes(outcomes_file)
+        done, seen, _ = run_once(sandbox, copy, words, worker)
         if done.timed_out:
             runs.timed_out += 1
         for test in selected:
-            if test in seen and seen[test] is None:
+            outcome = seen.get(test)
+            if outcome is not None and outcome.error is None:
                 continue
-            if test in seen:
-                what = category_of(seen[test])
+            if outcome is not None:
+                what = category_of(outcome.error)
+                runs.messages.setdefault(test, f"{outcome.error}: {outcome.message}"[:300])
             elif done.timed_out:
                 what = "timeout"
             else:  # never reported: collection failed (an import error of the module, ...)

@@ -8,6 +8,7 @@ with only the copy writable: no network, no home, no environment of the harness.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -82,6 +83,12 @@ def fresh_copy(pristine: Path, target: Path) -> Path:
     return target
 
 
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a started command and everything in its session."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 @dataclass(frozen=True)
 class Completed:
     """One sandboxed command's end: exit status (None: killed at the time limit) and tails."""
@@ -114,16 +121,18 @@ class ProjectSandbox:
             words[0] = sys.executable
         return words
 
-    def run(
+    def start(
         self,
         copy: Path,
         words: list[str],
-        timeout_s: float,
         env: dict[str, str] | None = None,
-    ) -> Completed:
-        """Run ``words`` with the copy as working directory; only the copy is writable."""
+        pass_fds: tuple[int, ...] = (),
+        capture: bool = True,
+    ) -> subprocess.Popen[bytes]:
+        """Start ``words`` with the copy as working directory; only the copy is writable.
+        ``pass_fds`` are inherited under the same numbers (bwrap keeps them open)."""
         inside = self.root_inside(copy)
-        # the copy's import roots, then the folder of beyondpass's own pytest plugin
+        # the copy's import roots, then the folder of beyondpass's own files
         roots = [os.path.normpath(f"{inside}/{p}") for p in self.spec.pythonpath]
         roots.append(f"{inside}/{PLUGIN_DIR}")
         variables = {
@@ -148,27 +157,43 @@ class ProjectSandbox:
             full = [*prefix, *command]
             cwd = str(copy)
             process_env = {**variables, "HOME": str(copy), "TMPDIR": str(copy)}
-        proc = subprocess.Popen(
+        out = subprocess.PIPE if capture else subprocess.DEVNULL
+        return subprocess.Popen(
             full,
             cwd=cwd,
             env=process_env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=out,
+            stderr=out,
             start_new_session=True,
+            pass_fds=pass_fds,
         )
+
+    @staticmethod
+    def wait(proc: subprocess.Popen[bytes], timeout_s: float) -> Completed:
+        """Wait for a started command (killed with its session at ``timeout_s``)."""
         try:
             out, err = proc.communicate(timeout=timeout_s)
             code: int | None = proc.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            stop(proc)
             out, err = proc.communicate()
             code = None
         return Completed(
             code,
-            out.decode("utf-8", "replace")[-_TAIL:],
-            err.decode("utf-8", "replace")[-_TAIL:],
+            (out or b"").decode("utf-8", "replace")[-_TAIL:],
+            (err or b"").decode("utf-8", "replace")[-_TAIL:],
         )
+
+    def run(
+        self,
+        copy: Path,
+        words: list[str],
+        timeout_s: float,
+        env: dict[str, str] | None = None,
+    ) -> Completed:
+        """Run ``words`` with the copy as working directory; only the copy is writable."""
+        return self.wait(self.start(copy, words, env), timeout_s)
 
     def install(self, copy: Path) -> Completed | None:
         """The description's install/build command in the copy (None when there is none)."""

@@ -1,0 +1,415 @@
+"""A data-only codec and frames for calls between the test process and the worker.
+
+Project mode runs a project's tests in one sandboxed process (trusted: the project's own
+code and tests) and the model's function in another (hostile). Arguments, results and
+exceptions cross between them as JSON trees built here. Decoding never unpickles and
+never calls a class's own code: it builds ``None``, ``bool``, ``int``, ``float``,
+``complex``, ``str``, ``bytes``, ``bytearray``, ``list``, ``tuple``, ``dict``, ``set``,
+``frozenset``, the ``collections`` containers ``Counter``, ``OrderedDict``,
+``defaultdict`` and ``deque``, enum members, and instances of classes that the receiving
+side's ``find_class`` admits (the project's own classes), created with the builtin
+base's ``__new__`` and filled by writing their ``__dict__`` and slots directly (no
+``__init__``, ``__setstate__`` or ``__setattr__`` runs). The only code of a project class
+that decoding can reach is ``__hash__``/``__eq__`` of dict keys and set members. Shared
+and cyclic references are kept (an id per container). Anything else — functions,
+generators, files, locks, classes defined inside functions — cannot cross:
+:class:`CannotCross`.
+
+This file imports nothing from beyondpass: it is copied into both sandboxes.
+"""
+
+import base64
+import collections
+import contextlib
+import enum
+import json
+import select
+import socket
+import struct
+import time
+
+HEADER = struct.Struct(">I")
+MAX_FRAME = 64 << 20  # bytes: a larger message is a protocol error
+MAX_DEPTH = 150  # nesting of containers and objects
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+_STDLIB = {
+    ("collections", "Counter"): collections.Counter,
+    ("collections", "OrderedDict"): collections.OrderedDict,
+    ("collections", "defaultdict"): collections.defaultdict,
+    ("collections", "deque"): collections.deque,
+}
+#: builtin types that may travel as class references (a defaultdict's factory, ``cls``)
+_BUILTIN_TYPES = {
+    t.__name__: t
+    for t in (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset, bool)
+}
+#: the builtin base whose __new__ builds an instance of a subclass, in lookup order
+_BASES = (
+    collections.OrderedDict,
+    collections.defaultdict,
+    collections.deque,
+    dict,
+    list,
+    set,
+    frozenset,
+    tuple,
+    bytearray,
+    bool,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+)
+
+
+class CannotCross(Exception):
+    """A value that is not data (or not of an admitted class) cannot cross the boundary."""
+
+
+class ChannelClosed(Exception):
+    """The peer closed the channel or broke the protocol."""
+
+
+class ChannelTimeout(Exception):
+    """No complete message arrived before the deadline."""
+
+
+# -- frames -------------------------------------------------------------------------------
+def send(sock: socket.socket, message: object) -> None:
+    body = json.dumps(message, separators=(",", ":")).encode()
+    if len(body) > MAX_FRAME:
+        raise CannotCross(f"message of {len(body)} bytes exceeds {MAX_FRAME} bytes")
+    sock.sendall(HEADER.pack(len(body)) + body)
+
+
+def _exactly(sock: socket.socket, size: int, deadline: "float | None") -> bytes:
+    chunks, got = [], 0
+    while got < size:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([sock], [], [], left)[0]:
+                raise ChannelTimeout("no answer before the deadline")
+        chunk = sock.recv(min(size - got, 1 << 20))
+        if not chunk:
+            raise ChannelClosed("the peer closed the channel")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def receive(sock: socket.socket, deadline: "float | None" = None) -> dict:
+    """One message (a JSON object); ``deadline`` is a ``time.monotonic()`` value."""
+    (size,) = HEADER.unpack(_exactly(sock, HEADER.size, deadline))
+    if size > MAX_FRAME:
+        raise ChannelClosed(f"frame of {size} bytes exceeds {MAX_FRAME} bytes")
+    try:
+        message = json.loads(_exactly(sock, size, deadline))
+    except ValueError:
+        raise ChannelClosed("a frame is not JSON") from None
+    if not isinstance(message, dict):
+        raise ChannelClosed("a frame is not a JSON object")
+    return message
+
+
+# -- encoding -----------------------------------------------------------------------------
+def _class_ref(cls: type) -> list:
+    if cls.__module__ == "builtins" and _BUILTIN_TYPES.get(cls.__name__) is cls:
+        return ["builtins", cls.__name__]
+    if "<" in cls.__qualname__:
+        raise CannotCross(f"class {cls.__qualname__} is defined inside a function")
+    return [cls.__module__, cls.__qualname__]
+
+
+def _slots(cls: type) -> dict:
+    """Stored (mangled) slot name -> its member descriptor, over the class's bases."""
+    found: dict = {}
+    for klass in cls.__mro__:
+        declared = klass.__dict__.get("__slots__", ())
+        for name in (declared,) if isinstance(declared, str) else declared:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"
+            desc = klass.__dict__.get(name)
+            if type(desc).__name__ == "member_descriptor" and name not in found:
+                found[name] = desc
+    return found
+
+
+def _base_of(cls: type) -> "type | None":
+    for base in _BASES:
+        if issubclass(cls, base):
+            return base
+    return None
+
+
+class Encoder:
+    """Turns a value into a JSON tree; one encoder per message keeps shared references."""
+
+    def __init__(self) -> None:
+        self.ids: dict = {}
+        self.keep: list = []  # keeps encoded objects alive so their ids stay unique
+
+    def encode(self, value: object, depth: int = 0) -> object:
+        kind = type(value)
+        if value is None:
+            return ["n"]
+        if kind is bool:
+            return ["b", value]
+        if kind is int:
+            return ["i", hex(value)]
+        if kind is float:
+            return ["f", value.hex()]
+        if kind is complex:
+            return ["c", value.real.hex(), value.imag.hex()]
+        if kind is str:
+            return ["s", value]
+        if kind is bytes:
+            return ["y", base64.b64encode(value).decode()]
+        if isinstance(value, enum.Enum):
+            return ["e", _class_ref(kind), value.name]
+        if isinstance(value, type):
+            return ["k", _class_ref(value)]
+        if depth > MAX_DEPTH:
+            raise CannotCross(f"nested deeper than {MAX_DEPTH} levels")
+        key = id(value)
+        if key in self.ids:
+            return ["r", self.ids[key]]
+        self.ids[key] = ref = len(self.ids)
+        self.keep.append(value)
+        deeper = depth + 1
+        if kind in (list, tuple, set, frozenset):
+            tag = {list: "l", tuple: "t", set: "S", frozenset: "F"}[kind]
+            return [tag, ref, [self.encode(v, deeper) for v in value]]
+        if kind is dict:
+            return [
+                "d",
+                ref,
+                [[self.encode(k, deeper), self.encode(v, deeper)] for k, v in value.items()],
+            ]
+        if kind is bytearray:
+            return ["B", ref, base64.b64encode(value).decode()]
+        return self._object(value, ref, deeper)
+
+    def _object(self, value: object, ref: int, depth: int) -> list:
+        cls = type(value)
+        for klass in cls.__mro__:
+            if klass is object or klass in _BASES or (klass.__flags__ & _HEAPTYPE):
+                continue
+            raise CannotCross(f"a {cls.__qualname__} object is not data ({klass.__name__})")
+        if getattr(value, "__class__", cls) is not cls:
+            raise CannotCross(f"a {cls.__qualname__} object disguises its class")
+        base = _base_of(cls)
+        payload: object = None
+        extra: object = None
+        if base in (dict, collections.OrderedDict, collections.defaultdict):
+            payload = [[self.encode(k, depth), self.encode(v, depth)] for k, v in dict.items(value)]
+            if base is collections.defaultdict:
+                factory = value.default_factory
+                if factory is not None and not isinstance(factory, type):
+                    raise CannotCross("a defaultdict's factory is not a class")
+                extra = self.encode(factory, depth)
+        elif base is collections.deque:
+            payload = [self.encode(v, depth) for v in collections.deque.__iter__(value)]
+            extra = value.maxlen
+        elif base in (list, tuple, set, frozenset):
+            payload = [self.encode(v, depth) for v in base.__iter__(value)]
+        elif base is not None:
+            payload = self.encode(base(value), depth)
+        state = {}
+        try:
+            attrs = object.__getattribute__(value, "__dict__")
+        except AttributeError:
+            attrs = {}
+        for name, item in dict.items(attrs):
+            if type(name) is not str:
+                raise CannotCross("an attribute name is not a string")
+            state[name] = self.encode(item, depth)
+        slots = {}
+        for name, desc in _slots(cls).items():
+            try:
+                item = desc.__get__(value, cls)
+            except AttributeError:
+                continue
+            slots[name] = self.encode(item, depth)
+        return [
+            "o",
+            ref,
+            _class_ref(cls),
+            base.__name__ if base else None,
+            payload,
+            extra,
+            state,
+            slots,
+        ]
+
+
+def encode(value: object) -> object:
+    return Encoder().encode(value)
+
+
+# -- decoding -----------------------------------------------------------------------------
+class Decoder:
+    """Builds values from a JSON tree; ``find_class(module, qualname)`` returns an admitted
+    class or None (then the value cannot cross)."""
+
+    def __init__(self, find_class) -> None:
+        self.find_class = find_class
+        self.made: dict = {}
+
+    def cls(self, ref: object) -> type:
+        if not (isinstance(ref, list) and len(ref) == 2 and all(isinstance(p, str) for p in ref)):
+            raise CannotCross("malformed class reference")
+        module, name = ref
+        if module == "builtins" and name in _BUILTIN_TYPES:
+            return _BUILTIN_TYPES[name]
+        found = _STDLIB.get((module, name)) or self.find_class(module, name)
+        if not isinstance(found, type):
+            raise CannotCross(f"class {module}.{name} is not admitted here")
+        return found
+
+    def decode(self, node: object, depth: int = 0) -> object:
+        if not isinstance(node, list) or not node or not isinstance(node[0], str):
+            raise CannotCross("malformed value")
+        if depth > MAX_DEPTH + 2:
+            raise CannotCross(f"nested deeper than {MAX_DEPTH} levels")
+        try:
+            return self._decode(node[0], node[1:], depth + 1)
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError) as exc:
+            raise CannotCross(f"malformed value ({type(exc).__name__})") from None
+
+    def _decode(self, tag: str, rest: list, depth: int) -> object:
+        if tag == "n":
+            return None
+        if tag == "b":
+            return bool(rest[0] is True)
+        if tag == "i":
+            return int(_str(rest[0]), 16)
+        if tag == "f":
+            return float.fromhex(_str(rest[0]))
+        if tag == "c":
+            return complex(float.fromhex(_str(rest[0])), float.fromhex(_str(rest[1])))
+        if tag == "s":
+            return _str(rest[0])
+        if tag == "y":
+            return base64.b64decode(_str(rest[0]), validate=True)
+        if tag == "e":
+            cls = self.cls(rest[0])
+            if not issubclass(cls, enum.Enum):
+                raise CannotCross("not an enum")
+            return cls[_str(rest[1])]
+        if tag == "k":
+            return self.cls(rest[0])
+        if tag == "r":
+            if rest[0] not in self.made:
+                raise CannotCross("a reference to a value not built yet")
+            return self.made[rest[0]]
+        ref = rest[0]
+        if type(ref) is not int or ref in self.made:
+            raise CannotCross("malformed reference id")
+        if tag == "l":
+            out: list = []
+            self.made[ref] = out
+            out.extend(self.decode(v, depth) for v in _list(rest[1]))
+            return out
+        if tag == "S":
+            made: set = set()
+            self.made[ref] = made
+            made.update(self.decode(v, depth) for v in _list(rest[1]))
+            return made
+        if tag == "d":
+            table: dict = {}
+            self.made[ref] = table
+            for pair in _list(rest[1]):
+                key, value = _list(pair)
+                table[self.decode(key, depth)] = self.decode(value, depth)
+            return table
+        if tag == "t":
+            self.made[ref] = done = tuple(self.decode(v, depth) for v in _list(rest[1]))
+            return done
+        if tag == "F":
+            self.made[ref] = done = frozenset(self.decode(v, depth) for v in _list(rest[1]))
+            return done
+        if tag == "B":
+            self.made[ref] = done = bytearray(base64.b64decode(_str(rest[1]), validate=True))
+            return done
+        if tag == "o":
+            return self._object(ref, *rest[1:7], depth=depth)
+        raise CannotCross(f"unknown value tag {tag!r}")
+
+    def _object(self, ref, class_ref, base_name, payload, extra, state, slots, depth=1) -> object:
+        cls = self.cls(class_ref)
+        base = _base_of(cls)
+        if (base.__name__ if base else None) != base_name:
+            raise CannotCross(f"{cls.__qualname__} does not have the builtin base {base_name}")
+        if base in (tuple, frozenset):
+            items = [self.decode(v, depth) for v in _list(payload)]
+            obj = base.__new__(cls, items)
+            self.made[ref] = obj
+        elif base in (int, float, complex, str, bytes, bool):
+            value = self.decode(payload, depth)
+            if type(value) is not base:
+                raise CannotCross("malformed scalar payload")
+            obj = base.__new__(cls, value)
+            self.made[ref] = obj
+        else:
+            obj = (base or object).__new__(cls)
+            self.made[ref] = obj
+            if base is collections.defaultdict:
+                factory = self.decode(extra, depth)
+                if factory is not None and not isinstance(factory, type):
+                    raise CannotCross("a defaultdict's factory is not a class")
+                obj.default_factory = factory
+            if base in (dict, collections.defaultdict, collections.OrderedDict):
+                for pair in _list(payload):
+                    key, value = _list(pair)
+                    base.__setitem__(obj, self.decode(key, depth), self.decode(value, depth))
+            elif base is collections.deque:
+                maxlen = extra if type(extra) is int and extra >= 0 else None
+                collections.deque.__init__(obj, (), maxlen)
+                collections.deque.extend(obj, [self.decode(v, depth) for v in _list(payload)])
+            elif base is list:
+                list.extend(obj, [self.decode(v, depth) for v in _list(payload)])
+            elif base is set:
+                set.update(obj, [self.decode(v, depth) for v in _list(payload)])
+            elif base is bytearray:
+                bytearray.extend(obj, self.decode(payload, depth))
+        self.fill(obj, cls, state, slots, depth)
+        return obj
+
+    def fill(self, obj: object, cls: type, state: object, slots: object, depth: int = 1) -> None:
+        """Write decoded attributes straight into ``__dict__`` and slots (no user code)."""
+        if not isinstance(state, dict) or not isinstance(slots, dict):
+            raise CannotCross("malformed object state")
+        values = {_str(k): self.decode(v, depth) for k, v in state.items()}
+        try:
+            attrs = object.__getattribute__(obj, "__dict__")
+        except AttributeError:
+            attrs = None
+        if values and type(attrs) is not dict:
+            raise CannotCross(f"{cls.__qualname__} objects have no plain __dict__")
+        if type(attrs) is dict:
+            dict.clear(attrs)
+            dict.update(attrs, values)
+        known = _slots(cls)
+        if set(slots) - set(known):
+            raise CannotCross(f"{cls.__qualname__} has no such slots")
+        for name, desc in known.items():
+            if name in slots:
+                desc.__set__(obj, self.decode(slots[name], depth))
+            else:
+                with contextlib.suppress(AttributeError):
+                    desc.__delete__(obj)
+
+
+def _str(value: object) -> str:
+    if type(value) is not str:
+        raise CannotCross("malformed value")
+    return value
+
+
+def _list(value: object) -> list:
+    if type(value) is not list:
+        raise CannotCross("malformed value")
+    return value

@@ -1,0 +1,105 @@
+"""Serves calls of the model's function in a sandbox of its own (hostile side).
+
+Started per test run, in the copy that holds the model's function (and none of the
+project's tests): imports the module — every module-level effect of the model's code
+happens here — then answers each call the test process's proxy sends: decode the
+arguments, call the function, send back the arguments' new state and the result (or the
+exception) as data. Nothing this process sends is more than data to the test process.
+
+Copied into the worker copy as ``_beyondpass_worker.py``; imports nothing from beyondpass.
+Usage: ``python _beyondpass_worker.py FD MODULE``.
+"""
+
+import importlib
+import socket
+import sys
+
+import _beyondpass_codec as codec
+
+
+def find_class(module: str, qualname: str) -> "type | None":
+    try:
+        found: object = importlib.import_module(module)
+    except Exception:
+        return None
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found if isinstance(found, type) else None
+
+
+def _target(module: object, qualname: str) -> object:
+    *owners, name = qualname.split(".")
+    holder = module
+    for part in owners:
+        holder = getattr(holder, part)
+    raw = vars(holder)[name] if isinstance(holder, type) else getattr(holder, name)
+    if isinstance(raw, (staticmethod, classmethod)):
+        return raw.__func__
+    if isinstance(raw, property):
+        return raw.fget
+    return raw
+
+
+def _error(ident: object, exc: BaseException) -> dict:
+    cls = type(exc)
+    try:
+        message = str(exc)[:2000]
+    except Exception:
+        message = ""
+    try:
+        args = codec.encode(tuple(exc.args))
+    except Exception:
+        args = None
+    try:
+        ref = [cls.__module__, cls.__qualname__]
+    except Exception:
+        ref = None
+    return {
+        "id": ident,
+        "ok": False,
+        "error": {
+            "type": cls.__name__,
+            "bases": [c.__name__ for c in cls.__mro__],
+            "class": ref,
+            "message": message,
+            "args": args,
+            "suppress_context": exc.__suppress_context__ is True,
+        },
+    }
+
+
+def main() -> None:
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    sock.set_inheritable(False)
+    module: object = None
+    failure: BaseException | None = None
+    try:
+        module = importlib.import_module(sys.argv[2])
+    except BaseException as exc:  # SystemExit too: the module did not import
+        failure = exc
+    while True:
+        try:
+            request = codec.receive(sock)
+        except (codec.ChannelClosed, OSError):
+            return
+        ident = request.get("id")
+        try:
+            if failure is not None:
+                raise failure
+            function = _target(module, str(request.get("target")))
+            args, kwargs = codec.Decoder(find_class).decode(request.get("value"))
+            result = function(*args, **kwargs)
+            answer = {"id": ident, "ok": True, "value": codec.encode((args, kwargs, result))}
+        except codec.CannotCross as exc:
+            answer = _error(ident, exc)
+            answer["error"]["type"] = "ResultCannotCross"
+        except BaseException as exc:
+            answer = _error(ident, exc)
+        try:
+            codec.send(sock, answer)
+        except codec.CannotCross as exc:
+            codec.send(sock, _error(ident, exc))
+
+
+if __name__ == "__main__":
+    main()

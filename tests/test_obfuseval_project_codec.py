@@ -1,0 +1,186 @@
+"""The data codec and the proxy's helpers of project mode, without a sandbox.
+
+What crosses from the worker (the model's process) to the test process is data: these
+tests build values the way a hostile worker could and check what the decoder makes of
+them — no function, no foreign class, no code of a class runs, malformed input is refused.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import json
+import sys
+
+import pytest
+
+from beyondpass.methods.obfuseval.project import codec
+
+
+class Node:
+    __slots__ = ("value", "next", "_Node__hidden")
+
+    def __init__(self, value, nxt=None):
+        self.value, self.next = value, nxt
+
+
+class Box:
+    def __init__(self, items):
+        self.items = items
+        self.me = self
+
+    def __setstate__(self, state):  # must never run while decoding
+        raise AssertionError("decoder ran __setstate__")
+
+
+class Hashed(tuple):
+    pass
+
+
+CLASSES = {"Node": Node, "Box": Box, "Hashed": Hashed}
+
+
+def _admit(module: str, qualname: str):
+    return CLASSES.get(qualname) if module == __name__ else None
+
+
+def _round_trip(value):
+    wire = json.loads(json.dumps(codec.encode(value)))
+    return codec.Decoder(_admit).decode(wire)
+
+
+def test_data_and_admitted_classes_round_trip_with_sharing_and_cycles():
+    shared = [1, 2]
+    ring = Node(1)
+    ring.next = Node(2, ring)
+    box = Box([shared, shared, {"k": (1.5, float("inf"), 2**100, -3)}])
+    counter = collections.Counter("abca")
+    value = (box, ring, counter, Hashed((1, 2)), {1, 2}, frozenset({3}), b"\x00", bytearray(b"x"))
+    back = _round_trip(value)
+    box2, ring2, counter2, hashed2, *rest = back
+    assert type(box2) is Box and box2.me is box2 and box2.items[0] is box2.items[1]
+    assert box2.items == box.items
+    assert type(ring2) is Node and ring2.next.next is ring2 and ring2.next.value == 2
+    assert type(counter2) is collections.Counter and counter2 == counter
+    assert type(hashed2) is Hashed and hashed2 == (1, 2)
+    assert rest == [{1, 2}, frozenset({3}), b"\x00", bytearray(b"x")]
+
+
+def _local() -> object:
+    class Local:
+        pass
+
+    return Local()
+
+
+@pytest.mark.parametrize("value", [lambda: 1, (x for x in ()), print, sys, open, _local()])
+def test_functions_generators_modules_and_local_classes_cannot_cross(value):
+    with pytest.raises(codec.CannotCross):
+        codec.encode(value)
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        ["k", ["os", "system"]],  # a function posing as a class
+        ["k", ["subprocess", "Popen"]],  # a class that is not admitted
+        ["o", 0, ["builtins", "object"], None, None, None, {}, {}],
+        ["o", 0, [__name__, "Box"], "list", [], None, {}, {}],  # a base it does not have
+        ["r", 5],  # a reference to nothing
+        ["l", 0, [["r", 0], ["x"]]],  # an unknown tag
+        ["i", 12],  # not a string
+        ["d", 0, [[["l", 1, []], ["n"]]]],  # an unhashable key
+        "not a list",
+    ],
+)
+def test_a_malformed_or_foreign_tree_is_refused(node):
+    with pytest.raises(codec.CannotCross):
+        codec.Decoder(_admit).decode(node)
+
+
+def test_decoding_runs_no_code_of_the_class():
+    wire = ["o", 0, [__name__, "Box"], None, None, None, {"items": ["n"]}, {}]
+    box = codec.Decoder(_admit).decode(wire)
+    assert type(box) is Box and box.items is None and not hasattr(box, "me")
+
+
+def test_deep_nesting_is_refused_not_a_crash():
+    deep: list = []
+    for _ in range(codec.MAX_DEPTH + 10):
+        deep = [deep]
+    with pytest.raises(codec.CannotCross):
+        codec.encode(deep)
+
+
+@pytest.fixture
+def proxy(monkeypatch):
+    monkeypatch.setitem(sys.modules, "_beyondpass_codec", codec)
+    module = importlib.import_module("beyondpass.methods.obfuseval.project.proxy")
+    return importlib.reload(module)
+
+
+def test_write_back_changes_the_callers_objects_in_place(proxy):
+    items, table, box = [1], {"a": 1}, Box([0])
+    new_box = Box([0, 1])
+    proxy._write_back(items, [1, 2])
+    proxy._write_back(table, {"b": 2})
+    proxy._write_back(box, new_box)
+    assert items == [1, 2] and table == {"b": 2}
+    assert box.items == [0, 1] and box.me is box  # a reference to itself stays itself
+
+
+def test_worker_exceptions_keep_their_type_name_and_never_end_the_session(proxy):
+    decoder = codec.Decoder(_admit)
+
+    def raised(error):
+        return proxy._exception(error, decoder)
+
+    key = raised({"type": "KeyError", "message": "'x'", "args": codec.encode(("x",))})
+    assert type(key) is KeyError and key.args == ("x",)
+    own = raised({"type": "CacheFull", "bases": ["CacheFull", "LookupError"], "message": "m"})
+    assert type(own).__name__ == "CacheFull" and isinstance(own, LookupError)
+    for name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+        made = raised({"type": name, "bases": [name, "BaseException"], "message": ""})
+        assert type(made).__name__ == name and isinstance(made, Exception)
+    odd = raised({"type": "not a name!", "message": 5})
+    assert type(odd) is Exception
+    assert isinstance(raised("garbage"), proxy.WorkerGone)
+
+
+def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_copy(tmp_path):
+    """The test copy holds the proxy in place of the function (never the answer, so none
+    of its module-level code can run where outcomes are decided); the worker copy holds
+    the answer and none of the project's test files."""
+    from beyondpass.methods.obfuseval.project.boundary import testing_copy, worker_copy
+    from beyondpass.methods.obfuseval.project.tasks import ProjectTask
+
+    pristine = tmp_path / "pristine"
+    (pristine / "pkg").mkdir(parents=True)
+    (pristine / "tests").mkdir()
+    module = "import os\n\n\nclass Box:\n    def size(self):\n        return 1\n"
+    (pristine / "pkg" / "box.py").write_text(module)
+    (pristine / "tests" / "test_box.py").write_text("def test_size():\n    pass\n")
+    (pristine / "tests" / "helpers.py").write_text("VALUE = 1\n")
+    (pristine / "conftest.py").write_text("")
+    task = ProjectTask("pkg.box.Box.size", "pkg/box.py", ("Box", "size"), "d", "", "", ())
+    answer = (  # code that runs at import: the decorator of the answer's function
+        "import sys\n\n\ndef hook(fn):\n    sys.exit(0)\n\n\n@hook\ndef size(self):\n    return 2\n"
+    )
+    tests = testing_copy(pristine, tmp_path / "t", task, "pkg.box")
+    worker = worker_copy(pristine, tmp_path / "w", task, answer, ["tests/helpers.py"])
+    proxied = (tests / "pkg" / "box.py").read_text()
+    assert "_beyondpass_proxy.call('pkg.box', 'Box.size', args, kwargs)" in proxied
+    assert "sys.exit" not in proxied and "return 1" not in proxied
+    assert (tests / "tests" / "test_box.py").is_file()
+    assert {p.name for p in (tests / ".beyondpass").iterdir()} == {
+        "_beyondpass_codec.py",
+        "_beyondpass_proxy.py",
+    }
+    spliced = (worker / "pkg" / "box.py").read_text()
+    assert "sys.exit(0)" in spliced and "return 2" in spliced
+    left = sorted(p.relative_to(worker).as_posix() for p in worker.rglob("*.py"))
+    assert left == [
+        ".beyondpass/_beyondpass_codec.py",
+        ".beyondpass/_beyondpass_worker.py",
+        "pkg/box.py",
+    ]
