@@ -17,6 +17,7 @@ from beyondpass.methods.obfuseval.rewrite_base import (
 from beyondpass.methods.obfuseval.semantic.common import (
     Stmt,
     assign_or_return,
+    comp_part,
     comp_targets,
     final_return,
     names_in,
@@ -122,7 +123,7 @@ class LoopToBuiltin(Rewrite):
             if inner is not None and self._match(new[i], new[i + 1]) == inner and self.take():
                 loop: cst.For = new[i]  # type: ignore[assignment]
                 cond = body_of(loop.body)[0].test  # type: ignore[attr-defined]
-                head = f"{code(loop.target)} in {code(loop.iter)}"
+                head = f"{code(loop.target)} in {comp_part(loop.iter)}"
                 call = (
                     f"any({code(cond)} for {head})"
                     if inner

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import symtable
+
 import libcst as cst
 
 from beyondpass.methods.obfuseval.rewrite_base import (
     block,
+    code,
     target_names,
 )
 
@@ -91,3 +94,56 @@ def final_return(nodes: list[cst.BaseStatement]) -> cst.Return | None:
     if len(line.body) == 1 and isinstance(line.body[0], cst.Return):
         return line.body[0]
     return None
+
+
+def fast_locals(func: cst.FunctionDef) -> frozenset[str]:
+    """Names that are plain local variables of ``func``: bound in it (parameters included),
+    not declared global/nonlocal, and spelled in none of its nested scopes (functions,
+    lambdas, classes, comprehensions). Only code of ``func`` itself can rebind such a name,
+    so between two reads with no assignment in between it holds the same object; reading
+    it has no effect (an unbound one raises UnboundLocalError). Python's own ``symtable``
+    decides; code it cannot read gives the empty set."""
+    try:
+        table = symtable.symtable(code(func), "<function>", "exec")
+    except (SyntaxError, ValueError):
+        return frozenset()
+    inner = [t for t in table.get_children() if t.get_name() == func.name.value]
+    if len(inner) != 1:
+        return frozenset()
+    nested: set[str] = set()
+    pending = list(inner[0].get_children())
+    while pending:
+        child = pending.pop()
+        nested.update(child.get_identifiers())
+        pending += child.get_children()
+    return (
+        frozenset(
+            s.get_name()
+            for s in inner[0].get_symbols()
+            if s.is_local() and not s.is_global() and not s.is_nonlocal()
+        )
+        - nested
+    )
+
+
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def stable(node: cst.BaseExpression, local: frozenset[str]) -> bool:
+    """Evaluating ``node`` runs no user code, has no effect, and gives the same object
+    every time while no statement of the function runs: a number or string literal
+    (not an f-string), ``True``/``False``/``None``, or a name in ``local``."""
+    if isinstance(node, _LITERALS):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in local or node.value in ("True", "False", "None")
+    return False
+
+
+def comp_part(node: cst.BaseExpression) -> str:
+    """``node``'s code fit for a comprehension's ``in`` or ``if`` part, where a bare
+    conditional expression, lambda, walrus or tuple would parse differently or not at all."""
+    text = code(node)
+    if isinstance(node, cst.IfExp | cst.Lambda | cst.NamedExpr | cst.Tuple) and not node.lpar:
+        return f"({text})"
+    return text

@@ -19,6 +19,7 @@ from beyondpass.methods.obfuseval.rewrite_base import (
 from beyondpass.methods.obfuseval.semantic.common import (
     Stmt,
     assign_or_return,
+    comp_part,
     comp_targets,
     names_in,
     nested_loops,
@@ -211,8 +212,9 @@ class LoopToComprehension(Rewrite):
             found = self._match(old[i], old[i + 1]) if i + 1 < len(old) else None
             if found and self._match(new[i], new[i + 1]) and self.take():
                 var, target, it, cond, elt = self._match(new[i], new[i + 1])  # type: ignore[misc]
-                ifs = f" if {code(cond)}" if cond is not None else ""
-                comp = f"{var} = [{code(elt)} for {code(target)} in {code(it)}{ifs}]\n"
+                ifs = f" if {comp_part(cond)}" if cond is not None else ""
+                head = f"{code(target)} in {comp_part(it)}{ifs}"
+                comp = f"{var} = [{code(elt)} for {head}]\n"
                 out.append(stmt(comp).with_changes(leading_lines=new[i].leading_lines))
                 i += 2
                 continue
