@@ -1,7 +1,9 @@
-"""Symbol obfuscation of every HumanEval and sanitized MBPP task, checked independently.
+"""Every HumanEval and sanitized MBPP task at each level, checked independently.
 
-Names are read back with Python's own ``tokenize``/``ast`` (not libcst, which does the
-renaming); verification runs every variant in the bwrap sandbox.
+Each (benchmark, levels) pair is transformed and verified once (a module-scoped fixture)
+and every assertion about it reads the shared result. Names are read back with Python's own
+``tokenize``/``ast`` (not libcst, which does the renaming); verification runs every variant
+in the bwrap sandbox.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import ast
 import io
 import re
 import tokenize
+from collections.abc import Callable
 
 import pytest
 
@@ -17,10 +20,9 @@ pytest.importorskip("libcst")
 
 from beyondpass.benchmarks import load_benchmark  # noqa: E402
 from beyondpass.benchmarks.task import Benchmark, Task, TestCase  # noqa: E402
-from beyondpass.methods.obfuseval.symbol import Unsupported  # noqa: E402
-from beyondpass.methods.obfuseval.task import obfuscate_symbols  # noqa: E402
 from beyondpass.methods.obfuseval.transform import (  # noqa: E402
     ObfuscateOptions,
+    Report,
     obfuscate_benchmark,
 )
 
@@ -101,42 +103,82 @@ def _survivors(old: Task, new: Task) -> list[str]:
     return found
 
 
+#: every level set checked on all tasks of both benchmarks: each level alone and all three
+#: together (the pairs symbol+structure and symbol+semantic are measured in docs/obfuseval.md)
+LEVEL_SETS = [["symbol"], ["structure"], ["semantic"], ["symbol", "structure", "semantic"]]
+Run = tuple[Benchmark, Benchmark, Report]
+
+
+@pytest.fixture(scope="module")
+def obfuscated(data_dir: object) -> Callable[[str, tuple[str, ...]], Run]:
+    """``(benchmark, levels) -> (original, obfuscated, report)``, each computed once (seed 0,
+    one variant, one sandbox batch) and shared by every assertion about it."""
+    benches: dict[str, Benchmark] = {}
+    runs: dict[tuple[str, tuple[str, ...]], Run] = {}
+
+    def get(name: str, levels: tuple[str, ...]) -> Run:
+        if name not in benches:
+            benches[name] = load_benchmark(name, data_dir)  # type: ignore[arg-type]
+        if (name, levels) not in runs:
+            options = ObfuscateOptions(levels=list(levels))  # type: ignore[arg-type]
+            out, report = obfuscate_benchmark(benches[name], options, seed=0)
+            runs[name, levels] = (benches[name], out, report)
+        return runs[name, levels]
+
+    return get
+
+
 @pytest.mark.parametrize("name", ["humaneval", "mbpp"])
 def test_no_name_of_the_signature_survives_in_prompt_context_or_tests(
-    name: str, data_dir: object
+    name: str, obfuscated: Callable[[str, tuple[str, ...]], Run]
 ) -> None:
-    bench = load_benchmark(name, data_dir)  # type: ignore[arg-type]
-    refused: dict[str, str] = {}
-    problems: dict[str, list[str]] = {}
-    for tid, task in bench.tasks.items():
-        try:
-            new, info = obfuscate_symbols(task, seed=7)
-        except Unsupported as exc:
-            refused[tid] = str(exc)
-            continue
-        assert new.entry_point == info["mapping"][task.entry_point]
-        if found := _survivors(task, new):
-            problems[tid] = found
-    assert not problems, problems
-    assert len(refused) <= 0.02 * len(bench.tasks), refused
-    assert all(refused.values())
+    """On every verified symbol-level variant (and the renamed tasks of all three levels):
+    no identifier of the entry point or its parameters is left; refusals have a reason."""
+    for levels in (("symbol",), ("symbol", "structure", "semantic")):
+        bench, out, report = obfuscated(name, levels)
+        problems: dict[str, list[str]] = {}
+        for tid, new in out.tasks.items():
+            task = bench.tasks[tid]
+            info = new.metadata["obfuscation"]
+            assert new.entry_point == info["mapping"][task.entry_point]
+            assert new.entry_point != info["original_entry_point"]
+            if found := _survivors(task, new):
+                problems[tid] = found
+        assert not problems, (levels, problems)
+        refused = [o for o in report.excluded if o.reason.startswith("not obfuscated")]
+        assert len(refused) <= 0.02 * len(bench.tasks), refused
 
 
+@pytest.mark.parametrize("levels", LEVEL_SETS, ids=["+".join(s) for s in LEVEL_SETS])
 @pytest.mark.parametrize("name", ["humaneval", "mbpp"])
-def test_at_least_98_percent_of_tasks_verified_and_every_exclusion_has_a_reason(
-    name: str, data_dir: object
+def test_every_task_at_each_level_is_verified_or_excluded_with_why(
+    name: str, levels: list[str], obfuscated: Callable[[str, tuple[str, ...]], Run]
 ) -> None:
-    bench = load_benchmark(name, data_dir)  # type: ignore[arg-type]
-    out, report = obfuscate_benchmark(bench, ObfuscateOptions(), seed=0)
+    """All tasks, one sandbox batch: >= 98% verified (passing their tests, and for the
+    structure and semantic levels agreeing with the reference before the rewrites on every
+    test call), each variant really changed, every exclusion listed with a reason."""
+    bench, out, report = obfuscated(name, tuple(levels))
     assert len(report.outcomes) == len(bench.tasks)
-    assert len(report.verified) >= 0.98 * len(bench.tasks)
+    assert len(report.verified) >= 0.98 * len(bench.tasks), [
+        (o.task_id, o.reason) for o in report.excluded
+    ]
     assert len(out.tasks) == len(report.verified)
     assert {o.task_id for o in report.excluded}.isdisjoint(out.tasks)
-    for excluded in report.excluded:
-        assert excluded.reason, excluded
-    for task in out.tasks.values():
-        assert task.metadata["obfuscation"]["mapping"]
-        assert task.entry_point != task.metadata["obfuscation"]["original_entry_point"]
+    assert all(o.reason for o in report.excluded)
+    for tid, task in out.tasks.items():
+        info = task.metadata["obfuscation"]
+        original = bench.tasks[tid]
+        assert task.reference_solution != original.reference_solution
+        if "symbol" in levels:
+            assert info["mapping"], tid
+        for level in ("structure", "semantic"):
+            if level in levels:
+                assert info[level]["applied"], (tid, level)
+        if task.prompt_style == "completion":
+            assert task.reference_solution.startswith(task.prompt), tid
+        else:
+            assert task.prompt == original.prompt or "symbol" in levels
+        compile(task.reference_solution, tid, "exec")
 
 
 def _bench(*tasks: Task) -> Benchmark:
@@ -175,37 +217,3 @@ def test_a_variant_that_fails_is_excluded_with_the_reason_never_kept() -> None:
     v0, v1 = out.tasks["ok#v0"], out.tasks["ok#v1"]
     assert v0.entry_point != v1.entry_point  # different seeds, different variants
     assert (v0.metadata["variant"], v1.metadata["variant"]) == (0, 1)
-
-
-#: each new level alone and all three together (symbol alone: the test above); the pairs
-#: symbol+structure and symbol+semantic are measured in docs/obfuseval.md
-LEVEL_SETS = [["structure"], ["semantic"], ["symbol", "structure", "semantic"]]
-
-
-@pytest.mark.parametrize("levels", LEVEL_SETS, ids=["+".join(s) for s in LEVEL_SETS])
-@pytest.mark.parametrize("name", ["humaneval", "mbpp"])
-def test_every_task_at_the_structure_and_semantic_levels_is_verified_or_excluded_with_why(
-    name: str, levels: list[str], data_dir: object
-) -> None:
-    """All tasks, one sandbox batch: >= 98% verified (passing their tests while agreeing
-    with the reference before the rewrites on every test call), each variant really
-    rewritten, exclusions with a reason."""
-    bench = load_benchmark(name, data_dir)  # type: ignore[arg-type]
-    out, report = obfuscate_benchmark(bench, ObfuscateOptions(levels=levels), seed=0)
-    assert len(report.outcomes) == len(bench.tasks)
-    assert len(report.verified) >= 0.98 * len(bench.tasks), [
-        (o.task_id, o.reason) for o in report.excluded
-    ]
-    assert all(o.reason for o in report.excluded)
-    for tid, task in out.tasks.items():
-        info = task.metadata["obfuscation"]
-        original = bench.tasks[tid]
-        assert task.reference_solution != original.reference_solution
-        for level in ("structure", "semantic"):
-            if level in levels:
-                assert info[level]["applied"], (tid, level)
-        if task.prompt_style == "completion":
-            assert task.reference_solution.startswith(task.prompt), tid
-        else:
-            assert task.prompt == original.prompt or "symbol" in levels
-        compile(task.reference_solution, tid, "exec")

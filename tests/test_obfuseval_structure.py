@@ -106,6 +106,66 @@ def test_inline_does_not_apply_where_its_precondition_fails(code: str, reason: s
     assert new is module and reason in what
 
 
+LOOPED_HELPER = """\
+def choose(n, k):
+    row = [0] * (k + 1)
+    row[0] = 1
+    for i in range(1, n + 1):
+        for j in range(min(i, k), 0, -1):
+            if j > 9:
+                continue
+            row[j] = row[j] + row[j - 1]
+    return row[k]
+
+
+def f(n):
+    i = n - 1
+    return choose(2 * n, i)
+"""
+
+
+def test_inline_takes_a_helper_with_loops_before_its_only_return() -> None:
+    ctx = _ctx(LOOPED_HELPER)
+    module, what = inline_helpers(cst.parse_module(LOOPED_HELPER), "f", ctx, keep=set())
+    assert "inlined 1 call(s) of choose" in what and "definition removed: choose" in what
+    i_new, j_new, k_new, n_new, row_new = ctx.made
+    assert module.code == (
+        "\n\ndef f(n):\n"  # the blank lines that separated it from the helper stay
+        "    i = n - 1\n"
+        f"    {n_new} = 2 * n\n"
+        f"    {k_new} = i\n"
+        f"    {row_new} = [0] * ({k_new} + 1)\n"
+        f"    {row_new}[0] = 1\n"
+        f"    for {i_new} in range(1, {n_new} + 1):\n"
+        f"        for {j_new} in range(min({i_new}, {k_new}), 0, -1):\n"
+        f"            if {j_new} > 9:\n"
+        "                continue\n"
+        f"            {row_new}[{j_new}] = {row_new}[{j_new}] + {row_new}[{j_new} - 1]\n"
+        f"    return {row_new}[{k_new}]\n"
+    )
+    rng = random.Random(4)
+    same_behaviour(LOOPED_HELPER, module.code, [(rng.randint(1, 12),) for _ in range(40)])
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        # a return inside the loop: the inlined code would return from the target
+        "def h(xs):\n    for x in xs:\n        if x:\n            return x\n    return 0\n",
+        # the body ends in a loop, not in its return
+        "def h(xs):\n    t = 0\n    for x in xs:\n        t += x\n",
+        # a match statement binds names the renaming does not see
+        "def h(xs):\n    match xs:\n        case [a]:\n            t = a\n"
+        "        case _:\n            t = 0\n    return t\n",
+    ],
+)
+def test_inline_refuses_compound_helpers_without_a_single_final_return(helper: str) -> None:
+    code = helper + "def f(xs):\n    return h(xs)\n"
+    module = cst.parse_module(code)
+    new, what = inline_helpers(module, "f", _ctx(code), keep=set())
+    assert new is module and "no helper that can be inlined" in what
+
+
 LOOP = """\
 def f(xs, k):
     \"\"\"Doc.\"\"\"

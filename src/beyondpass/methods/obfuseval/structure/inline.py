@@ -22,7 +22,7 @@ from beyondpass.methods.obfuseval.structure.common import (
 
 
 def _inlinable(module: cst.Module, target: str) -> dict[str, cst.FunctionDef]:
-    """Module-level helpers whose body is straight-line code ending in ``return e``."""
+    """Module-level helpers whose body ends in its only ``return e`` (any statements before)."""
     counts: dict[str, int] = {}
     for node in module.body:
         if isinstance(node, cst.FunctionDef | cst.ClassDef):
@@ -40,7 +40,10 @@ def _inlinable(module: cst.Module, target: str) -> dict[str, cst.FunctionDef]:
         if counts[name] != 1 or name in rebound or _params(node) is None:  # type: ignore[arg-type]
             continue
         body = [s for s in _body(node) if not _is_docstring(s)]  # type: ignore[arg-type]
-        if not body or not all(isinstance(s, cst.SimpleStatementLine) for s in body):
+        # loops, branches and try blocks are fine before the final return: their break and
+        # continue stay inside the helper's own loops, and _FORBIDDEN keeps every other
+        # return, yield, scope and name-binding form we do not rename out of them
+        if not body or not isinstance(body[-1], cst.SimpleStatementLine):
             continue
         tree = _tree(body)
         last = tree.body[-1] if tree.body else None
@@ -48,7 +51,7 @@ def _inlinable(module: cst.Module, target: str) -> dict[str, cst.FunctionDef]:
             continue
         inner = [n for s in tree.body[:-1] for n in ast.walk(s)]
         inner += list(ast.walk(last.value))
-        if any(isinstance(n, _FORBIDDEN) for n in inner) or name in _loads(tree):
+        if any(isinstance(n, (*_FORBIDDEN, ast.Match)) for n in inner) or name in _loads(tree):
             continue
         out[name] = node  # type: ignore[assignment]
     return out
@@ -150,9 +153,10 @@ def inline_helpers(
     """Inline every stand-alone call of a straight-line helper in ``entry``.
 
     Precondition: the helper is a plain module-level function defined once and never
-    rebound, with positional parameters only, a body of simple statements ending in its only
-    return, no nested scope, no recursion; the target binds no name the helper reads (else
-    the inlined code would see the target's variable) and has no ``global``/``nonlocal``.
+    rebound, with positional parameters only, a body (loops and branches allowed) ending in
+    its only return, no nested scope, no match statement, no recursion; the target binds no
+    name the helper reads (else the inlined code would see the target's variable) and has no
+    ``global``/``nonlocal``.
     The helper's definition is removed when nothing else (module, tests, prompt: ``keep``)
     names it.
     """
