@@ -131,6 +131,9 @@ def test_a_function_that_cannot_be_called_keeps_its_own_status(executor, code) -
         "import sys\nsys.exit(4)\n",
         "raise KeyError('at load')\n",
         "import os\nos.environ['X'] = '1'\ndef gcd(a, b):\n    return len(os.environ) * 0 + 2\n",
+        # as deep a stack as in a process of its own (the recursion limit is adjusted)
+        "def gcd(a, b):\n    def down(n):\n        try:\n            return down(n + 1)\n"
+        "        except RecursionError:\n            return n\n    return down(0)\n",
     ],
 )
 def test_top_level_code_behaves_as_in_one_process_per_case(executor, code) -> None:
@@ -221,7 +224,7 @@ def test_patching_the_runner_and_builtins_is_no_more_than_choosing_the_output(ex
 
 
 LEFTOVERS = """
-import os, threading, time
+import os, signal, threading, time
 def _pester():
     while True:
         for fd in range(3, 64):
@@ -243,6 +246,10 @@ def gcd(a, b):
     if a == 19:
         with open("state.txt", "w") as fh:
             fh.write("x")
+    if a == 23:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)  # SIGALRM ends a process 0.3 s later
+    if a == 29:
+        time.sleep(1.0)  # long enough for a pending alarm to fire in this case
     while b:
         a, b = b, a % b
     return a
@@ -250,14 +257,16 @@ def gcd(a, b):
 
 
 def test_threads_processes_and_files_a_case_leaves_never_reach_later_cases(executor) -> None:
-    tests = gcd_tests([(12, 18), (13, 26), (9, 3), (17, 34), (8, 12), (19, 38), (100, 75)])
+    pairs = [(12, 18), (13, 26), (9, 3), (17, 34), (8, 12), (19, 38), (100, 75), (23, 46)]
+    tests = gcd_tests([*pairs, (29, 58)])
     result = executor.run(io_request("python", python_program(LEFTOVERS, GCD), tests, LIMITS))
     status = {t.name: t.status for t in result.tests}
     # the cases that left something behind may have been disturbed by it themselves (the
     # thread or process can write before the answer); every other case passes
-    for name in ("edge-0", "edge-2", "edge-4", "edge-6"):
+    for name in ("edge-0", "edge-2", "edge-4", "edge-6", "edge-8"):
         assert status[name] is Status.PASSED, verdicts(result)
     assert status["edge-5"] is Status.PASSED  # wrote its file after it looked for one
+    assert status["edge-7"] is Status.PASSED  # its alarm was still pending when it answered
 
 
 SEARCHER = """

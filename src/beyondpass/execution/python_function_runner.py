@@ -27,8 +27,8 @@ Trust: the function runs in this process and can do anything this code can, so f
 case it can choose the reply (no more than choosing its return value). It cannot write a
 later case's reply in advance (that case's nonce does not exist yet), never sees an
 expected output (the judge compares), and a case after which threads or child processes
-are left running, or files were added to the working or scratch directory, ends the
-process after its reply, so nothing of it reaches later cases.
+or timers are left running, or files were added to the working or scratch directory, ends
+the process after its reply, so nothing of it reaches later cases.
 
 This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
 """
@@ -37,10 +37,16 @@ import _thread
 import builtins
 import os
 import random
+import signal
 import struct
 import sys
 import traceback
 
+#: recursion depth used under the function when the driver calls it in a process of its
+#: own (the fork server's module, main, _spare, _child, run_main, the program's module,
+#: _bp_main, and one more for the ``exec`` that enters the program): the runner sets the
+#: recursion limit so that the function has as much depth left (a test compares them)
+DRIVER_DEPTH = 8
 NOT_CALLABLE_EXIT = 97  # = methods/comparison/drivers.py NOT_CALLABLE_EXIT
 NOT_CALLABLE_MARK = "beyondpass: function not callable:"
 STDERR_TAIL = 4000
@@ -164,7 +170,9 @@ class Runner:
         self.fstat, self.pread, self.truncate = os.fstat, os.pread, os.ftruncate
         self.lseek, self.waitpid, self.stat = os.lseek, os.waitpid, os.stat
         self.seed_random, self.seed = random.seed, 0
+        self.timer = signal.getitimer
         self.cap = 0
+        self.depth_set = False
 
     # -- the program ----------------------------------------------------------------------
     def start(self) -> bool:
@@ -224,6 +232,8 @@ class Runner:
         """The driver's call -> (status, rendered results, stderr text)."""
         if self.load_failure:
             return self.load_failure[0], "", self.load_failure[1]
+        if not self.depth_set:
+            self._same_depth()
         self.seed_random(self.seed)
         try:
             args = _parse(self.inputs, data.decode("utf-8", "backslashreplace"))
@@ -244,12 +254,24 @@ class Runner:
         except BaseException as exc:  # noqa: BLE001 - the function's exception is its answer
             return 1, "", _traceback(exc)
 
+    def _same_depth(self) -> None:
+        """The recursion limit that leaves the function as deep a stack as the driver's."""
+        self.depth_set = True
+        frame, depth = sys._getframe(1), 0  # from the caller: the function replaces _call
+        while frame is not None:
+            depth, frame = depth + 1, frame.f_back
+        sys.setrecursionlimit(max(100, sys.getrecursionlimit() - DRIVER_DEPTH + depth))
+
     # -- what a case leaves behind --------------------------------------------------------
     def _clean(self) -> bool:
         """Whether nothing of the case runs on or was added: no new thread, no child
-        process alive, no entry added to the working or scratch directory."""
+        process alive, no timer pending, no entry added to the working or scratch
+        directory."""
         if self.count_threads() > self.threads:
             return False
+        for which in (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF):
+            if self.timer(which)[0] > 0:
+                return False
         while True:
             try:
                 pid, _ = self.waitpid(-1, os.WNOHANG)
