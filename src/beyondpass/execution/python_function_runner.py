@@ -285,7 +285,7 @@ class Runner:
 
     def _dirs(self) -> tuple:
         out = []
-        for path in (self.home, self.root):
+        for path in (self.home, self.root, os.path.join(self.root, "logs")):
             try:
                 st = self.stat(path)
                 out.append((st.st_mtime_ns, st.st_nlink))
