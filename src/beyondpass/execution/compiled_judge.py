@@ -5,7 +5,8 @@ The compile step runs in a process of its own from the candidate fork server
 tests. Then either one process per test (C++: exactly the Python scheme of
 :mod:`io_judge`, the launcher ``exec``'d on the test's input) or a batch of tests per
 process (Java: the trusted ``BatchRunner`` takes one test's input at a time over the
-channel and sends back that test's exit status and output). Either way every test has
+channel and sends back that test's exit status and output; the C++ function-mode driver
+and the Python function runner speak the same protocol). Either way every test has
 its own deadline here, the comparison is done here, and a test that hangs, exits the JVM
 or crashes it is charged to that test alone: the next test starts in a fresh process.
 Unlike Python's scheme, a test that runs out of its own time does not end the sample

@@ -27,8 +27,11 @@ Trust: the function runs in this process and can do anything this code can, so f
 case it can choose the reply (no more than choosing its return value). It cannot write a
 later case's reply in advance (that case's nonce does not exist yet), never sees an
 expected output (the judge compares), and a case after which threads or child processes
-or timers are left running, or files were added to the working or scratch directory, ends
-the process after its reply, so nothing of it reaches later cases.
+or timers are left running, or files were added to the working, scratch or logs
+directory, ends the process after its reply, so what a case leaves behind does not reach
+later cases (a hostile function could rewrite these checks too: it would then affect only
+its own later cases, never another answer's, and could make one pass only by computing
+its answer from its input).
 
 This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
 """
