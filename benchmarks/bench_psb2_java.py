@@ -24,9 +24,8 @@ import json
 import os
 import platform
 import time
-from pathlib import Path
 
-from _common import argument_parser, machine_cpu_s
+from _common import argument_parser, machine_cpu_s, tree_cpu_s
 
 from beyondpass.execution import ExecutionLimits, ExecutionRequest, create_executor
 from beyondpass.execution.languages import compile_step, launcher
@@ -77,45 +76,15 @@ def _run(executor, requests) -> tuple[float, float, int]:
     return wall, cpu, n
 
 
-def _tree_cpu_s() -> float:
-    """CPU seconds of this process and all its descendants, living or ended (an ended
-    process counts in its parent's ``cutime`` once waited for, so the sandboxed workers'
-    JVMs are in their fork server's): unlike wall time, not inflated by other work."""
-    tick = os.sysconf("SC_CLK_TCK")
-    parent: dict[int, int] = {}
-    times: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        parent[int(entry)] = int(fields[1])
-        times[int(entry)] = sum(int(f) for f in fields[11:15]) / tick  # utime..cstime
-    mine, total = {os.getpid()}, 0.0
-    grew = True
-    while grew:
-        grew = False
-        for pid, ppid in parent.items():
-            if ppid in mine and pid not in mine:
-                mine.add(pid)
-                grew = True
-    for pid in mine:
-        total += times.get(pid, 0.0)
-    return total
-
-
 def _measure(bench, cases: int | None) -> tuple[float, float, float, int, int]:
     """One fresh executor (workers started before the clock): wall, machine CPU, own CPU
     (this process and its sandboxed workers), cases, workers."""
     executor = create_executor("sandbox")
     try:
         _run(executor, _requests(bench, 1)[:1])
-        own = _tree_cpu_s()
+        own = tree_cpu_s()
         wall, cpu, n = _run(executor, _requests(bench, cases))
-        own = _tree_cpu_s() - own
+        own = tree_cpu_s() - own
     finally:
         executor.close()
     return wall, cpu, own, n, executor.workers

@@ -15,6 +15,7 @@ import pytest
 from beyondpass.benchmarks.task import TestCase
 from beyondpass.errors import DataError
 from beyondpass.execution import ExecutionRequest, Status, create_executor
+from beyondpass.execution.languages import io_request
 from beyondpass.methods.comparison.analysis import within_epsilon
 from beyondpass.methods.comparison.drivers import (
     NOT_CALLABLE_EXIT,
@@ -79,7 +80,10 @@ def test_loader_reads_all_25_descriptions_and_481_edge_cases(edge_bench) -> None
 @pytest.mark.parametrize("name", NAMES)
 def test_reference_solution_passes_every_edge_case(name, edge_bench, executor) -> None:
     task = edge_bench.tasks[problem(name).hyphenated]
-    result = executor.run(ExecutionRequest(program=task.reference_solution, tests=task.tests))
+    # batched: the reference's trailer gets it the Python function runner
+    request = io_request("python", task.reference_solution, task.tests)
+    assert request.launcher is not None
+    result = executor.run(request)
     failed = {
         t.name: t.message
         for t in result.tests
@@ -168,8 +172,12 @@ def test_random_reference_programs_agree_in_the_sandbox(executor, tmp_path: Path
         p = PROBLEMS[name]
         cases, _ = psb2_data.random_cases(name, 30, 1, cache_dir=tmp_path)
         tests = [io_test(p, c, TestCase("x").compare) for c in cases]
-        result = executor.run(ExecutionRequest(program=reference_program(p), tests=tests))
-        assert result.status is Status.PASSED, result.message
+        for request in (
+            ExecutionRequest(program=reference_program(p), tests=tests),  # a process per case
+            io_request("python", reference_program(p), tests),  # batched
+        ):
+            result = executor.run(request)
+            assert result.status is Status.PASSED, result.message
 
 
 # -- original PSB2 files -----------------------------------------------------------------------

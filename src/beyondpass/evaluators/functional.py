@@ -82,6 +82,8 @@ class FunctionalEvaluator(Evaluator):
             limits = replace(limits, timeout_s=task_timeout)
         program, language = cand.extraction.program, cand.task.language
         compiled = language in COMPILED
+        # a Python function-mode program (its trailer) on I/O tests runs batched too
+        batched = language == "python" and _io(cand.task.tests)
         return ExecutionRequest(
             program=program,
             tests=cand.task.tests,
@@ -91,8 +93,12 @@ class FunctionalEvaluator(Evaluator):
             timing_repeats=self.timing_repeats,
             # C++ and Java: compiled once in the sandbox, then one process per test
             compile=compile_step(language, program) if compiled else None,
-            launcher=launcher(language, program, limits) if compiled else None,
+            launcher=launcher(language, program, limits) if compiled or batched else None,
         )
+
+
+def _io(tests: Sequence[TestCase]) -> bool:
+    return bool(tests) and tests[0].is_io
 
 
 #: languages whose programs need a compile step (execution/languages.py)

@@ -5,7 +5,8 @@ The compile step runs in a process of its own from the candidate fork server
 tests. Then either one process per test (C++: exactly the Python scheme of
 :mod:`io_judge`, the launcher ``exec``'d on the test's input) or a batch of tests per
 process (Java: the trusted ``BatchRunner`` takes one test's input at a time over the
-channel and sends back that test's exit status and output). Either way every test has
+channel and sends back that test's exit status and output; the C++ function-mode driver
+and the Python function runner speak the same protocol). Either way every test has
 its own deadline here, the comparison is done here, and a test that hangs, exits the JVM
 or crashes it is charged to that test alone: the next test starts in a fresh process.
 Unlike Python's scheme, a test that runs out of its own time does not end the sample
@@ -16,6 +17,7 @@ This file must import nothing from beyondpass: it runs in the sandboxed judge.
 """
 
 import base64
+import os
 import socket
 import struct
 import time
@@ -167,6 +169,8 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
     stream = _Stream(sock)
     start_deadline = min(deadline, time.monotonic() + START_S)
     launch = {"command": job["launch"]["command"], "batch": True}
+    python = is_python_runner(job["launch"])
+    compile_error = None
     try:
         wire.send_frame(sock, {"program": "", "limits": limits, "stdin": "", "launch": launch})
         reader = wire.FrameReader(sock)
@@ -177,12 +181,18 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
         started = ready == ["ready"] and stream.read(1, start_deadline) == b"H"
         if started:
             sock.sendall(struct.pack(">i", cap))
-    except (OSError, wire.PeerGone, wire.ProtocolError, wire.DeadlineExceeded):
+        if started and python:
+            compile_error = _send_program(stream, job, start_deadline)
+            started = compile_error is None
+    except (OSError, wire.PeerGone, wire.ProtocolError, wire.DeadlineExceeded, TimeoutError):
         started = False
     if not started:  # the runner never came up: no test of this program can run
         sock.close()
         exit_info = fork_server.end_candidate(ctl, True, 0, True)
         report["exit"] = exit_info
+        if compile_error:
+            report["compile_error"] = compile_error
+            return None
         why = io_judge._cause(str((exit_info or {}).get("stderr", ""))) or "no hello"
         report["over"] = {"kind": "start", "message": f"the runner did not start: {why}"}
         return None
@@ -193,7 +203,9 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
         test = tests[index]
         case_deadline = _case_deadline(limits, deadline)
         sent = ahead.send(stream.sock, tests, index, index + per_process - ran, case_deadline)
-        kind, result, go_on = _batch_case(stream, test, case_deadline, limits, not sent)
+        kind, result, go_on = _batch_case(
+            stream, test, case_deadline, limits, not sent, os.urandom(8) if python else b""
+        )
         if kind != "answered":
             break
         report["tests"].append(result)
@@ -206,19 +218,30 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
     # a test that broke the runner is decided by how the process ended (from the fork
     # server): when its channel closed, the process is given time to end on its own
     more = (index if finished else index + 1) < len(tests)
-    exit_info = fork_server.end_candidate(ctl, kind == "gone", 0, more)
+    # the Python runner's case output is in the fork server's file: a case that ended the
+    # process is then judged like a program that ended (its output compared)
+    stdout_bytes = cap if python and not finished else 0
+    exit_info = fork_server.end_candidate(ctl, kind == "gone", stdout_bytes, more)
     report["exit"] = exit_info
     if exit_info is None:
         return None
     if finished:
         return index
-    report["tests"].append(_broken_case(tests[index], kind, exit_info, limits))
+    report["tests"].append(_broken_case(tests[index], kind, exit_info, limits, python))
+    exit_info.pop("stdout_b64", None)
     return index + 1
 
 
-def _broken_case(test: dict, kind: str, exit_info: dict, limits: dict) -> dict:
+def _broken_case(
+    test: dict, kind: str, exit_info: dict, limits: dict, python: bool = False
+) -> dict:
     """The verdict of a test during which the runner's process ended, hung or broke the
-    protocol: from the fork server's exit status, never from the runner's word."""
+    protocol: from the fork server's exit status, never from the runner's word. A Python
+    function-mode case that ended the process is judged as the same program ending in a
+    process of its own would be: its exit status, then the output it wrote."""
+    if python:
+        outcome = {"kind": {"timeout": "timeout", "protocol": "protocol"}.get(kind, "ended")}
+        return io_judge._io_result(test, outcome, exit_info, limits)
     if kind == "gone" and exit_info.get("returncode") == 0:
         return {
             "name": test["name"],
@@ -233,17 +256,26 @@ def _broken_case(test: dict, kind: str, exit_info: dict, limits: dict) -> dict:
 
 
 def _batch_case(
-    stream: _Stream, test: dict, deadline: float, limits: dict, send: bool = True
+    stream: _Stream,
+    test: dict,
+    deadline: float,
+    limits: dict,
+    send: bool = True,
+    nonce: bytes = b"",
 ) -> tuple:
     """Send one test's input (unless it went ahead), read the runner's answer -> (kind,
-    result, go on)."""
+    result, go on). With a ``nonce`` (the Python runner) the input is followed by it and
+    an answer counts only if it repeats it: the nonce did not exist before this test's
+    turn, so nothing written earlier can be read as this test's answer."""
     data = str(test["stdin"]).encode("utf-8")
     cap = int(limits["output_bytes"])
     try:
         stream.sock.settimeout(max(0.001, deadline - time.monotonic()))
         if send:
-            stream.sock.sendall(struct.pack(">i", len(data)) + data)
+            stream.sock.sendall(struct.pack(">i", len(data)) + data + nonce)
         if stream.read(1, deadline) != b"C":
+            return "protocol", None, False
+        if nonce and stream.read(len(nonce), deadline) != nonce:
             return "protocol", None, False
         status = stream.number(deadline)
         flags = stream.read(1, deadline)[0]
@@ -267,7 +299,8 @@ def _batch_case(
         "stderr": stderr,
         "output_bytes": cap if flags & 2 else len(stdout),
     }
-    result = io_judge._io_result(test, {"kind": "ended"}, exit_info, limits, True)
+    # a Python case is judged exactly as Python's one process per test (compiled=False)
+    result = io_judge._io_result(test, {"kind": "ended"}, exit_info, limits, not nonce)
     return "answered", result, bool(flags & 1)
 
 
@@ -324,3 +357,34 @@ class _Ahead:
             except OSError:
                 return True  # the runner is gone: the answer's read says so
         return True
+
+
+# ---- Python function mode (python_function_runner.py) ----------------------------------
+
+#: the trusted runner of Python function mode: its answers carry each test's nonce
+PYTHON_FUNCTION_RUNNER = "python_function_runner.py"
+COMPILE_ERROR_BYTES = 8000
+
+
+def is_python_runner(launch: dict) -> bool:
+    """Whether the launcher starts the Python function runner (languages.py)."""
+    return any(str(part).endswith(PYTHON_FUNCTION_RUNNER) for part in launch.get("command", ()))
+
+
+def _send_program(stream: _Stream, job: dict, deadline: float) -> "dict | None":
+    """Give the Python runner its seed and program; it compiles it -> None, or the
+    compile error (``compile()`` refused the source)."""
+    source = str(job["program"]).encode("utf-8", "surrogatepass")
+    seed = int(job.get("seed", 0)) % (1 << 63)
+    stream.sock.settimeout(max(0.001, deadline - time.monotonic()))
+    stream.sock.sendall(struct.pack(">qi", seed, len(source)) + source)
+    answer = stream.read(1, deadline)
+    if answer == b"P":
+        return None
+    if answer != b"E":
+        raise wire.ProtocolError("the Python runner did not compile the program")
+    size = stream.number(deadline)
+    if not 0 <= size <= COMPILE_ERROR_BYTES:
+        raise wire.ProtocolError("an oversized compile error")
+    kind, _, message = stream.read(size, deadline).decode("utf-8", "replace").partition("\n")
+    return {"error_type": kind[:100], "message": message[:4000]}

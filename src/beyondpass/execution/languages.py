@@ -12,6 +12,7 @@ directory holding the runner's source. See docs/sandbox.md.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 
 from beyondpass.benchmarks.task import TestCase
@@ -83,7 +84,9 @@ def compile_step(language: str, program: str = "") -> CompileStep | None:
 def launcher(
     language: str, program: str = "", limits: ExecutionLimits | None = None, batch: bool = False
 ) -> Launcher | None:
-    """How ``language``'s compiled program starts (``None`` for Python). Java runs one JVM
+    """How ``language``'s program starts (``None`` for a Python program: the fork server's
+    process runs it; a Python function-mode program, see below, gets the Python function
+    runner). Java runs one JVM
     per test by default (nothing the JVM says is trusted); ``batch=True`` runs many tests per
     JVM through the batch runner, ~100x faster, but the program shares its process with the
     runner and could report a crash after the right output as a clean return (docs/sandbox.md):
@@ -105,7 +108,7 @@ def launcher(
             )
         return Launcher((*command, java_main_class(program)), 1, JVM_HEADROOM_MB)
     if language == "python":
-        return None
+        return python_function_launcher(program) if python_function_call(program) else None
     raise ValueError(f"unknown language {language!r} — choose {', '.join(LANGUAGES)}")
 
 
@@ -196,3 +199,36 @@ def java_function_launcher(program: str, limits: ExecutionLimits) -> Launcher:
     if call is None:
         raise ValueError("not a Java function-mode program (no trailer line)")
     return Launcher((*_java(limits), "FunctionRunner", *call), JAVA_FUNCTION_BATCH, JVM_HEADROOM_MB)
+
+
+# ---- Python function mode: one process calls the answer's function on many cases -------
+
+#: the last line of a Python function-mode program names the function the trusted
+#: ``python_function_runner.py`` calls and its typed I/O (comparison/drivers.py writes it)
+PYTHON_FUNCTION_TRAILER = "# beyondpass-python-function:"
+#: the trusted runner's file (the judge recognises its launcher by it: compiled_judge.py)
+PYTHON_FUNCTION_RUNNER = "python_function_runner.py"
+#: cases per process: all of a sample's (a case that ends the process, hangs or leaves
+#: threads, processes or files behind is followed by a fresh process)
+PYTHON_FUNCTION_BATCH = 1_000_000
+
+
+def python_function_call(program: str) -> tuple[str, str, str] | None:
+    """(function, input types, output types) from a Python function-mode program's
+    trailer (its last line, which the harness appended), or ``None`` for any other."""
+    last = program.rstrip().rpartition("\n")[2].strip()
+    if not last.startswith(PYTHON_FUNCTION_TRAILER):
+        return None
+    found = _CALL.fullmatch(last[len(PYTHON_FUNCTION_TRAILER) :].strip())
+    return (found.group(1), found.group(2), found.group(3)) if found else None
+
+
+def python_function_launcher(program: str) -> Launcher:
+    """``python python_function_runner.py BUILD FUNCTION INPUTS OUTPUTS``: every case of
+    the sample in one process through the batch protocol of ``compiled_judge`` (each
+    answer bound to its case by a nonce; docs/sandbox.md, "Python function mode")."""
+    call = python_function_call(program)
+    if call is None:
+        raise ValueError("not a Python function-mode program (no trailer line)")
+    command = (sys.executable, "-s", "-P", f"{{runner}}/{PYTHON_FUNCTION_RUNNER}", "{build}")
+    return Launcher((*command, *call), PYTHON_FUNCTION_BATCH)

@@ -120,6 +120,7 @@ SANDBOX_FILES = (
     "call_timing.py",
     "compiled_judge.py",
     "compiled_runner.py",
+    "python_function_runner.py",
     "BatchRunner.java",
     "FunctionRunner.java",
 )

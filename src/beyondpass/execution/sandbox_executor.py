@@ -33,6 +33,7 @@ from typing import Any
 from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import cgroups, wire
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
+from beyondpass.execution.languages import PYTHON_FUNCTION_RUNNER
 from beyondpass.execution.sandbox import (
     ISOLATION,
     SANDBOX_ENV,
@@ -144,8 +145,15 @@ class _Worker:
 def _unsupported(request: ExecutionRequest) -> str:
     """Why this executor cannot run the request (empty: it can)."""
     if request.language == "python":
-        if request.compile is not None or request.launcher is not None:
+        if request.compile is not None:
             return "python programs have no compile step: the request's compile step cannot run"
+        runner = request.launcher is None or any(
+            str(part).endswith(PYTHON_FUNCTION_RUNNER) for part in request.launcher.command
+        )
+        if not runner:
+            return "a python launcher must start the Python function runner (languages.py)"
+        if request.launcher is not None and request.tests and not request.io:
+            return "the Python function runner runs I/O tests only (stdin in, stdout compared)"
         return ""
     if request.language not in COMPILED:
         return f"the sandbox executor runs python, cpp and java programs, not {request.language}"

@@ -4,13 +4,16 @@ Function mode asks a model for one function with a given signature; the driver b
 appends reads the case from stdin in the documented format (``psb2.textio``), calls the
 function and prints its results. The model's code is never edited: the program is the
 answer's code followed by the driver, and that adaptation is recorded with the sample.
-Python drivers exist now; C++ and Java drivers come with their runners.
+Python's driver also carries a trailer line that makes the executor call the function
+case after case in one process (``execution/python_function_runner.py``); C++ and Java
+drivers are in ``drivers_cpp`` and ``drivers_java``.
 """
 
 from __future__ import annotations
 
 import inspect
 
+from beyondpass.execution.languages import PYTHON_FUNCTION_TRAILER
 from beyondpass.methods.comparison.psb2 import reference
 from beyondpass.methods.comparison.psb2.problems import Problem
 
@@ -63,24 +66,39 @@ def _bp_main():
             print(_v)
 
 
-_bp_main()
+if __name__ == "__main__":
+    _bp_main()
+{trailer}
 """
 
 
 def python_driver(problem: Problem) -> str:
-    """The driver appended to a Python answer in function mode."""
+    """The driver appended to a Python answer in function mode. Run as a program (one
+    process per case) it reads stdin and prints; its last line, the trailer, makes the
+    executor run the program through the batched Python function runner instead
+    (``execution/python_function_runner.py`` does what ``_bp_main`` does, per case)."""
+    inputs = [a.type for a in problem.inputs]
+    outputs = [a.type for a in problem.outputs]
+    trailer = (
+        f"{PYTHON_FUNCTION_TRAILER} {problem.name} {','.join(inputs) or '-'} -> {','.join(outputs)}"
+    )
     return _PY_DRIVER.format(
-        inputs=[a.type for a in problem.inputs],
-        outputs=[a.type for a in problem.outputs],
+        inputs=inputs,
+        outputs=outputs,
         name=problem.name,
         mark=NOT_CALLABLE_MARK,
         code=NOT_CALLABLE_EXIT,
+        trailer=trailer,
     )
 
 
-def python_program(function_code: str, problem: Problem) -> str:
-    """A whole stdin/stdout program: the function's code, unchanged, then the driver."""
-    return function_code.rstrip() + "\n" + python_driver(problem)
+def python_program(function_code: str, problem: Problem, batch: bool = True) -> str:
+    """A whole stdin/stdout program: the function's code, unchanged, then the driver; with
+    ``batch=False`` without the trailer (one process per case, for comparisons)."""
+    program = function_code.rstrip() + "\n" + python_driver(problem)
+    if not batch:
+        program = program.rstrip().rpartition("\n")[0] + "\n"
+    return program
 
 
 def reference_program(problem: Problem) -> str:
