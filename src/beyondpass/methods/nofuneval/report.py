@@ -26,6 +26,7 @@ from typing import Any
 
 from beyondpass.methods.nofuneval.classify_evaluator import ordering_of
 from beyondpass.methods.nofuneval.plots import accuracy_svg, diffbleu_range_svg
+from beyondpass.methods.nofuneval.runtime_columns import RUNTIME_NOTE, runtime_columns
 from beyondpass.report.sections import ReportContext, SectionOutput
 
 
@@ -93,10 +94,15 @@ class NoFunEditTable:
             for b in benches:
                 vals = [v for (mm, bb, _), v in scores.items() if mm == m and bb == b]
                 cells[(m, b)] = f"{min(vals):.3f}-{max(vals):.3f}" if vals else "—"
+        # runtime-efficiency columns (Speedup/Correct/Improved@k): runtime_columns.py
+        rt_head, rt_cells = runtime_columns(ctx.rows, models, benches)
         table = _Table(
-            ["model", *benches], [[m, *(cells[(m, b)] for b in benches)] for m in models]
+            ["model", *benches, *rt_head],
+            [[m, *(cells[(m, b)] for b in benches), *rt_cells[m]] for m in models],
         )
         note = "DiffBLEU score@1, min-max over prompt conditions (seed Table 1 layout)."
+        if rt_head:
+            note += RUNTIME_NOTE
         plot = diffbleu_range_svg(benches, models, scores) if _plots_on(ctx) else ""
         return SectionOutput(
             key=self.key,
