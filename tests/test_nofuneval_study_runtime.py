@@ -161,3 +161,55 @@ def test_table1_without_runtime_results_has_no_runtime_columns(tmp_path):
     assert runtime_columns(rows, ["m"], ["nofuneval-latency"]) == ([], {"m": []})
     section = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path, options={"plots": False}))
     assert section is not None and "Speedup" not in section.markdown
+
+
+def _candidate(program: str):
+    from beyondpass.benchmarks.task import Task, TestCase
+    from beyondpass.evaluators.base import Candidate
+    from beyondpass.extraction.result import Extraction
+
+    source = "xs = list(map(int, input().split()))\nfor x in xs:\n    print(x + x)\n"
+    tests = (
+        TestCase("p/0", stdin="3\n", expected_stdout="6\n"),
+        TestCase("p/1", stdin="4 5\n", expected_stdout="8\n10\n"),
+    )
+    meta = {"source_code": source, "target_code": program, "pl": "python"}
+    task = Task(BENCH, "0", "python", "", None, "", tests, metadata=meta)
+    return Candidate(task, Extraction("ok", program, program, "full"))
+
+
+def test_edit_evaluator_compat_option_ignores_extra_lines_and_no_executor_is_an_error():
+    from beyondpass.execution import create_executor
+    from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator, EditOptions
+
+    extra = (  # the right lines, then a blank line and a message
+        "xs = list(map(int, input().split()))\nprint(*[2 * x for x in xs], sep='\\n')\n"
+        "print()\nprint('done')\n"
+    )
+    executor = create_executor("sandbox", workers=1)
+    try:
+        got = {
+            compat: DiffBleuEvaluator(EditOptions(runs=0, compat=compat), executor).evaluate(
+                [_candidate(extra)]
+            )[0]
+            for compat in (None, "nofuneval")
+        }
+    finally:
+        executor.close()
+    assert got[None].status == "failed" and got[None].metrics["runtime_correct"] == 0
+    assert got["nofuneval"].status == "passed" and got["nofuneval"].metrics["runtime_correct"] == 1
+    assert got["nofuneval"].details["timing"]["method"] == "wall"
+    assert got[None].details["timing"]["method"] == "cpu"
+    (alone,) = DiffBleuEvaluator(EditOptions(runs=0)).evaluate([_candidate(extra)])
+    assert alone.status == "error" and alone.passed is False
+
+
+def test_edit_evaluator_runs_option_is_checked():
+    from beyondpass.errors import ConfigError
+    from beyondpass.evaluators.select import build_evaluator
+    from beyondpass.registry import EvaluatorContext
+
+    assert build_evaluator("nofuneval-edit", {}, EvaluatorContext()).options.runs == 25
+    for bad in ({"runs": -1}, {"runs": "3"}, {"repeats": 3}):
+        with pytest.raises(ConfigError):
+            build_evaluator("nofuneval-edit", bad, EvaluatorContext())
