@@ -178,7 +178,7 @@ def _candidate(program: str):
     return Candidate(task, Extraction("ok", program, program, "full"))
 
 
-def test_edit_evaluator_compat_option_ignores_extra_lines_and_no_executor_is_an_error():
+def test_edit_evaluator_compat_option_ignores_extra_lines():
     from beyondpass.execution import create_executor
     from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator, EditOptions
 
@@ -200,8 +200,26 @@ def test_edit_evaluator_compat_option_ignores_extra_lines_and_no_executor_is_an_
     assert got["nofuneval"].status == "passed" and got["nofuneval"].metrics["runtime_correct"] == 1
     assert got["nofuneval"].details["timing"]["method"] == "wall"
     assert got[None].details["timing"]["method"] == "cpu"
-    (alone,) = DiffBleuEvaluator(EditOptions(runs=0)).evaluate([_candidate(extra)])
-    assert alone.status == "error" and alone.passed is False
+
+
+def test_edit_evaluator_without_executor_starts_a_sandbox_or_errs(monkeypatch):
+    import beyondpass.execution as execution
+    from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator, EditOptions
+
+    right = "xs = list(map(int, input().split()))\nprint(*[2 * x for x in xs], sep='\\n')\n"
+    evaluator = DiffBleuEvaluator(EditOptions(runs=0))  # as `rescore` builds it: no executor
+    (ok,) = evaluator.evaluate([_candidate(right)])
+    assert ok.status == "passed" and ok.metrics["runtime_correct"] == 1
+    assert evaluator.executor is None  # the sandbox it started is closed again
+
+    # a sandbox that cannot start cannot be made here for real: this stands in for it
+    def broken(*args, **kwargs):
+        raise RuntimeError("bwrap: not found")
+
+    monkeypatch.setattr(execution, "create_executor", broken)
+    (err,) = DiffBleuEvaluator(EditOptions(runs=0)).evaluate([_candidate(right)])
+    assert err.status == "error" and err.passed is False
+    assert "bwrap: not found" in err.details["runtime_error"]
 
 
 def test_edit_evaluator_runs_option_is_checked():

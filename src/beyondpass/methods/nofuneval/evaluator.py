@@ -7,8 +7,9 @@ different from the source after comment and blank-line removal) and ``failed`` f
 edit. Runtime-efficiency tasks (tasks with I/O cases) run the edit and the row's source in
 the executor exactly as ``beyondpass nofuneval score`` does (``speedup.py``): an edit that
 fails a case gets the executor's status (``failed``, ``error``, ``timeout``, ...), a correct
-one ``passed`` or, for a no-op edit, ``failed``; without an executor it is an ``error``,
-never a pass. Metrics ``speedup``, ``runtime_correct``,
+one ``passed`` or, for a no-op edit, ``failed``. Given no executor (``rescore``), the
+evaluator starts the sandbox executor itself for the batch; if it cannot, the sample is an
+``error``, never a pass. Metrics ``speedup``, ``runtime_correct``,
 ``runtime_improved`` (every such sample has them, a sample without code scoring 1.0 / 0 /
 0, so score@k,n sees all n samples of a row), and details with the timing method, the
 interpreter and the runs per case.
@@ -46,15 +47,18 @@ class DiffBleuEvaluator(Evaluator):
     version = "2"
     metrics = ("diffbleu", "template_followed", "speedup", "runtime_correct", "runtime_improved")
 
-    def __init__(self, options: EditOptions | None = None, executor: Any = None) -> None:
+    def __init__(
+        self, options: EditOptions | None = None, executor: Any = None, workers: int | None = None
+    ) -> None:
         self.options = options or EditOptions()
         self.executor = executor
+        self.workers = workers
         #: (source digest, task id) -> the source's Measurement, for the whole run
         self._sources: dict[tuple[str, str], Any] = {}
 
     @classmethod
     def build(cls, options: EditOptions | None, ctx: Any) -> DiffBleuEvaluator:
-        return cls(options, getattr(ctx, "executor", None))
+        return cls(options, getattr(ctx, "executor", None), getattr(ctx, "workers", None))
 
     @property
     def compat(self) -> bool:
@@ -134,11 +138,22 @@ class DiffBleuEvaluator(Evaluator):
         from beyondpass.methods.nofuneval.runtime import measure_programs
         from beyondpass.methods.nofuneval.speedup import edit_fields, measure_sources
 
-        if self.executor is None:  # never a pass: nothing could run the program
-            for j, ev in enumerate(evaluations):
-                ev.status, ev.passed = "error", False
-                ev.details["runtime_error"] = "no executor to run the program"
-                emit(j, ev)
+        if self.executor is None:  # e.g. ``rescore``, which gives executors to tests only
+            from beyondpass.execution import create_executor
+
+            try:
+                self.executor = create_executor("sandbox", workers=self.workers or 2)
+            except Exception as exc:  # never a pass: nothing could run the program
+                for j, ev in enumerate(evaluations):
+                    ev.status, ev.passed = "error", False
+                    ev.details["runtime_error"] = f"no sandbox to run the program: {exc}"[:300]
+                    emit(j, ev)
+                return
+            try:
+                self._run_and_time(candidates, evaluations, emit)
+            finally:
+                self.executor.close()
+                self.executor = None
             return
         runs, timing = self.options.runs, self._timing()
         keys = [self._source_key(c) for c in candidates]
