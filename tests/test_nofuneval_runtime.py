@@ -243,3 +243,53 @@ def test_cli_writes_speedup_and_correct(run_cli, tmp_path):
 def rows_of_runtime() -> list[dict]:
     with (nofuneval_dir() / "runtime_efficiency.jsonl").open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def _io_task(cases: list[tuple[str, str]]):
+    from beyondpass.benchmarks.task import Task
+
+    tests = tuple(
+        TestCase(f"p/{i}", stdin=i_, expected_stdout=o) for i, (i_, o) in enumerate(cases)
+    )
+    return Task("hand", "0", "python", "", None, "", tests)
+
+
+#: two cases whose expected outputs have different numbers of lines (1 and 2)
+TWO_CASES = [("3\n", "6\n"), ("4 5\n", "8\n10\n")]
+RIGHT = "xs = list(map(int, input().split()))\nfor x in xs:\n    print(2 * x)\n"
+#: an extra line written to the binary stdout
+BUFFER_WRITE = "import sys\nsys.stdout.flush()\nsys.stdout.buffer.write(b'7\\n')\n"
+
+
+def test_extra_output_lines_are_ignored_in_compat_only(executor):
+    task = _io_task(TWO_CASES)
+    programs = {
+        "right": RIGHT,
+        "extra": RIGHT + "print('debug: done')\n",
+        "extra_buffer": RIGHT
+        + "import sys\nsys.stdout.flush()\nsys.stdout.buffer.write(b'7\\n')\n",
+        "blank_first": "print()\n" + RIGHT + "print(99)\n",
+        "missing": "print(2 * int(input().split()[0]))\n",  # one line where two are expected
+        "wrong_then_right": "print(0)\n" + RIGHT,
+        "crash_after_extra": RIGHT + "print('x')\nraise ValueError\n",
+    }
+    items = [(task, p) for p in programs.values()]
+    strict = dict(zip(programs, check_programs(items, executor), strict=True))
+    compat = dict(zip(programs, check_programs(items, executor, compat=True), strict=True))
+    assert {k for k, r in strict.items() if r.correct} == {"right"}
+    assert {k for k, r in compat.items() if r.correct} == {
+        "right",
+        "extra",
+        "extra_buffer",
+        "blank_first",
+        "crash_after_extra",
+    }
+    assert "line 2" in strict["extra"].message or "line 3" in strict["extra"].message
+
+
+def test_compat_line_limit_keeps_timing_runs_correct(executor):
+    task = _io_task(TWO_CASES)
+    (m,) = measure_programs([(task, RIGHT + "print('extra')\n")], executor, compat=True, runs=2)
+    assert m.correct and m.timing_error == "" and len(m.times_s) == 2 * 2
+    (strict,) = measure_programs([(task, RIGHT + "print('extra')\n")], executor, runs=2)
+    assert not strict.correct and strict.times_s == ()

@@ -102,9 +102,20 @@ METHOD = Method(
                     "rate",
                     "the answer put the program in a fenced block",
                 ),
+                Metric("speedup", "x", "higher", "mean", "runtime rows: speed-up over the source"),
+                Metric("runtime_correct", "answers", "higher", "rate", "runtime rows: all cases"),
+                Metric(
+                    "runtime_improved", "answers", "higher", "rate", "runtime rows: faster (Welch)"
+                ),
             ),
             decides_verdict=True,
-            result_fields=("diffbleu", "template_followed"),
+            result_fields=(
+                "diffbleu",
+                "template_followed",
+                "speedup",
+                "runtime_correct",
+                "runtime_improved",
+            ),
             label="DiffBLEU",
             description="DiffBLEU of the edited program against the commit's edit",
         ),

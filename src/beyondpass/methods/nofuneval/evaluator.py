@@ -1,16 +1,30 @@
-"""The ``nofuneval-edit`` evaluator: DiffBLEU of each edited program against the commit's.
+"""The ``nofuneval-edit`` evaluator: DiffBLEU of each edited program against the commit's,
+and, on runtime-efficiency rows, correctness and speed-up on the row's CodeNet cases.
 
-It decides the verdict of NoFunEdit tasks, which have no tests (runtime-efficiency
-correctness and speed-up are scored by ``beyondpass nofuneval score``): ``no_code`` when no
-program was read, ``passed`` when the answer is a real edit (non-empty and different from
-the source after comment and blank-line removal), ``failed`` for a no-op edit. The metric
-is ``diffbleu`` (docs/nofuneval.md); ``template_followed`` records the answer's shape.
+It decides the verdict of NoFunEdit tasks: ``no_code`` when no program was read;
+otherwise, on tasks without cases, ``passed`` when the answer is a real edit (non-empty and
+different from the source after comment and blank-line removal) and ``failed`` for a no-op
+edit. Runtime-efficiency tasks (tasks with I/O cases) run the edit and the row's source in
+the executor exactly as ``beyondpass nofuneval score`` does (``speedup.py``): an edit that
+fails a case gets the executor's status (``failed``, ``error``, ``timeout``, ...), a correct
+one ``passed`` or, for a no-op edit, ``failed``. Given no executor (``rescore``), the
+evaluator starts the sandbox executor itself for the batch; if it cannot, the sample is an
+``error``, never a pass. Metrics ``speedup``, ``runtime_correct``,
+``runtime_improved`` (every such sample has them, a sample without code scoring 1.0 / 0 /
+0, so score@k,n sees all n samples of a row), and details with the timing method, the
+interpreter and the runs per case.
+
+Each row's source is run and timed once per evaluator, i.e. once per study run however
+many samples, prompts and models ask about it: the times are kept in the evaluator
+(``_sources``) and every sample's details record the source times it was compared with, so
+each stored speed-up can be checked on its own. A resumed run times the sources again once.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import pydantic
 
@@ -20,29 +34,66 @@ from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvalu
 class EditOptions(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid")
 
+    #: runtime efficiency: timed runs per CodeNet case for the speed-up (0: correctness only)
+    runs: int = pydantic.Field(default=25, ge=0, le=1000, strict=True)
+    #: ``nofuneval``: NoFunEval's output comparison (1e-3, exit status and extra lines
+    #: ignored) and wall-clock timing, for runtime rows (docs/nofuneval.md)
+    compat: Literal["nofuneval"] | None = None
+
 
 class DiffBleuEvaluator(Evaluator):
     name = "nofuneval-edit"
     decides_verdict = True
-    metrics = ("diffbleu", "template_followed")
+    version = "2"
+    metrics = ("diffbleu", "template_followed", "speedup", "runtime_correct", "runtime_improved")
+
+    def __init__(
+        self, options: EditOptions | None = None, executor: Any = None, workers: int | None = None
+    ) -> None:
+        self.options = options or EditOptions()
+        self.executor = executor
+        self.workers = workers
+        #: (source digest, task id) -> the source's Measurement, for the whole run
+        self._sources: dict[tuple[str, str], Any] = {}
 
     @classmethod
     def build(cls, options: EditOptions | None, ctx: Any) -> DiffBleuEvaluator:
-        return cls()
+        return cls(options, getattr(ctx, "executor", None), getattr(ctx, "workers", None))
+
+    @property
+    def compat(self) -> bool:
+        return self.options.compat is not None
 
     def metadata(self) -> dict[str, Any]:
         from importlib.metadata import version
 
         from beyondpass.methods.nofuneval.diffbleu import git_version
 
-        return {"evaluator": self.name, "nltk": version("nltk"), "git": git_version()}
+        meta = {"evaluator": self.name, "nltk": version("nltk"), "git": git_version()}
+        meta["runtime"] = self._timing()
+        return meta
+
+    def _timing(self) -> dict[str, Any]:
+        from beyondpass.methods.nofuneval.speedup import timing_record
+
+        if self.executor is None:
+            return {"runs_per_case": self.options.runs, "compat": self.options.compat}
+        return {**timing_record(self.executor, self.compat, self.options.runs),
+                "compat": self.options.compat}  # fmt: skip
 
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
         from beyondpass.methods.nofuneval.diffbleu import DiffBleu, normalise
 
-        out = []
+        out: list[Evaluation | None] = [None] * len(candidates)
+        timed: list[int] = []
+
+        def emit(i: int, ev: Evaluation) -> None:
+            out[i] = ev
+            if on_result is not None:
+                on_result(i, ev)
+
         with DiffBleu() as scorer:
             for i, cand in enumerate(candidates):
                 meta = cand.task.metadata
@@ -52,19 +103,89 @@ class DiffBleuEvaluator(Evaluator):
                     ev = Evaluation(
                         "no_code", False, {"diffbleu": 0.0, "template_followed": followed}
                     )
+                    if cand.task.tests:
+                        ev.metrics.update(speedup=1.0, runtime_correct=0, runtime_improved=0)
+                    emit(i, ev)
+                    continue
+                lang = str(meta.get("pl", cand.task.language))
+                score = scorer.score(meta["source_code"], meta["target_code"], code, lang)
+                edited = (
+                    normalise(code, lang).split() != normalise(meta["source_code"], lang).split()
+                )
+                ev = Evaluation(
+                    "passed" if edited else "failed",
+                    edited,
+                    {"diffbleu": score, "template_followed": followed},
+                )
+                if cand.task.tests:  # runtime efficiency: run and time it first
+                    out[i] = ev
+                    timed.append(i)
                 else:
-                    lang = str(meta.get("pl", cand.task.language))
-                    score = scorer.score(meta["source_code"], meta["target_code"], code, lang)
-                    edited = (
-                        normalise(code, lang).split()
-                        != normalise(meta["source_code"], lang).split()
-                    )
-                    ev = Evaluation(
-                        "passed" if edited else "failed",
-                        edited,
-                        {"diffbleu": score, "template_followed": followed},
-                    )
-                out.append(ev)
-                if on_result is not None:
-                    on_result(i, ev)
-        return out
+                    emit(i, ev)
+        if timed:
+            self._run_and_time([candidates[i] for i in timed], [out[i] for i in timed],
+                               lambda j, ev: emit(timed[j], ev))  # fmt: skip
+        return out  # type: ignore[return-value]
+
+    def _run_and_time(
+        self,
+        candidates: list[Candidate],
+        evaluations: list[Any],
+        emit: OnEvaluation,
+    ) -> None:
+        """Runtime rows: each row's source once (cached for the run), every edit, and the
+        verdict, speed-up and timing record of each."""
+        from beyondpass.methods.nofuneval.runtime import measure_programs
+        from beyondpass.methods.nofuneval.speedup import edit_fields, measure_sources
+
+        if self.executor is None:  # e.g. ``rescore``, which gives executors to tests only
+            from beyondpass.execution import create_executor
+
+            try:
+                self.executor = create_executor("sandbox", workers=self.workers or 2)
+            except Exception as exc:  # never a pass: nothing could run the program
+                for j, ev in enumerate(evaluations):
+                    ev.status, ev.passed = "error", False
+                    ev.details["runtime_error"] = f"no sandbox to run the program: {exc}"[:300]
+                    emit(j, ev)
+                return
+            try:
+                self._run_and_time(candidates, evaluations, emit)
+            finally:
+                self.executor.close()
+                self.executor = None
+            return
+        runs, timing = self.options.runs, self._timing()
+        keys = [self._source_key(c) for c in candidates]
+        missing = {k: c.task for k, c in zip(keys, candidates, strict=True)}
+        missing = {k: t for k, t in missing.items() if k not in self._sources}
+        if missing:
+            found = measure_sources(list(missing.values()), self.executor, self.compat, runs)
+            self._sources.update(zip(missing, found, strict=True))
+
+        def done(j: int, measured: Any) -> None:
+            cand, ev, source = candidates[j], evaluations[j], self._sources[keys[j]]
+            fields = edit_fields(
+                source, measured, str(cand.task.metadata["source_code"]),
+                cand.extraction.code, runs,
+            )  # fmt: skip
+            ev.metrics.update(
+                speedup=fields["speedup"],
+                runtime_correct=int(fields["correct"]),
+                runtime_improved=int(fields["improved"]),
+            )
+            ev.details.update(runtime=fields, timing=timing)
+            if not fields["source_correct"]:
+                ev.details["source_message"] = source.message[:300]
+            if not fields["correct"]:  # the executor's verdict: failed, error, timeout, ...
+                ev.status, ev.passed = fields["status"], False
+            emit(j, ev)
+
+        items = [(c.task, c.extraction.code) for c in candidates]
+        measure_programs(items, self.executor, self.compat, runs, on_result=done)
+
+    @staticmethod
+    def _source_key(cand: Candidate) -> tuple[str, str]:
+        source = str(cand.task.metadata["source_code"])
+        digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+        return digest, f"{cand.task.benchmark}/{cand.task.task_id}"

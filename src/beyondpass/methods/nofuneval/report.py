@@ -30,6 +30,7 @@ from typing import Any
 
 from beyondpass.methods.nofuneval.classify_evaluator import ordering_of
 from beyondpass.methods.nofuneval.plots import accuracy_svg, diffbleu_range_svg
+from beyondpass.methods.nofuneval.runtime_columns import RUNTIME_NOTE, runtime_columns
 from beyondpass.methods.nofuneval.samples import score_at_k
 from beyondpass.report.sections import ReportContext, SectionOutput
 
@@ -143,12 +144,16 @@ class NoFunEditTable:
                 vals = [v for (mm, bb, _), v in scores.items() if mm == m and bb == b]
                 row.append(f"{min(vals):.3f}-{max(vals):.3f}" if vals else "—")
             rows.append(row)
-        table = _Table(head, rows)
+        # runtime-efficiency columns (Speedup/Correct/Improved@k): runtime_columns.py
+        rt_head, rt_cells = runtime_columns(ctx.rows, models, benches)
+        table = _Table([*head, *rt_head], [[*row, *rt_cells[row[0]]] for row in rows])
         note = (
             f"score@{k},n min-max over prompt conditions (seed Table 1 layout): DiffBLEU; "
             "DiffBLEU x oracle pass for security and maintainability (each sample's DiffBLEU "
             "times its own oracle verdict)."
         )
+        if rt_head:
+            note += RUNTIME_NOTE
         notes = _table1_notes(ctx.rows, benches, metrics, scores, k)
         plot = diffbleu_range_svg(benches, models, scores, k=k) if _plots_on(ctx) else ""
         extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)

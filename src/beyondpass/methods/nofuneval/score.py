@@ -156,37 +156,6 @@ def summarise_edits(scores: list[dict[str, Any]], bench: Benchmark) -> dict[str,
     return summary
 
 
-def score_classification(
-    gens: list[Generation], bench: Benchmark
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Both orderings per row and sample; an example is right only if both answers are."""
-    from beyondpass.methods.nofuneval.classify import ClassifyResult, parse_choice, summarise
-
-    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
-    answers: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
-    for g in gens:
-        answers[(g.row, g.sample)][g.ordering] = g.text
-    rows, results = [], []
-    for (row, sample), got in sorted(answers.items()):
-        meta = tasks[row].metadata
-        choice = {o: parse_choice(got[o]) if o in got else None for o in ORDERINGS}
-        correct = all(choice[o] == meta[f"classification_{o}_label"] for o in ORDERINGS)
-        req = str(meta.get("requirement", bench.name))
-        results.append(ClassifyResult(row, req, choice["left"], choice["right"], correct))
-        rows.append(
-            {
-                "row": row,
-                "sample": sample,
-                "left": choice["left"],
-                "right": choice["right"],
-                "correct": correct,
-                "missing": [o for o in ORDERINGS if o not in got],
-            }
-        )
-    summary = {"benchmark": bench.name, "benchmark_version": bench.version, **summarise(results)}
-    return rows, summary
-
-
 def add_correctness(
     scores: list[dict[str, Any]],
     gens: list[Generation],

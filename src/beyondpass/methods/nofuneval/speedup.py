@@ -15,7 +15,7 @@ import ast
 import math
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
@@ -63,6 +63,84 @@ def unchanged(source: str, edit: str) -> bool:
         return False
 
 
+def measure_sources(
+    tasks: Sequence[Task], executor: Any, compat: bool, runs: int
+) -> list[runtime.Measurement]:
+    """Each task's ``source_code`` run and timed on its cases (once per row: every edit of
+    the row is compared with these times)."""
+    items = [(t, str(t.metadata["source_code"])) for t in tasks]
+    return runtime.measure_programs(items, executor, compat, runs)
+
+
+def edit_fields(
+    source: runtime.Measurement,
+    edit: runtime.Measurement,
+    source_code: str,
+    program: str,
+    runs: int,
+) -> dict[str, Any]:
+    """One edit's runtime record: ``correct``, ``status``, ``speedup``, ``improved``,
+    ``source_correct`` and, for a correct edit of a correct source, the mean times and
+    the Welch p-value (``timing_error`` when either side has no times)."""
+    value, improved = 1.0, False
+    if not unchanged(source_code, program):
+        value, improved = runtime.speedup(
+            source.times_s, edit.times_s, edit.correct and source.correct
+        )
+    out: dict[str, Any] = {
+        "correct": edit.correct,
+        "status": edit.status,
+        "speedup": value,
+        "improved": improved,
+        "source_correct": source.correct,
+    }
+    if edit.message:
+        out["message"] = edit.message
+    if runs and edit.correct and source.correct:
+        out["time_mean_s"] = mean(edit.times_s) if edit.times_s else None
+        out["source_time_mean_s"] = mean(source.times_s) if source.times_s else None
+        p = runtime.welch_faster(source.times_s, edit.times_s)
+        out["p_value"] = None if math.isnan(p) else p  # NaN: too few times to test
+        if edit.timing_error or source.timing_error:
+            out["timing_error"] = edit.timing_error or f"source: {source.timing_error}"
+    dependence = interpreter_dependence(program, syntax=False)  # a model's bad syntax
+    if dependence:
+        out["interpreter_dependent"] = dependence
+    return out
+
+
+def timing_record(executor: Any, compat: bool, runs: int) -> dict[str, Any]:
+    """How the runs were timed, recorded with the results."""
+    method = "wall" if compat else "cpu"
+    return {
+        "method": method,
+        "description": runtime.TIMING_METHODS[method],
+        "runs_per_case": runs,
+        "welch_alpha": runtime.ALPHA,
+        "python": executor.metadata().get("python", ""),
+    }
+
+
+RUNTIME_METRICS = ("speedup", "correct", "improved")
+
+
+def runtime_at_k(per_row: Mapping[Any, Mapping[str, Sequence[float]]]) -> dict[str, float]:
+    """Average Speedup@k, Correct@k, Improved@k (``speedup@k``, ...): score@k,n over each
+    row's n samples, averaged over rows, for k = 1 and, when every row has the same n > 1,
+    k = n. ``per_row``: row -> {"speedup": [...], "correct": [...], "improved": [...]}."""
+    sizes = {len(v["speedup"]) for v in per_row.values()}
+    n = sizes.pop() if len(sizes) == 1 else 1  # score@k needs the same n on every row
+    out: dict[str, float] = {}
+    if not per_row:
+        return out
+    for k in sorted({1, n}):
+        for key in RUNTIME_METRICS:
+            out[f"{key}@{k}"] = mean(
+                score_at_k(v[key], k) if k > 1 else mean(v[key]) for v in per_row.values()
+            )
+    return out
+
+
 def score_runtime(
     scores: list[dict[str, Any]],
     rows: Sequence[int],
@@ -75,48 +153,19 @@ def score_runtime(
     """Add ``correct``, ``status``, ``speedup``, ``improved`` (and ``source_correct``) to
     each score (one per program, row ``rows[i]``) -> the summary's runtime fields."""
     wanted = sorted(set(rows))
-    sources = runtime.measure_programs(
-        [(tasks[r], str(tasks[r].metadata["source_code"])) for r in wanted],
-        executor,
-        compat,
-        runs,
-    )
+    sources = measure_sources([tasks[r] for r in wanted], executor, compat, runs)
     source_of = dict(zip(wanted, sources, strict=True))
     edits = runtime.measure_programs(
         [(tasks[r], p) for r, p in zip(rows, programs, strict=True)], executor, compat, runs
     )
     per_row: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    untimed = 0
     for s, row, program, m in zip(scores, rows, programs, edits, strict=True):
-        src = source_of[row]
-        value, improved = 1.0, False
-        if not unchanged(str(tasks[row].metadata["source_code"]), program):
-            value, improved = runtime.speedup(src.times_s, m.times_s, m.correct and src.correct)
-        s.update(correct=m.correct, status=m.status, speedup=value, improved=improved)
-        s["source_correct"] = src.correct
-        if m.message:
-            s["message"] = m.message
-        if runs and m.correct and src.correct:
-            s["time_mean_s"] = mean(m.times_s) if m.times_s else None
-            s["source_time_mean_s"] = mean(src.times_s) if src.times_s else None
-            p = runtime.welch_faster(src.times_s, m.times_s)
-            s["p_value"] = None if math.isnan(p) else p  # NaN: too few times to test
-            if m.timing_error or src.timing_error:
-                s["timing_error"] = m.timing_error or f"source: {src.timing_error}"
-                untimed += 1
-        dependence = interpreter_dependence(program, syntax=False)  # a model's bad syntax
-        if dependence:
-            s["interpreter_dependent"] = dependence
-        for key, v in (("speedup", value), ("correct", m.correct), ("improved", improved)):
-            per_row[row][key].append(float(v))
+        source_code = str(tasks[row].metadata["source_code"])
+        s.update(edit_fields(source_of[row], m, source_code, program, runs))
+        for key in RUNTIME_METRICS:
+            per_row[row][key].append(float(s[key]))
     summary: dict[str, Any] = {
-        "timing": {
-            "method": "wall" if compat else "cpu",
-            "description": runtime.TIMING_METHODS["wall" if compat else "cpu"],
-            "runs_per_case": runs,
-            "welch_alpha": runtime.ALPHA,
-            "python": executor.metadata().get("python", ""),
-        },
+        "timing": timing_record(executor, compat, runs),
         "source_failures": [
             {"row": r, "status": m.status, "message": m.message[:200]}
             for r, m in source_of.items()
@@ -126,13 +175,7 @@ def score_runtime(
             {s["row"] for s in scores if "interpreter_dependent" in s}
             | {r for r in wanted if interpreter_dependence(str(tasks[r].metadata["source_code"]))}
         ),
-        "edits_without_times": untimed,
+        "edits_without_times": sum("timing_error" in s for s in scores),
     }
-    sizes = {len(v["speedup"]) for v in per_row.values()}
-    n = sizes.pop() if len(sizes) == 1 else 1  # score@k needs the same n on every row
-    for k in sorted({1, n}):
-        for key, name in (("speedup", "speedup"), ("correct", "correct"), ("improved", "improved")):
-            summary[f"{name}@{k}"] = mean(
-                score_at_k(v[key], k) if k > 1 else mean(v[key]) for v in per_row.values()
-            )
+    summary.update(runtime_at_k(per_row))
     return summary
