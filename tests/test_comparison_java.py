@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -348,6 +349,25 @@ for (java.nio.file.Path p : places) {
     result = executor.run(_request(_gcd_answer(body), tests))
     assert len(result.tests) == 3
     assert {str(t.status) for t in result.tests} == {"failed"}, result.tests
+
+
+def test_a_jdk_without_security_manager_runs_no_case(executor):
+    """A JDK that refuses a security manager (simulated here with JDK 17's own switch,
+    ``-Djava.security.manager=disallow``) cannot keep the function from the channel: the
+    runner refuses to start, so the sample is an error and no case passes."""
+    program = _gcd_answer("")
+    request = _request(program, _gcd_tests(GCD_PAIRS))
+    command = tuple(
+        "-Djava.security.manager=disallow" if part == "-Djava.security.manager=allow" else part
+        for part in request.launcher.command
+    )
+    assert command != request.launcher.command  # the switch really was replaced
+    result = executor.run(replace(request, launcher=replace(request.launcher, command=command)))
+    assert str(result.status) == "error"
+    assert "refuses a security manager" in result.message
+    assert not any(str(t.status) == "passed" for t in result.tests)
+    # the same program with the usual launcher passes every case
+    assert set(_statuses(executor.run(request)).values()) == {"passed"}
 
 
 def test_threads_left_running_do_not_touch_later_cases(executor):

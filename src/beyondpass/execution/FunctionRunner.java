@@ -16,8 +16,9 @@
 // descriptors (FileDescriptor.out), files other than the JDK's and the build's (/proc/self/fd,
 // /dev/stdout), reflection that suppresses access checks (reading this class's fields),
 // native libraries, replacing the security manager; System.exit/halt becomes that case's
-// runtime error. A case that leaves threads running ends the JVM after its answer (the judge
-// starts a fresh one for the rest). See docs/comparison.md, "Java function mode".
+// runtime error. A JDK that refuses a security manager gets no case run at all (an error
+// of the sample, never a pass). A case that leaves threads running ends the JVM after its
+// answer (the judge starts a fresh one for the rest). See docs/comparison.md, "Java function mode".
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;
@@ -510,11 +511,17 @@ public final class FunctionRunner {
                 System.getProperty("java.home") + File.separator,
                 build.toString() + File.separator);
         Guard guard = new Guard(trusted, readable);
-        boolean guarded = true;
         try {
             System.setSecurityManager(guard);
-        } catch (Throwable refused) { // a JDK without security managers: exit ends the JVM
-            guarded = false;
+        } catch (Throwable refused) {
+            // a JDK without security managers: nothing could keep the function away from
+            // the channel, so no case runs (the judge: "the runner did not start: <this>")
+            PrintStream jvmErr = new PrintStream(
+                    new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+            jvmErr.println("FunctionRunner: this JDK refuses a security manager ("
+                    + refused.getClass().getSimpleName() + "), so the function could reach "
+                    + "the judge's channel; use program mode on this JDK");
+            Runtime.getRuntime().halt(3);
         }
         int baseline = threads();
         out.writeByte('H');
@@ -575,9 +582,6 @@ public final class FunctionRunner {
             }
         }
         guard.armed = false;
-        if (!guarded) {
-            System.setOut(new PrintStream(new FileOutputStream(FileDescriptor.err)));
-        }
         Runtime.getRuntime().halt(0);
     }
 
