@@ -15,6 +15,7 @@ from beyondpass.methods.obfuseval.rewrite_base import (
     target_names,
 )
 from beyondpass.methods.obfuseval.semantic.common import (
+    PairFold,
     Stmt,
     assign_or_return,
     comp_part,
@@ -87,7 +88,7 @@ def _bool_return(line: cst.BaseStatement) -> bool | None:
     return ret.value.value == "True"
 
 
-class LoopToBuiltin(Rewrite):
+class LoopToBuiltin(PairFold):
     name = "loop_to_builtin"
     needs = (ast.For,)
     precondition = (
@@ -110,28 +111,13 @@ class LoopToBuiltin(Rewrite):
             return None
         return inner
 
-    def leave_IndentedBlock(
-        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
-    ) -> cst.IndentedBlock:
-        if self.function() is None:
-            return updated
-        old, new = list(original.body), list(updated.body)
-        out: list[cst.BaseStatement] = []
-        i = 0
-        while i < len(new):
-            inner = self._match(old[i], old[i + 1]) if i + 1 < len(old) else None
-            if inner is not None and self._match(new[i], new[i + 1]) == inner and self.take():
-                loop: cst.For = new[i]  # type: ignore[assignment]
-                cond = body_of(loop.body)[0].test  # type: ignore[attr-defined]
-                head = f"{code(loop.target)} in {comp_part(loop.iter)}"
-                call = (
-                    f"any({code(cond)} for {head})"
-                    if inner
-                    else (f"all(not {paren(cond)} for {head})")
-                )
-                out.append(stmt(f"return {call}\n").with_changes(leading_lines=loop.leading_lines))
-                i += 2
-                continue
-            out.append(new[i])
-            i += 1
-        return updated.with_changes(body=out)
+    def fold(
+        self, first: cst.BaseStatement, second: cst.BaseStatement, before: object
+    ) -> str | None:
+        if self._match(first, second) != before:
+            return None
+        loop: cst.For = first  # type: ignore[assignment]
+        cond = body_of(loop.body)[0].test  # type: ignore[attr-defined]
+        head = f"{code(loop.target)} in {comp_part(loop.iter)}"
+        call = f"any({code(cond)} for {head})" if before else f"all(not {paren(cond)} for {head})"
+        return f"return {call}\n"

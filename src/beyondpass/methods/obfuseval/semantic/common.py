@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import symtable
+from collections.abc import Callable
 
 import libcst as cst
 
 from beyondpass.methods.obfuseval.rewrite_base import (
+    Rewrite,
     block,
+    body_of,
     code,
+    stmt,
     target_names,
 )
 
@@ -147,3 +151,66 @@ def comp_part(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.IfExp | cst.Lambda | cst.NamedExpr | cst.Tuple) and not node.lpar:
         return f"({text})"
     return text
+
+
+def accumulator_loop(
+    first: cst.BaseStatement,
+    loop: cst.BaseStatement,
+    is_start: Callable[[cst.BaseExpression], bool],
+) -> tuple[str, cst.For, cst.BaseExpression | None, cst.BaseStatement] | None:
+    """``N = <start>`` directly followed by ``for t in it: [if c:] <line>`` (no else, not
+    async, one statement per block) -> (N, the loop, c or None, the line)."""
+    if not isinstance(first, cst.SimpleStatementLine) or not isinstance(loop, cst.For):
+        return None
+    try:
+        var, start = assign_or_return(first)
+    except ValueError:
+        return None
+    if var is None or not is_start(start):
+        return None
+    if loop.orelse is not None or loop.asynchronous is not None:
+        return None
+    body = body_of(loop.body)
+    if len(body) != 1:
+        return None
+    cond, line = None, body[0]
+    if isinstance(line, cst.If) and line.orelse is None:
+        inner = body_of(line.body)
+        if len(inner) != 1:
+            return None
+        cond, line = line.test, inner[0]
+    return var, loop, cond, line
+
+
+class PairFold(Rewrite):
+    """A rewrite that folds two consecutive statements of a block into one. The pair must
+    match in the original tree (what the precondition was checked on) and again after
+    the inner rewrites (``fold`` sees the updated pair and the original's match)."""
+
+    def _match(self, first: cst.BaseStatement, second: cst.BaseStatement) -> object | None:
+        raise NotImplementedError
+
+    def fold(
+        self, first: cst.BaseStatement, second: cst.BaseStatement, before: object
+    ) -> str | None:
+        """The folded statement's code, or None when the updated pair no longer matches."""
+        raise NotImplementedError
+
+    def leave_IndentedBlock(
+        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if self.function() is None:
+            return updated
+        old, new = list(original.body), list(updated.body)
+        out: list[cst.BaseStatement] = []
+        i = 0
+        while i < len(new):
+            before = self._match(old[i], old[i + 1]) if i + 1 < len(old) else None
+            folded = self.fold(new[i], new[i + 1], before) if before is not None else None
+            if folded is not None and self.take():
+                out.append(stmt(folded).with_changes(leading_lines=new[i].leading_lines))
+                i += 2
+                continue
+            out.append(new[i])
+            i += 1
+        return updated.with_changes(body=out)

@@ -17,7 +17,9 @@ from beyondpass.methods.obfuseval.rewrite_base import (
     target_names,
 )
 from beyondpass.methods.obfuseval.semantic.common import (
+    PairFold,
     Stmt,
+    accumulator_loop,
     assign_or_return,
     comp_part,
     comp_targets,
@@ -160,7 +162,7 @@ def _append_call(line: cst.BaseStatement, var: str) -> cst.BaseExpression | None
     return call.args[0].value
 
 
-class LoopToComprehension(Rewrite):
+class LoopToComprehension(PairFold):
     name = "loop_to_comprehension"
     needs = (ast.For,)
     strict = True
@@ -171,26 +173,10 @@ class LoopToComprehension(Rewrite):
     )
 
     def _match(self, first: cst.BaseStatement, loop: cst.BaseStatement) -> tuple | None:
-        if not isinstance(first, cst.SimpleStatementLine) or not isinstance(loop, cst.For):
+        found = accumulator_loop(first, loop, lambda v: isinstance(v, cst.List) and not v.elements)
+        if found is None:
             return None
-        try:
-            var, value = assign_or_return(first)
-        except ValueError:
-            return None
-        if var is None or not (isinstance(value, cst.List) and not value.elements):
-            return None
-        if loop.orelse is not None or loop.asynchronous is not None:
-            return None
-        body = body_of(loop.body)
-        if len(body) != 1:
-            return None
-        cond = None
-        line = body[0]
-        if isinstance(line, cst.If) and line.orelse is None:
-            inner = body_of(line.body)
-            if len(inner) != 1:
-                return None
-            cond, line = line.test, inner[0]
+        var, loop, cond, line = found
         elt = _append_call(line, var)
         names = target_names(loop.target)
         if elt is None or names is None or not self.private(names, loop):
@@ -200,24 +186,12 @@ class LoopToComprehension(Rewrite):
             return None
         return var, loop.target, loop.iter, cond, elt
 
-    def leave_IndentedBlock(
-        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
-    ) -> cst.IndentedBlock:
-        if self.function() is None:
-            return updated
-        old, new = list(original.body), list(updated.body)
-        out: list[cst.BaseStatement] = []
-        i = 0
-        while i < len(new):
-            found = self._match(old[i], old[i + 1]) if i + 1 < len(old) else None
-            if found and self._match(new[i], new[i + 1]) and self.take():
-                var, target, it, cond, elt = self._match(new[i], new[i + 1])  # type: ignore[misc]
-                ifs = f" if {comp_part(cond)}" if cond is not None else ""
-                head = f"{code(target)} in {comp_part(it)}{ifs}"
-                comp = f"{var} = [{code(elt)} for {head}]\n"
-                out.append(stmt(comp).with_changes(leading_lines=new[i].leading_lines))
-                i += 2
-                continue
-            out.append(new[i])
-            i += 1
-        return updated.with_changes(body=out)
+    def fold(
+        self, first: cst.BaseStatement, second: cst.BaseStatement, before: object
+    ) -> str | None:
+        found = self._match(first, second)
+        if found is None:
+            return None
+        var, target, it, cond, elt = found
+        ifs = f" if {comp_part(cond)}" if cond is not None else ""
+        return f"{var} = [{code(elt)} for {code(target)} in {comp_part(it)}{ifs}]\n"

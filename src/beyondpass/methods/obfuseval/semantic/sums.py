@@ -17,7 +17,6 @@ import libcst as cst
 
 from beyondpass.methods.obfuseval.rewrite_base import (
     Rewrite,
-    body_of,
     code,
     contains,
     paren,
@@ -25,7 +24,9 @@ from beyondpass.methods.obfuseval.rewrite_base import (
     target_names,
 )
 from beyondpass.methods.obfuseval.semantic.common import (
+    PairFold,
     Stmt,
+    accumulator_loop,
     assign_or_return,
     comp_part,
     comp_targets,
@@ -177,7 +178,7 @@ def _increment(line: cst.BaseStatement, var: str) -> cst.BaseExpression | None:
     return None
 
 
-class LoopToSum(_Counting):
+class LoopToSum(_Counting, PairFold):
     name = "loop_to_sum"
     needs = (ast.For,)
     precondition = (
@@ -187,25 +188,12 @@ class LoopToSum(_Counting):
     )
 
     def _match(self, first: cst.BaseStatement, loop: cst.BaseStatement) -> tuple | None:
-        if not isinstance(first, cst.SimpleStatementLine) or not isinstance(loop, cst.For):
+        found = accumulator_loop(
+            first, loop, lambda v: isinstance(v, cst.Integer) and v.value == "0"
+        )
+        if found is None:
             return None
-        try:
-            var, value = assign_or_return(first)
-        except ValueError:
-            return None
-        if var is None or not (isinstance(value, cst.Integer) and value.value == "0"):
-            return None
-        if loop.orelse is not None or loop.asynchronous is not None:
-            return None
-        body = body_of(loop.body)
-        if len(body) != 1:
-            return None
-        cond, line = None, body[0]
-        if isinstance(line, cst.If) and line.orelse is None:
-            inner = body_of(line.body)
-            if len(inner) != 1:
-                return None
-            cond, line = line.test, inner[0]
+        var, loop, cond, line = found
         term = _increment(line, var)
         names = target_names(loop.target)
         if term is None or names is None or not self.int_valued(term):
@@ -219,24 +207,12 @@ class LoopToSum(_Counting):
             return None
         return var, loop.target, loop.iter, cond, term
 
-    def leave_IndentedBlock(
-        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
-    ) -> cst.IndentedBlock:
-        if self.function() is None:
-            return updated
-        old, new = list(original.body), list(updated.body)
-        out: list[cst.BaseStatement] = []
-        i = 0
-        while i < len(new):
-            found = self._match(old[i], old[i + 1]) if i + 1 < len(old) else None
-            if found and self._match(new[i], new[i + 1]) and self.take():
-                var, target, it, cond, term = self._match(new[i], new[i + 1])  # type: ignore[misc]
-                ifs = f" if {comp_part(cond)}" if cond is not None else ""
-                head = f"{code(target)} in {comp_part(it)}{ifs}"
-                call = f"{var} = sum({code(term)} for {head})\n"
-                out.append(stmt(call).with_changes(leading_lines=new[i].leading_lines))
-                i += 2
-                continue
-            out.append(new[i])
-            i += 1
-        return updated.with_changes(body=out)
+    def fold(
+        self, first: cst.BaseStatement, second: cst.BaseStatement, before: object
+    ) -> str | None:
+        found = self._match(first, second)
+        if found is None:
+            return None
+        var, target, it, cond, term = found
+        ifs = f" if {comp_part(cond)}" if cond is not None else ""
+        return f"{var} = sum({code(term)} for {code(target)} in {comp_part(it)}{ifs})\n"
