@@ -17,8 +17,10 @@ from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import ExecutionRequest, create_executor
 from beyondpass.methods.nofuneval.benchmark import load_subset
 from beyondpass.methods.nofuneval.runtime import (
+    cases,
     check_programs,
     comparison,
+    lenient_program,
     measure_programs,
     speedup,
     welch_faster,
@@ -62,7 +64,8 @@ def test_default_comparison_is_exact_for_integers_and_compat_is_lenient():
     assert comparison("2\n3 4\n", compat=False).mode == "whitespace"
     floats = comparison("0.333333\n", compat=False)
     assert floats.mode == "numeric" and floats.abs_tol == floats.rel_tol == 1e-6
-    assert comparison("2\n", compat=True).abs_tol == 1e-3
+    authors = comparison("2\n", compat=True)
+    assert (authors.mode, authors.abs_tol, authors.rel_tol) == ("pie_lines", 1e-3, 0.0)
 
 
 def test_speedup_rules():
@@ -257,8 +260,6 @@ def _io_task(cases: list[tuple[str, str]]):
 #: two cases whose expected outputs have different numbers of lines (1 and 2)
 TWO_CASES = [("3\n", "6\n"), ("4 5\n", "8\n10\n")]
 RIGHT = "xs = list(map(int, input().split()))\nfor x in xs:\n    print(2 * x)\n"
-#: an extra line written to the binary stdout
-BUFFER_WRITE = "import sys\nsys.stdout.flush()\nsys.stdout.buffer.write(b'7\\n')\n"
 
 
 def test_extra_output_lines_are_ignored_in_compat_only(executor):
@@ -268,6 +269,7 @@ def test_extra_output_lines_are_ignored_in_compat_only(executor):
         "extra": RIGHT + "print('debug: done')\n",
         "extra_buffer": RIGHT
         + "import sys\nsys.stdout.flush()\nsys.stdout.buffer.write(b'7\\n')\n",
+        "extra_raw": RIGHT + "import os, sys\nsys.stdout.flush()\nos.write(1, b'7\\n')\n",
         "blank_first": "print()\n" + RIGHT + "print(99)\n",
         "missing": "print(2 * int(input().split()[0]))\n",  # one line where two are expected
         "wrong_then_right": "print(0)\n" + RIGHT,
@@ -281,13 +283,30 @@ def test_extra_output_lines_are_ignored_in_compat_only(executor):
         "right",
         "extra",
         "extra_buffer",
+        "extra_raw",
         "blank_first",
         "crash_after_extra",
     }
     assert "line 2" in strict["extra"].message or "line 3" in strict["extra"].message
 
 
-def test_compat_line_limit_keeps_timing_runs_correct(executor):
+def test_compat_compares_in_the_judge_and_records_the_comparison(executor):
+    """The program runs unchanged but for the exit-status wrapper; the judge applies
+    ``pie_lines`` and every test outcome records it with its tolerance."""
+    task = _io_task(TWO_CASES)
+    program = lenient_program(RIGHT + "print('extra')\nraise SystemExit(4)\n")
+    assert "extra" in program and "limit" not in program
+    result = executor.run(ExecutionRequest(program, cases(task, compat=True)))
+    assert result.passed, result.message
+    assert [t.compare for t in result.tests] == [{"mode": "pie_lines", "abs_tol": 1e-3}] * 2
+    assert [t.exit_code for t in result.tests] == [0, 0]  # the wrapper ate SystemExit(4)
+    # a line of several numbers is one string to the authors: "1.0000001 2" is not "1 2"
+    pair = _io_task([("1 2\n", "1 2\n")])
+    (near,) = check_programs([(pair, "print('1.0000001 2')\n")], executor, compat=True)
+    assert not near.correct and "line 1" in near.message
+
+
+def test_compat_extra_lines_keep_timing_runs_correct(executor):
     task = _io_task(TWO_CASES)
     (m,) = measure_programs([(task, RIGHT + "print('extra')\n")], executor, compat=True, runs=2)
     assert m.correct and m.timing_error == "" and len(m.times_s) == 2 * 2

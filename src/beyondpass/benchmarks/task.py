@@ -15,7 +15,8 @@ PromptStyle = Literal["completion", "description"]
 
 
 #: How an I/O test's output is compared with the expected output (docs/verdicts.md).
-COMPARE_MODES = ("exact", "whitespace", "numeric")
+COMPARE_MODES = ("exact", "whitespace", "numeric", "pie_lines")
+_TOLERANT = ("numeric", "pie_lines")
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,11 @@ class OutputComparison:
     collapsed and its ends stripped, ``\r\n`` as ``\n``, trailing blank lines ignored.
     ``numeric``: as ``whitespace``, then token by token; two tokens that are both decimal
     numbers match when ``math.isclose(got, expected, rel_tol, abs_tol)``, any other token
-    must be equal.
+    must be equal. ``pie_lines``: the rule of the PIE harness NoFunEval times runtime
+    edits with (``get_accuracy``): both outputs stripped and split into lines, output
+    lines past the expected ones ignored, each expected line right when the output's line
+    is the same string or both parse with ``float()`` and differ by less than ``abs_tol``
+    (``rel_tol`` must be 0).
     """
 
     mode: str = "exact"
@@ -40,13 +45,20 @@ class OutputComparison:
             )
         if not (self.abs_tol >= 0 and self.rel_tol >= 0):  # also rejects NaN
             raise ValueError("comparison tolerances must be numbers >= 0")
-        if self.mode != "numeric" and (self.abs_tol or self.rel_tol):
-            raise ValueError(f"tolerances apply to the numeric comparison only, not {self.mode!r}")
+        if self.mode == "pie_lines" and self.rel_tol:
+            raise ValueError("the pie_lines comparison takes abs_tol only, not rel_tol")
+        if self.mode not in _TOLERANT and (self.abs_tol or self.rel_tol):
+            raise ValueError(
+                "tolerances apply to the numeric comparison only (abs_tol also to "
+                f"pie_lines), not {self.mode!r}"
+            )
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mode": self.mode}
         if self.mode == "numeric":
             out.update(abs_tol=self.abs_tol, rel_tol=self.rel_tol)
+        elif self.mode == "pie_lines":
+            out.update(abs_tol=self.abs_tol)
         return out
 
 

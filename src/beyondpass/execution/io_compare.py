@@ -1,11 +1,13 @@
 """Comparing a program's stdout with an I/O test's expected output, in the judge.
 
 The program never compares: it only writes bytes, which the judge reads back from the
-candidate sandbox after the program has ended and compares here. Three modes
+candidate sandbox after the program has ended and compares here. Four modes
 (``OutputComparison`` in ``benchmarks/task.py``, docs/verdicts.md): ``exact`` (bytes),
 ``whitespace`` (lines with blank runs collapsed and ends stripped, trailing blank lines
-ignored) and ``numeric`` (as ``whitespace``, then numbers token by token within a
-tolerance). A mismatch is described by its first differing line.
+ignored), ``numeric`` (as ``whitespace``, then numbers token by token within a
+tolerance) and ``pie_lines`` (the line rule of the PIE harness that NoFunEval scores
+runtime edits with: :func:`_pie_lines`). A mismatch is described by its first differing
+line.
 
 This file must import nothing from beyondpass: it runs in the sandboxed judge.
 """
@@ -24,6 +26,8 @@ def compare(actual: bytes, expected: str, spec: dict) -> str:
     want = expected.encode("utf-8")
     if mode == "exact":
         return "" if actual == want else _first_difference(actual, want)
+    if mode == "pie_lines":
+        return _pie_lines(actual, expected, float(spec.get("abs_tol", 0.0)))
     got_lines = _lines(actual.decode("utf-8", "replace"))
     want_lines = _lines(expected)
     abs_tol, rel_tol = float(spec.get("abs_tol", 0.0)), float(spec.get("rel_tol", 0.0))
@@ -61,6 +65,36 @@ def _tokens_close(got: str, expected: str, abs_tol: float, rel_tol: float) -> bo
         if not math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol):
             return False
     return True
+
+
+def _pie_lines(actual: bytes, expected: str, abs_tol: float) -> str:
+    """PIE's ``get_accuracy`` (pie-perf ``src/codenet_eval/sandbox.py``), correct only at
+    accuracy 1: both outputs ``.strip().splitlines()``; lines paired with ``zip`` (output
+    lines past the expected ones never count, missing ones do); a pair is right when the
+    two strings are equal, or both parse with ``float()`` and ``abs(a - b) < abs_tol``.
+    Output that is not UTF-8 fails, as their strict ``decode`` raises there; so does an
+    empty expected output, on which their division by the expected line count raises."""
+    try:
+        got_lines = actual.decode("utf-8").strip().splitlines()
+    except UnicodeDecodeError as exc:
+        return f"output is not UTF-8 (byte {exc.start})"
+    want_lines = expected.strip().splitlines()
+    if not want_lines:
+        return "the expected output has no lines (PIE's accuracy is undefined)"
+    for number, exp in enumerate(want_lines, 1):
+        if number > len(got_lines):
+            return _line_message(number, exp, None)
+        got = got_lines[number - 1]
+        if got != exp and not _pie_close(got, exp, abs_tol):
+            return _line_message(number, exp, got)
+    return ""
+
+
+def _pie_close(got: str, expected: str, abs_tol: float) -> bool:
+    try:
+        return abs(float(got) - float(expected)) < abs_tol
+    except ValueError:  # float() of a str raises nothing else
+        return False
 
 
 def _first_difference(actual: bytes, expected: bytes) -> str:

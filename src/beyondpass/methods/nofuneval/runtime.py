@@ -6,11 +6,12 @@ compared by the judge; a crash or a non-zero exit fails). Output comparison:
 - default: outputs whose expected tokens are all integers are compared as whitespace-
   normalised text (``2.0`` is not ``2``); others token by token with
   ``abs_tol = rel_tol = 1e-6`` (the usual CodeNet/AtCoder judge tolerance);
-- compat (NoFunEval's PIE harness): numbers within an absolute 1e-3 on every line, the
-  exit status ignored and output lines past the expected ones ignored — the program runs
-  inside a wrapper (:func:`lenient_program`) that catches its exception or exit and
-  passes on only as many lines as the case's expected output has, so a program that
-  crashes, or prints more, after the right answer is correct, as there (docs/nofuneval.md).
+- compat (NoFunEval's PIE harness): the judge's ``pie_lines`` comparison, their
+  ``get_accuracy`` line rule (a line equal as text, or a number within an absolute 1e-3,
+  strictly; output lines past the expected ones ignored), and the exit status ignored —
+  the program runs inside a wrapper (:func:`lenient_program`) that catches its exception
+  or exit, so a program that crashes after the right answer is correct, as there
+  (docs/nofuneval.md).
 
 Timing (:func:`measure_programs`): every case runs ``runs`` more times once all passed,
 each in a fresh sandboxed process; by default the run's CPU time (user + system of the
@@ -24,7 +25,6 @@ with the real numbers of observations (the authors hard-code 25).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -41,7 +41,7 @@ _INT = re.compile(r"[+-]?\d+")
 
 def comparison(expected: str, compat: bool) -> OutputComparison:
     if compat:
-        return OutputComparison("numeric", abs_tol=AUTHORS_TOL)
+        return OutputComparison("pie_lines", abs_tol=AUTHORS_TOL)
     if all(_INT.fullmatch(tok) for tok in expected.split()):
         return OutputComparison("whitespace")
     return OutputComparison("numeric", abs_tol=DEFAULT_TOL, rel_tol=DEFAULT_TOL)
@@ -84,98 +84,16 @@ class Measurement:
     timing_error: str = ""
 
 
-def expected_lines(task: Task) -> dict[str, int]:
-    """sha256 of each case's stdin -> how many lines its expected output has, as NoFunEval
-    counts them (``expected.strip().splitlines()``): what :func:`lenient_program` lets out."""
-    out: dict[str, int] = {}
-    for t in task.tests:
-        key = hashlib.sha256((t.stdin or "").encode("utf-8")).hexdigest()
-        out[key] = len((t.expected_stdout or "").strip().splitlines())
-    return out
-
-
-#: The compat wrapper's stdout: everything up to the case's last expected line (leading
-#: whitespace dropped, as the authors strip the output) goes through; the rest is dropped.
-#: It is found by the sha256 of the case's stdin, read with ``pread`` from the sandbox's
-#: in-memory stdin file without moving its offset (so ``input()``, ``sys.stdin`` and
-#: ``open(0)`` read it whole). ``sys.stdout.buffer`` is limited too; raw ``os.write(1, ...)``
-#: is not (its extra lines then fail: never a pass the authors' harness would not give).
-#: The sandbox flushes only the streams it made, so the wrapper flushes its own at the end.
-_LIMITED_STDOUT = """import hashlib as _bp_hashlib, io as _bp_io, os as _bp_os, sys as _bp_sys
-
-
-class _BpLines(_bp_io.RawIOBase):
-    def __init__(self, fd, left):
-        self.fd, self.left, self.started = fd, left, False
-
-    def writable(self):
-        return True
-
-    def write(self, b):
-        data = bytes(b)
-        if not self.started:
-            kept = data.lstrip()
-            self.started = bool(kept)
-        else:
-            kept = data
-        if self.left <= 0 or not kept:
-            return len(data)
-        cut = -1
-        for _ in range(self.left):
-            cut = kept.find(b"\\n", cut + 1)
-            if cut < 0:
-                break
-            self.left -= 1
-        if cut >= 0 and self.left == 0:
-            kept = kept[: cut + 1]
-        while kept:
-            kept = kept[_bp_os.write(self.fd, kept):]
-        return len(data)
-
-
-_bp_out = None
-
-
-def _bp_flush():
-    if _bp_out is not None:
-        try:
-            _bp_out.flush()
-        except Exception:
-            pass
-
-
-def _bp_limit_stdout(limits):
-    global _bp_out
-    try:
-        size = _bp_os.fstat(0).st_size
-        data = _bp_os.pread(0, size, 0) if size else b""
-    except OSError:
-        return
-    left = limits.get(_bp_hashlib.sha256(data).hexdigest())
-    if left is None:
-        return
-    old = _bp_sys.stdout
-    old.flush()
-    _bp_sys.stdout = _bp_out = _bp_io.TextIOWrapper(
-        _bp_io.BufferedWriter(_BpLines(old.fileno(), left)),
-        encoding=old.encoding,
-        errors=old.errors,
-    )
-"""
-
-
-def lenient_program(program: str, lines: dict[str, int] | None = None) -> str:
-    """The program inside a wrapper that ignores how it ends (an exception, ``exit(n)``)
-    and, given ``lines`` (:func:`expected_lines`), output past the expected lines:
-    NoFunEval's harness judges only those lines. Used in compat mode alone."""
-    limit = "" if lines is None else _LIMITED_STDOUT + f"_bp_limit_stdout({lines!r})\n"
+def lenient_program(program: str) -> str:
+    """The program inside a wrapper that ignores how it ends (an exception, ``exit(n)``):
+    NoFunEval's harness never looks at the exit status. Used in compat mode alone."""
     return (
-        limit + f"_bp_source = {program!r}\n"
+        f"_bp_source = {program!r}\n"
         "try:\n"
         "    exec(compile(_bp_source, 'main.py', 'exec'), {'__name__': '__main__'})\n"
         "except BaseException:\n"
         "    import traceback as _bp_traceback\n"
-        "    _bp_traceback.print_exc()\n" + ("_bp_flush()\n" if lines is not None else "")
+        "    _bp_traceback.print_exc()\n"
     )
 
 
@@ -188,13 +106,13 @@ def measure_programs(
     on_result: Callable[[int, Measurement], None] | None = None,
 ) -> list[Measurement]:
     """Run each (task, program) on the task's cases; when all pass, ``runs`` timed runs per
-    case (CPU time; compat: wall-clock time, the exit status and extra lines ignored).
+    case (CPU time; compat: wall-clock time, the exit status ignored).
     ``on_result(i, measurement)`` fires as each program finishes."""
     from beyondpass.execution import ExecutionLimits, ExecutionRequest
 
     requests = [
         ExecutionRequest(
-            program=lenient_program(program, expected_lines(task)) if compat else program,
+            program=lenient_program(program) if compat else program,
             tests=cases(task, compat),
             limits=ExecutionLimits(timeout_s=timeout_s * max(1, len(task.tests))),
             timing_repeats=runs,
