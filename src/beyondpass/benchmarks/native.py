@@ -125,7 +125,8 @@ def _test_case(raw: dict, index: int, default: OutputComparison, where: str) -> 
 
 
 def _comparison(raw: Any, default: OutputComparison, where: str) -> OutputComparison:
-    """``"exact"`` / ``"whitespace"`` / ``"numeric"`` or ``{"mode", "abs_tol", "rel_tol"}``."""
+    """A mode name (``COMPARE_MODES``: ``"exact"``, ``"whitespace"``, ``"numeric"``,
+    ``"pie_lines"``) or ``{"mode", "abs_tol", "rel_tol"}``."""
     if raw is None:
         return default
     if raw == "numeric":
