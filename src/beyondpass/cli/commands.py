@@ -22,7 +22,16 @@ DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache
 
 
 def executor_options(fn: Any) -> Any:
-    """``--executor``, ``--isolation`` and ``--ray-address``, shared by evaluate and run."""
+    """``--executor``, ``--isolation``, ``--process-budget`` and ``--ray-address``, shared by
+    evaluate, run and rescore."""
+    fn = click.option(
+        "--process-budget",
+        type=click.Choice(["auto", "cgroup", "nproc", "none"]),
+        default=None,
+        help="What bounds each sandbox's processes and memory (default: auto, a verified "
+        "cgroup, else RLIMIT_NPROC for a non-root user, else refuse); 'none' accepts "
+        "unbounded processes (see docs/sandbox.md).",
+    )(fn)
     fn = click.option(
         "--ray-address",
         metavar="ADDR",
@@ -47,18 +56,27 @@ def executor_options(fn: Any) -> Any:
 
 
 def _executor_choice(
-    executor: str | None, isolation: str | None, ray_address: str | None, default: Any = None
+    executor: str | None,
+    isolation: str | None,
+    ray_address: str | None,
+    default: Any = None,
+    process_budget: str | None = None,
 ) -> Any:
     """The CLI's choice over the study's (``default``); ``None`` when nothing was given."""
     from beyondpass.execution import ExecutorChoice
 
-    if executor is None and isolation is None and ray_address is None:
+    if executor is None and isolation is None and ray_address is None and process_budget is None:
         return default
     base = default or ExecutorChoice()
     name = executor or ("ray" if ray_address else base.name)
     if ray_address is None and name == "ray":
         ray_address = base.ray_address  # the study's address, unless the CLI names one
-    return ExecutorChoice(name=name, isolation=isolation or base.isolation, ray_address=ray_address)
+    return ExecutorChoice(
+        name=name,
+        isolation=isolation or base.isolation,
+        ray_address=ray_address,
+        process_budget=process_budget or base.process_budget,
+    )
 
 
 _FLAG = "flag_"
@@ -252,6 +270,7 @@ def evaluate(
     skip_unknown_tasks: bool,
     executor: str | None,
     isolation: str | None,
+    process_budget: str | None,
     ray_address: str | None,
     evaluators: tuple[str, ...],
     as_json: bool,
@@ -273,7 +292,9 @@ def evaluate(
             data_dir=data_dir,
             limits=ExecutionLimits(timeout_s=timeout),
             workers=workers,
-            executor=_executor_choice(executor, isolation, ray_address),
+            executor=_executor_choice(
+                executor, isolation, ray_address, process_budget=process_budget
+            ),
             skip_unknown_tasks=skip_unknown_tasks,
             evaluators=tuple(dict.fromkeys((*flagged_evaluators(flags), *evaluators))),
             progress=progress,
@@ -351,6 +372,7 @@ def run(
     report: bool,
     executor: str | None,
     isolation: str | None,
+    process_budget: str | None,
     ray_address: str | None,
     as_json: bool,
 ) -> None:
@@ -371,7 +393,9 @@ def run(
         workers=workers,
         report=report,
         as_json=as_json,
-        executor=_executor_choice(executor, isolation, ray_address, config.executor),
+        executor=_executor_choice(
+            executor, isolation, ray_address, config.executor, process_budget
+        ),
     )
     sys.exit(code)
 

@@ -68,6 +68,7 @@ def rescore(
     workers: int | None,
     executor: str | None,
     isolation: str | None,
+    process_budget: str | None,
     ray_address: str | None,
     report: bool,
     as_json: bool,
@@ -86,7 +87,9 @@ def rescore(
             _evaluator_from_name,
             data_dir=data_dir,
             workers=workers,
-            executor=_executor_choice(executor, isolation, ray_address),
+            executor=_executor_choice(
+                executor, isolation, ray_address, process_budget=process_budget
+            ),
             samples_path=samples,
             progress=progress,
         )

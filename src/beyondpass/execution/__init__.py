@@ -12,6 +12,7 @@ from beyondpass.execution.base import (
     Status,
     TestResult,
 )
+from beyondpass.execution.budget import PROCESS_BUDGETS
 
 __all__ = [
     "CompileStep",
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_EXECUTOR",
     "EXECUTORS",
     "ISOLATION_LEVELS",
+    "PROCESS_BUDGETS",
     "ExecutorChoice",
     "create_executor",
 ]
@@ -43,11 +45,14 @@ class ExecutorChoice:
     ``ray_address``: ``None`` starts a private local Ray instance, ``"auto"`` joins the
     cluster this machine belongs to, ``"host:port"`` joins that head. Where the executor is
     ``ray``, every Ray worker runs the local ``sandbox`` executor at ``isolation``.
+    ``process_budget``: what bounds each sandbox's processes and memory; ``auto`` refuses
+    to run when nothing binds, ``none`` is the user accepting that.
     """
 
     name: str = DEFAULT_EXECUTOR
     isolation: str = "auto"
     ray_address: str | None = None
+    process_budget: str = "auto"
 
     def __post_init__(self) -> None:
         from beyondpass.errors import ConfigError
@@ -58,6 +63,11 @@ class ExecutorChoice:
             raise ConfigError(
                 f"unknown isolation level {self.isolation!r} — choose {', '.join(ISOLATION_LEVELS)}"
             )
+        if self.process_budget not in PROCESS_BUDGETS:
+            raise ConfigError(
+                f"unknown process budget {self.process_budget!r} — choose "
+                f"{', '.join(PROCESS_BUDGETS)}"
+            )
         if self.ray_address is not None and self.name != "ray":
             raise ConfigError("a Ray address needs the ray executor (--executor ray)")
 
@@ -67,9 +77,19 @@ class ExecutorChoice:
                 "ray",
                 address=self.ray_address,
                 workers=workers,
-                inner_options={"isolation": self.isolation, "seed": seed},
+                inner_options={
+                    "isolation": self.isolation,
+                    "seed": seed,
+                    "process_budget": self.process_budget,
+                },
             )
-        return create_executor(self.name, workers=workers, isolation=self.isolation, seed=seed)
+        return create_executor(
+            self.name,
+            workers=workers,
+            isolation=self.isolation,
+            seed=seed,
+            process_budget=self.process_budget,
+        )
 
 
 def create_executor(name: str = DEFAULT_EXECUTOR, **options: object) -> Executor:

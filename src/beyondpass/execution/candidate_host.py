@@ -224,6 +224,10 @@ def run_main(job: dict, sock, streams: tuple) -> int:
         wire.send_frame(sock, ["compile_error", *_describe(exc)])
         return 1
     wire.send_frame(sock, ["ready"] if setup is None else ["ready", setup])
+    # the judge ends the test when this process ends: a process the program forks does not
+    # keep the channel open (what it leaves running is killed after the test)
+    channel = sock.fileno()
+    os.register_at_fork(after_in_child=lambda: _close_quietly(channel))
     sys.argv = ["main.py"]
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     try:
@@ -266,3 +270,10 @@ def flush_and_exit(streams: tuple, status: int = 0) -> None:
     """Flush what the candidate printed, then leave without running its atexit hooks."""
     _flush(streams)
     os._exit(status)
+
+
+def _close_quietly(fd: int) -> None:
+    try:  # noqa: SIM105 - keep the child's imports minimal
+        os.close(fd)
+    except OSError:
+        pass

@@ -1,52 +1,102 @@
-"""Whole-sandbox budgets: a cgroup per candidate sandbox with a process and memory ceiling.
+"""Whole-sandbox budgets: a cgroup per sandbox with a process and memory ceiling.
 
-rlimits bound one process; a fork bomb multiplies them. A cgroup bounds the whole candidate
-sandbox (the fork server, the sample and anything it spawns): at most ``pids_max``
-processes and ``memory_mb`` of memory, whatever the sample does. Creating cgroups needs
-write access to the cgroup tree (root, or a delegated subtree); where there is none, the
-executor falls back to ``RLIMIT_NPROC`` (which the kernel does not enforce for root) and
-says so in the run's metadata.
+rlimits bound one process; a fork bomb multiplies them. A cgroup bounds a whole sandbox
+(the fork server, the sample and anything it spawns: compilers, JVMs, daemons): at most
+``pids_max`` tasks (processes and threads) and ``memory_mb`` of memory, whatever the
+sample does. Where the ``cpu`` controller can be used too, each sandbox is its own CPU
+group, so a sandbox full of busy processes weighs on the scheduler as one.
+
+A sandbox is inside its budget from its first instruction: the launcher is wrapped in a
+tiny shell that writes its own pid into the budget and only then ``exec``s the sandbox
+(:meth:`SandboxBudget.wrap`), so nothing it forks can start outside. Creating cgroups
+needs write access to the cgroup tree (root, or a delegated subtree); whether one can be
+made, and whether it really counts what the sandbox forks, is decided by
+:mod:`beyondpass.execution.budget`, never assumed.
 
 Both layouts are handled: the unified v2 tree (``/sys/fs/cgroup/cgroup.controllers``) and
-the v1 ``pids`` and ``memory`` hierarchies.
+the v1 ``pids``, ``memory`` (and ``cpu``) hierarchies. ``BEYONDPASS_CGROUP_ROOT`` points
+at another cgroup mount (an empty directory: no cgroups), to test the fallback.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import time
 import uuid
 from pathlib import Path
 
-ROOT = Path("/sys/fs/cgroup")
 PREFIX = "beyondpass-"
+#: Joins the budget(s) named before ``--``, then becomes the command after it: every
+#: process the command starts is born inside. Exit 125: the budget could not be joined.
+JOIN_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+CLOSE_PATIENCE_S = 5.0
+
+
+def root() -> Path:
+    """The cgroup mount this process manages budgets under."""
+    return Path(os.environ.get("BEYONDPASS_CGROUP_ROOT", "/sys/fs/cgroup"))
 
 
 def sweep_stale() -> None:
-    """Remove empty budgets left by harness processes that were killed before cleaning up."""
-    for parent in (ROOT, ROOT / "pids", ROOT / "memory"):
+    """Remove budgets left by harness processes that were killed before cleaning up."""
+    base = root()
+    for parent in (base, base / "pids", base / "memory", base / "cpu"):
         if not _writable(parent):
             continue
         for path in parent.glob(f"{PREFIX}*"):
             owner = path.name[len(PREFIX) :].split("-", 1)[0]
             if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                _kill_members(path)
                 with contextlib.suppress(OSError):
                     path.rmdir()
 
 
 class SandboxBudget:
-    """One cgroup (v2) or a pair of them (v1 ``pids`` + ``memory``) for one sandbox."""
+    """One cgroup (v2) or one per hierarchy (v1 ``pids``, ``memory``, maybe ``cpu``)."""
 
-    def __init__(self, dirs: list[tuple[Path, dict[str, str]]], layout: str) -> None:
+    def __init__(self, dirs: list[Path], layout: str, pids_max: int, memory_mb: int) -> None:
         self.dirs = dirs
         self.layout = layout
+        self.pids_max = pids_max
+        self.memory_mb = memory_mb
 
-    def attach(self, pid: int) -> None:
-        for path, _ in self.dirs:
-            (path / "cgroup.procs").write_text(str(pid))
+    @property
+    def counter(self) -> Path:
+        """The cgroup whose ``pids.current`` counts the sandbox's tasks."""
+        return next(d for d in self.dirs if (d / "pids.current").exists())
+
+    @property
+    def controllers(self) -> list[str]:
+        if self.layout == "v2":
+            return ["pids", "memory", *(["cpu"] if (self.dirs[0] / "cpu.weight").exists() else [])]
+        return [d.parent.name for d in self.dirs]
+
+    def wrap(self, command: list[str]) -> list[str]:
+        """``command``, started inside this budget from its first instruction."""
+        procs = [str(d / "cgroup.procs") for d in self.dirs]
+        return ["/bin/sh", "-c", JOIN_SCRIPT, "join-budget", *procs, "--", *command]
+
+    def members(self) -> set[int]:
+        """The pids (host namespace) of every process in the budget now."""
+        try:
+            text = (self.counter / "cgroup.procs").read_text()
+        except OSError:
+            return set()
+        return {int(line) for line in text.split()}
+
+    def tasks(self) -> int:
+        """Tasks (processes and threads) the budget counts now."""
+        try:
+            return int((self.counter / "pids.current").read_text())
+        except (OSError, ValueError):
+            return 0
 
     def close(self) -> None:
-        for path, _ in self.dirs:
+        """Kill whatever is still inside, then remove the cgroups."""
+        for path in self.dirs:
+            _kill_members(path)
             with contextlib.suppress(OSError):
                 path.rmdir()
 
@@ -55,7 +105,7 @@ def layout() -> str:
     """``v2``, ``v1`` or ``none``: where a budget can be created by this process."""
     if _v2_parent() is not None:
         return "v2"
-    if all(_writable(ROOT / c) for c in ("pids", "memory")):
+    if all(_writable(root() / c) for c in ("pids", "memory")):
         return "v1"
     return "none"
 
@@ -65,52 +115,83 @@ def create_budget(pids_max: int, memory_mb: int) -> SandboxBudget | None:
     sweep_stale()
     name = f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     mem = str(memory_mb << 20)
+    base = root()
     try:
         parent = _v2_parent()
         if parent is not None:
-            path = parent / name
             settings = {"pids.max": str(pids_max), "memory.max": mem, "memory.swap.max": "0"}
-            return _make([(path, settings)], "v2")
-        if all(_writable(ROOT / c) for c in ("pids", "memory")):
-            return _make(
-                [
-                    (ROOT / "pids" / name, {"pids.max": str(pids_max)}),
-                    (ROOT / "memory" / name, {"memory.limit_in_bytes": mem}),
-                ],
-                "v1",
-            )
+            return _make([(parent / name, settings)], "v2", pids_max, memory_mb)
+        if all(_writable(base / c) for c in ("pids", "memory")):
+            dirs = [
+                (base / "pids" / name, {"pids.max": str(pids_max)}),
+                # memsw after the plain limit: it may never be below it
+                (
+                    base / "memory" / name,
+                    {"memory.limit_in_bytes": mem, "memory.memsw.limit_in_bytes": mem},
+                ),
+            ]
+            if _writable(base / "cpu"):  # a CPU group of its own: fairness, no quota
+                dirs.append((base / "cpu" / name, {}))
+            return _make(dirs, "v1", pids_max, memory_mb)
     except OSError:
         return None
     return None
 
 
-def _make(dirs: list[tuple[Path, dict[str, str]]], kind: str) -> SandboxBudget:
-    made: list[tuple[Path, dict[str, str]]] = []
+def _make(
+    dirs: list[tuple[Path, dict[str, str]]], kind: str, pids_max: int, memory_mb: int
+) -> SandboxBudget:
+    made: list[Path] = []
     try:
         for path, settings in dirs:
             path.mkdir()
-            made.append((path, settings))
+            made.append(path)
             for key, value in settings.items():
                 target = path / key
                 if target.exists():
                     target.write_text(value)
     except OSError:
-        SandboxBudget(made, kind).close()
+        SandboxBudget(made, kind, pids_max, memory_mb).close()
         raise
-    return SandboxBudget(made, kind)
+    return SandboxBudget(made, kind, pids_max, memory_mb)
+
+
+def _kill_members(path: Path) -> None:
+    """SIGKILL every process of a cgroup until it is empty (or patience runs out).
+
+    v2 has ``cgroup.kill``; on v1 a process may fork between the read and the kill, so the
+    list is read again until nothing is left.
+    """
+    kill = path / "cgroup.kill"
+    if kill.exists():
+        with contextlib.suppress(OSError):
+            kill.write_text("1")
+    deadline = time.monotonic() + CLOSE_PATIENCE_S
+    while time.monotonic() < deadline:
+        try:
+            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
 
 
 def _v2_parent() -> Path | None:
     """The v2 root when it is ours to write and has the pids and memory controllers."""
-    controllers = ROOT / "cgroup.controllers"
-    if not controllers.is_file() or not _writable(ROOT):
+    base = root()
+    controllers = base / "cgroup.controllers"
+    if not controllers.is_file() or not _writable(base):
         return None
     available = set(controllers.read_text().split())
     if not {"pids", "memory"} <= available:
         return None
-    enabled = set((ROOT / "cgroup.subtree_control").read_text().split())
+    enabled = set((base / "cgroup.subtree_control").read_text().split())
     # the machine's cgroup configuration is not ours to change: use it only as it is
-    return ROOT if {"pids", "memory"} <= enabled else None
+    return base if {"pids", "memory"} <= enabled else None
 
 
 def _writable(path: Path) -> bool:

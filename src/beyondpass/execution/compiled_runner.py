@@ -4,11 +4,13 @@ program (``languages.py`` says how).
 The fork server's child runs :func:`serve` after its limits are set. A compile job
 writes the program to the build directory and runs the compile step there, then answers
 ``["compiled"]`` or ``["compile_error", type, base, message]`` (the compiler's output,
-clipped). A launch job answers ``["ready"]`` and ``exec``s the launcher: the process *is*
-the program from then on, so its exit status comes from the kernel as for Python. A
-one-test launch gets the test's input as stdin (an in-memory file) and keeps the channel
-only so that the judge sees it close when the program ends; a batch launch (the Java
-runner) gets the channel as stdin and stdout and takes its tests over it.
+clipped). A launch job answers ``["ready"]`` and starts the launcher. A batch launch (the
+Java runner) ``exec``s it with the channel as stdin and stdout; the runner takes its tests
+over it. A one-test launch gets the test's input as stdin (an in-memory file): this
+process forks the program without the channel, waits for it, and ends with its exit
+status (a signal included), so the judge sees the channel close exactly when the program's
+own process ends, whatever it left running (a daemon holding its output is killed after
+the case, as for every language).
 
 This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
 """
@@ -40,16 +42,37 @@ def serve(job: dict, sock, build: str, runner: str, give_stdin) -> None:
     else:
         give_stdin(job["stdin"])
         wire.send_frame(sock, ["ready"])
-        sock.set_inheritable(True)  # closes when the program ends: the judge waits for that
     os.chdir(os.environ.get("HOME", build))
     os.environ["MALLOC_ARENA_MAX"] = "2"  # few malloc arenas: less address space reserved
     for sig in (signal.SIGXFSZ, signal.SIGPIPE):  # Python ignores them; exec keeps that
         signal.signal(sig, signal.SIG_DFL)
-    try:
-        os.execvp(argv[0], argv)
-    except OSError as exc:
-        os.write(2, f"cannot start {argv[0]}: {exc}\n".encode())
-        os._exit(127)
+    if launch.get("batch") or os.fork() == 0:  # the program: without the channel (cloexec)
+        try:
+            os.execvp(argv[0], argv)
+        except OSError as exc:
+            os.write(2, f"cannot start {argv[0]}: {exc}\n".encode())
+            os._exit(127)
+    _end_as_program(sock)
+
+
+def _end_as_program(sock) -> None:
+    """Wait for the program (this process's only child) and end the same way: its exit
+    status, or the signal that killed it. The channel closes with this process."""
+    while True:
+        try:
+            _, status = os.wait()
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            os._exit(127)
+    if os.WIFEXITED(status):
+        os._exit(os.WEXITSTATUS(status))
+    sig = os.WTERMSIG(status)
+    signal.signal(sig, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
+    os.kill(os.getpid(), sig)
+    os._exit(128 + sig)  # a signal that does not end a process by default: never silent
 
 
 def _compile(job: dict, build: str, runner: str) -> list:

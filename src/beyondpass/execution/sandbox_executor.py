@@ -33,6 +33,7 @@ from typing import Any
 from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import cgroups, wire
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
+from beyondpass.execution.budget import ProcessBudget, choose_budget, descendants, nproc_limit
 from beyondpass.execution.languages import PYTHON_FUNCTION_RUNNER
 from beyondpass.execution.sandbox import (
     ISOLATION,
@@ -45,8 +46,6 @@ from beyondpass.execution.verdict import verdict
 
 WATCHDOG_GRACE_S = 20.0  # beyond a sample's own timeout, before the worker is presumed hung
 START_TIMEOUT_S = 60.0
-PIDS_MAX = 64  # processes in one candidate sandbox: fork server, sample, its children
-NPROC_HEADROOM = 256  # RLIMIT_NPROC above the user's current processes, where no cgroup
 COMPILED = ("cpp", "java")  # languages with a runner (execution/languages.py)
 IO_TIMING_UNSUPPORTED = "timing runs of I/O tests are not supported yet: no times"
 
@@ -58,47 +57,57 @@ class WorkerDied(Exception):
 class _Worker:
     """One judge and one candidate fork server, connected by a socket pair."""
 
-    def __init__(self, level: str, scratch_mb: int, budget_mb: int) -> None:
+    def __init__(self, level: str, scratch_mb: int, budget: ProcessBudget) -> None:
         self.level = level
         judge_end, candidate_end = socket.socketpair()
         self.harness, harness_end = socket.socketpair()  # jobs in, reports out
         self.private_tmp = level == "bwrap"  # bwrap gives each sandbox its own /tmp
         self.scratch = SCRATCH if self.private_tmp else tempfile.mkdtemp(prefix="bp-worker-")
-        self.budget = cgroups.create_budget(PIDS_MAX, budget_mb)
+        self.budgets: dict[str, cgroups.SandboxBudget] = {}
         procs: list[subprocess.Popen[bytes]] = []
+        self.procs = procs
         try:
+            if budget.mechanism == "cgroup":
+                for role, tasks, memory_mb in (
+                    ("candidate", budget.candidate_tasks, budget.memory_mb),
+                    ("judge", budget.judge_tasks, budget.judge_memory_mb),
+                ):
+                    made = cgroups.create_budget(tasks, memory_mb)
+                    if made is None:
+                        raise WorkerDied(f"the {role} sandbox's cgroup could not be created")
+                    self.budgets[role] = made
             with contextlib.ExitStack() as stack:
                 for end in (judge_end, candidate_end, harness_end):
                     stack.callback(end.close)
                 self.candidate = self._spawn(level, "candidate", (candidate_end,), scratch_mb)
                 procs.append(self.candidate)
-                if self.budget is not None:
-                    self.budget.attach(self.candidate.pid)
                 self.judge = self._spawn(level, "judge", (judge_end, harness_end), scratch_mb)
                 procs.append(self.judge)
             candidate_config = {
                 "scratch": self.scratch,
                 "own_pid_namespace": level in ("bwrap", "unshare"),
                 "env": SANDBOX_ENV,
-                "nproc": None if self.budget is not None else _nproc_limit(),
+                "nproc": nproc_limit() if budget.mechanism == "nproc" else None,
                 # bwrap already drops them; unshare leaves the sample root of its namespace
                 "drop_capabilities": level == "unshare",
             }
             self._send({"candidate": candidate_config})
             hello = self._receive(START_TIMEOUT_S)
             self.own_pid_namespace = bool(hello.get("candidate", {}).get("own_pid_namespace"))
+            self._check_budgets()
         except BaseException:
-            self.procs = procs
             self.close()
             raise
-        self.procs = procs
 
     def _spawn(
         self, level: str, role: str, ends: tuple[socket.socket, ...], scratch_mb: int
     ) -> subprocess.Popen[bytes]:
         fds = tuple(end.fileno() for end in ends)
+        command = worker_command(level, role, fds, scratch_mb)
+        if role in self.budgets:  # inside its budget before its first instruction
+            command = self.budgets[role].wrap(command)
         return subprocess.Popen(
-            worker_command(level, role, fds, scratch_mb),
+            command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -107,6 +116,18 @@ class _Worker:
             pass_fds=fds,
             start_new_session=True,
         )
+
+    def _check_budgets(self) -> None:
+        """Every process of each sandbox, up and serving, is a member of its budget."""
+        for role, proc in (("candidate", self.candidate), ("judge", self.judge)):
+            made = self.budgets.get(role)
+            if made is None:
+                continue
+            outside = ({proc.pid} | descendants(proc.pid)) - made.members()
+            if outside:
+                raise WorkerDied(
+                    f"{len(outside)} process(es) of the {role} sandbox are outside its budget"
+                )
 
     def run(self, job: dict[str, Any], timeout_s: float) -> dict[str, Any]:
         self._send(job)
@@ -136,8 +157,8 @@ class _Worker:
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         self.harness.close()
-        if self.budget is not None:
-            self.budget.close()
+        for made in self.budgets.values():
+            made.close()  # also kills anything of the sandbox that escaped its process group
         if not self.private_tmp:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
@@ -176,24 +197,6 @@ def _test_job(test: TestCase) -> dict[str, Any]:
     return {"name": test.name, "code": test.code}
 
 
-def _nproc_limit() -> int | None:
-    """RLIMIT_NPROC for a sample: the user's current process count plus headroom.
-
-    The limit counts every process of the user, so it is set relative to what runs now; it
-    is not enforced for root, which is why a cgroup is preferred where one can be made.
-    """
-    if os.getuid() == 0:
-        return None
-    uid = os.getuid()
-    count = 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    count += 1
-    return count + NPROC_HEADROOM
-
-
 class SandboxExecutor(Executor):
     """Fast and isolated: see the module docstring and docs/sandbox.md."""
 
@@ -207,6 +210,7 @@ class SandboxExecutor(Executor):
         seed: int = 0,
         budget_mb: int = 4096,
         fresh_workers: bool = False,
+        process_budget: str = "auto",
     ) -> None:
         self._workers = workers or os.cpu_count() or 1
         self.level, note = choose_level(isolation)
@@ -216,6 +220,8 @@ class SandboxExecutor(Executor):
         self.seed = seed
         self.scratch_mb = scratch_mb
         self.budget_mb = budget_mb
+        # decided (and probed) before any sample runs: a budget that does not bind refuses
+        self.budget = choose_budget(process_budget, self.level, budget_mb)
         self.fresh_workers = fresh_workers
         self._idle: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
         for _ in range(self._workers):
@@ -233,22 +239,12 @@ class SandboxExecutor(Executor):
         return self._workers
 
     def metadata(self) -> dict[str, Any]:
-        budget = cgroups.layout()
         return {
             "executor": "subprocess" if self.fresh_workers else self.name,
             "isolation": self.level,
             "isolation_details": ISOLATION[self.level],
             "isolation_note": self.level_note,
-            "process_budget": (
-                f"cgroup {budget}: at most {PIDS_MAX} processes and {self.budget_mb} MB per "
-                "candidate sandbox"
-                if budget != "none"
-                else (
-                    "RLIMIT_NPROC only (not enforced for root)"
-                    if os.getuid() != 0
-                    else "none: running as root without a writable cgroup tree"
-                )
-            ),
+            "process_budget": self.budget.describe(),
             "tests_run_in": "a separate judge process; the candidate's process holds no tests",
             "python": sys.version.split()[0],
             "workers": self._workers,
@@ -312,7 +308,7 @@ class SandboxExecutor(Executor):
         return result
 
     def _start(self) -> _Worker:
-        started = self._spawner.submit(_Worker, self.level, self.scratch_mb, self.budget_mb)
+        started = self._spawner.submit(_Worker, self.level, self.scratch_mb, self.budget)
         worker = started.result()
         with self._lock:
             self._all.append(worker)

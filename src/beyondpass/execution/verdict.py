@@ -59,6 +59,17 @@ def _decide(
     load_error = report.get("load_error")
     returncode = exit_info.get("returncode")
     where = f"after {sum(t.status is Status.PASSED for t in tests)} of {len(request.tests)} tests"
+    failing = next((t for t in tests if t.status is not Status.PASSED), None)
+    if (  # one rule: the first non-passing test decides, even when the sample ended later
+        over is not None
+        and over.get("kind") in ("timeout", "gone", "protocol")
+        and failing is not None
+        and failing.name != over.get("test")
+    ):
+        return (
+            failing.status,
+            f"test {failing.name}: {failing.error_type} {failing.message}".strip(),
+        )
     if over is not None and over.get("kind") == "timeout":
         limits = request.limits
         budget = f"{limits.timeout_s:g} s per sample"
@@ -86,7 +97,6 @@ def _decide(
         kind = str(load_error.get("error_type", ""))
         status = Status.MEMORY if kind == "MemoryError" else Status.ERROR
         return status, f"{kind} while loading the program: {load_error.get('message', '')}"
-    failing = next((t for t in tests if t.status is not Status.PASSED), None)
     if failing is not None:
         message = f"test {failing.name}: {failing.error_type} {failing.message}".strip()
         return failing.status, message

@@ -270,6 +270,7 @@ def study_from_dict(
             name=str(execution_raw.pop("executor", DEFAULT_EXECUTOR)),
             isolation=str(execution_raw.pop("isolation", "auto")),
             ray_address=execution_raw.pop("ray_address", None),
+            process_budget=str(execution_raw.pop("process_budget", "auto")),
         )
     except ConfigError as exc:
         raise ConfigError(f"{where}: execution: {exc}") from exc
