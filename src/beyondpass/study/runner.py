@@ -25,7 +25,7 @@ from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.select import build_evaluator, verdict_evaluator
 from beyondpass.execution import ExecutorChoice
-from beyondpass.extraction import answer_format_of, extract
+from beyondpass.extraction import extract
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 from beyondpass.models.cache import ResponseCache
 from beyondpass.models.client import ModelClient
@@ -424,23 +424,8 @@ class StudyRunner:
                 "cached": gen.cached,
                 **({"sent": gen.sent} if gen.sent else {}),  # api, prompt, params as sent
             },
+            answer_format=self.config.plan.answer_format,
         )
-        fmt = self.config.plan.answer_format
-        if fmt and answer_format_of(item.task, fmt) != answer_format_of(item.task):
-            sample = _reextracted(sample, item.task, fmt)
         store.put_sample(sample)
         self.progress.advance(f"ask {model} / {item.task.benchmark}")
 
-
-def _reextracted(sample: Any, task: Task, answer_format: str) -> Any:
-    """``sample`` with its code read in the plan's answer format (``make_sample`` reads the
-    benchmark's default format)."""
-    from dataclasses import replace
-
-    e = extract(sample.raw, task, answer_format)
-    return replace(
-        sample,
-        code=e.code,
-        program=e.program,
-        extraction={"status": e.status, "kind": e.kind, "error": e.error, "notes": list(e.notes)},
-    )
