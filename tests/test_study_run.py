@@ -95,7 +95,6 @@ user = "Generate a {language} code to solve the problem!\\n{prompt}"
     assert sample.raw and sample.code and sample.extraction["status"] == "ok"
 
 
-
 def test_each_answer_is_extracted_once_in_the_plans_format(tmp_path, monkeypatch):
     """The plan says whole-program: the stored code is read that way, once per answer; the
     benchmark's default format (fenced-code) is never tried."""
@@ -144,6 +143,7 @@ user = "Complete the following code.\\n{prompt}"
     with RunStore(tmp_path / "run", create=False) as store:
         assert all(r.sample.extraction["status"] == "ok" for r in store.rows())
         assert {r.result.status for r in store.rows()} == {"passed"}
+
 
 def test_openai_endpoint_two_step_workflow_and_cache(tmp_path):
     cache = ResponseCache(tmp_path / "cache" / "responses.sqlite3")
