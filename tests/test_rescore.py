@@ -367,7 +367,7 @@ def test_every_command_gives_nofuneval_edit_the_executor_chosen(tmp_path, run_cl
     answers.write_text(json.dumps(answer) + "\n")
     study = tmp_path / "study.toml"
     study.write_text(
-        f'name = "rt"\n[[benchmarks]]\nname = "{RUNTIME}"\ntasks = ["3"]\n'
+        f'name = "rt"\nseed = 7\n[[benchmarks]]\nname = "{RUNTIME}"\ntasks = ["3"]\n'
         '[[models]]\nspec = "replay:answers.jsonl"\nlabel = "recorded"\n'
         '[prompts]\nplan = "nofuneval-edit"\nselect = ["base_prompt"]\n'
         '[execution]\nisolation = "process"\n[evaluation.nofuneval-edit]\nruns = 0\n'
@@ -380,6 +380,7 @@ def test_every_command_gives_nofuneval_edit_the_executor_chosen(tmp_path, run_cl
     executor, timings = _edit_executor(run)
     assert (executor["executor"], executor["isolation"]) == ("sandbox", "process")
     assert [(t["executor"], t["isolation"]) for t in timings] == [("sandbox", "process")]
+    assert executor["random_seed"] == 7  # the study's seed reaches the executor
 
     # rescore without options: the executor the run recorded (not the default level)
     rescore_args = ["rescore", run, "--evaluator", "nofuneval-edit", "--no-report", "--json"]
@@ -394,7 +395,7 @@ def test_every_command_gives_nofuneval_edit_the_executor_chosen(tmp_path, run_cl
     assert done.returncode == 0, done.stderr
     executor, timings = _edit_executor(run)
     assert (executor["executor"], executor["isolation"]) == ("subprocess", "process")
-    assert executor["fresh_worker_per_sample"] is True
+    assert executor["fresh_worker_per_sample"] is True and executor["random_seed"] == 7
     assert [(t["executor"], t["isolation"]) for t in timings] == [("subprocess", "process")]
     with RunStore(run, create=False) as store:
         record = store.get_meta("rescores")[-1]["evaluators"][0]
