@@ -40,6 +40,75 @@ def test_compat_scores_equal_reference_and_summary(run_cli, tmp_path):
     assert summary["template_followed_rate"] == pytest.approx(followed)
 
 
+def _compat_scores(run_cli, tmp_path, gens, *args):
+    out = tmp_path / "out"
+    proc = score_cli(
+        run_cli, tmp_path, "--subset", "latency", "--generations", gens, "--compat", "nofuneval",
+        "--out", out, "--json", *args,
+    )  # fmt: skip
+    return proc, out
+
+
+def test_the_prompt_of_a_file_outside_a_prompt_folder_is_read_from_its_rows(run_cli, tmp_path):
+    """A file of 1-shot answers named answers.jsonl: the rows echo the 1-shot prompt, so the
+    compat scores are NoFunEval's own (read as Base, almost no row would agree)."""
+    published = nofuneval_dir() / "generations/latency/gpt-4/one_shot/generated_outputs.jsonl"
+    gens = tmp_path / "answers.jsonl"
+    gens.write_bytes(published.read_bytes())
+    proc, out = _compat_scores(run_cli, tmp_path, gens)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["prompt"] == "one_shot"
+    refs = rows("generations/latency/gpt-4/one_shot/diffbleu_reference.jsonl")
+    scored = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    for s, r in zip(scored, refs, strict=True):
+        assert s["diffbleu"] == pytest.approx(r["diffbleu"], abs=1e-6)
+
+
+def test_a_prompt_nothing_states_stops_the_compat_reading(run_cli, tmp_path):
+    """Completions without the prompt echoed, in a folder named after no prompt: compat
+    stops and names --prompt; with --prompt it reads them; the robust reading needs none."""
+    from beyondpass.methods.nofuneval.extraction import published_answer
+
+    data = rows("latency.jsonl")
+    published = rows("generations/latency/gpt-4/one_shot/generated_outputs.jsonl")
+    lines = []
+    for n in (0, 1):
+        answer = published_answer(published[n]["generated_answers"])
+        lines.append({"row": n, "generation": answer[len(data[n]["one_shot"]) :]})
+    gens = tmp_path / "answers.jsonl"
+    gens.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    proc, _ = _compat_scores(run_cli, tmp_path, gens)
+    assert proc.returncode == 2
+    assert "pass --prompt" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    proc, _ = _compat_scores(run_cli, tmp_path, gens, "--prompt", "one_shot")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["prompt"] == "one_shot"
+    robust = score_cli(run_cli, tmp_path, "--subset", "latency", "--generations", gens, "--json")
+    assert robust.returncode == 0, robust.stderr
+    assert json.loads(robust.stdout)["prompt"] is None
+
+
+@pytest.mark.parametrize(
+    ("folder", "args", "message"),
+    [
+        ("one_shot", (), "the folder name in"),  # a Base file filed under one_shot/
+        ("mine", ("--prompt", "one_shot"), "--prompt says one_shot"),
+        ("mine", ("--prompt", "oneshot"), "--prompt 'oneshot': choose base_prompt"),
+    ],
+)
+def test_a_prompt_the_rows_contradict_is_refused(run_cli, tmp_path, folder, args, message):
+    published = nofuneval_dir() / "generations/latency/gpt-4/base_prompt/generated_outputs.jsonl"
+    gens = tmp_path / folder / "answers.jsonl"
+    gens.parent.mkdir()
+    gens.write_bytes(published.read_bytes())
+    proc, out = _compat_scores(run_cli, tmp_path, gens, *args)
+    assert proc.returncode == 2
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
 def test_beyondpass_lines_with_several_samples(run_cli, tmp_path):
     data = rows("security.jsonl")
     gens = tmp_path / "g.jsonl"

@@ -231,6 +231,10 @@ def test_cli_writes_speedup_and_correct(run_cli, tmp_path):
             str(gens),
             "--runs",
             "3",
+            "--executor",
+            "subprocess",
+            "--isolation",
+            "process",
             "--out",
             str(out),
             "--json",
@@ -246,6 +250,11 @@ def test_cli_writes_speedup_and_correct(run_cli, tmp_path):
     assert scores[1]["correct"] is True and scores[1]["source_correct"] is True
     assert summary["speedup@1"] == pytest.approx(mean(s["speedup"] for s in scores))
     assert summary["correct@1"] == 1.0 and summary["timing"]["method"] == "cpu"
+    # the executor chosen ran the programs
+    assert (summary["timing"]["executor"], summary["timing"]["isolation"]) == (
+        "subprocess",
+        "process",
+    )
 
 
 def rows_of_runtime() -> list[dict]:

@@ -202,24 +202,42 @@ def test_edit_evaluator_compat_option_ignores_extra_lines():
     assert got[None].details["timing"]["method"] == "cpu"
 
 
-def test_edit_evaluator_without_executor_starts_a_sandbox_or_errs(monkeypatch):
-    import beyondpass.execution as execution
+def test_edit_evaluator_without_executor_is_a_one_line_error():
+    from beyondpass.errors import ConfigError
     from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator, EditOptions
 
     right = "xs = list(map(int, input().split()))\nprint(*[2 * x for x in xs], sep='\\n')\n"
-    evaluator = DiffBleuEvaluator(EditOptions(runs=0))  # as `rescore` builds it: no executor
-    (ok,) = evaluator.evaluate([_candidate(right)])
+    with pytest.raises(ConfigError, match="no executor was given") as caught:
+        DiffBleuEvaluator(EditOptions(runs=0)).evaluate([_candidate(right)])
+    assert "\n" not in str(caught.value)
+
+
+def test_edit_evaluator_built_by_the_setup_runs_in_the_executor_chosen():
+    from beyondpass.evaluators.setup import EvaluationSetup
+    from beyondpass.execution import ExecutorChoice
+
+    right = "xs = list(map(int, input().split()))\nprint(*[2 * x for x in xs], sep='\\n')\n"
+    with EvaluationSetup(ExecutorChoice("subprocess", "process"), workers=1) as setup:
+        evaluator = setup.evaluator("nofuneval-edit", {"runs": 0})
+        (ok,) = evaluator.evaluate([_candidate(right)])
+        meta = evaluator.metadata()
     assert ok.status == "passed" and ok.metrics["runtime_correct"] == 1
-    assert evaluator.executor is None  # the sandbox it started is closed again
+    assert ok.details["timing"]["executor"] == "subprocess"
+    assert ok.details["timing"]["isolation"] == "process"
+    assert meta["executor"]["executor"] == "subprocess"
+    assert meta["executor"]["isolation"] == "process"
+    assert not setup.executor_started  # closed with the setup
 
-    # a sandbox that cannot start cannot be made here for real: this stands in for it
-    def broken(*args, **kwargs):
-        raise RuntimeError("bwrap: not found")
 
-    monkeypatch.setattr(execution, "create_executor", broken)
-    (err,) = DiffBleuEvaluator(EditOptions(runs=0)).evaluate([_candidate(right)])
-    assert err.status == "error" and err.passed is False
-    assert "bwrap: not found" in err.details["runtime_error"]
+def test_an_evaluator_that_runs_no_code_starts_no_executor():
+    from beyondpass.evaluators.setup import EvaluationSetup, build_evaluators
+    from beyondpass.execution import ExecutorChoice
+
+    # a Ray address no cluster answers: building this executor would fail
+    with EvaluationSetup(ExecutorChoice("ray", ray_address="127.0.0.1:9")) as setup:
+        (classify,) = build_evaluators(setup, [("nofuneval-classify", {})])
+        assert not setup.executor_started
+    assert classify.name == "nofuneval-classify"
 
 
 def test_edit_evaluator_runs_option_is_checked():

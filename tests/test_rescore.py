@@ -341,3 +341,75 @@ def test_recomputed_verdicts_use_the_limits_the_run_recorded(tmp_path, run_cli, 
         executor = store.get_meta("executor")
     assert record["limits"]["timeout_s"] == 2 == executor["limits"]["timeout_s"]
     assert record["evaluators"][0]["metadata"]["limits"]["timeout_s"] == 2
+
+
+RUNTIME = "nofuneval-runtime_efficiency"
+
+
+def _edit_executor(run: Path) -> tuple[dict, list[dict]]:
+    """What ``nofuneval-edit`` recorded: its executor, and each sample's timing record."""
+    with RunStore(run, create=False) as store:
+        meta = store.get_meta("executor")
+        timings = [e.details["timing"] for e in store.evaluations("nofuneval-edit")]
+    assert meta["evaluator"] == "nofuneval-edit"
+    return meta["executor"], timings
+
+
+def test_every_command_gives_nofuneval_edit_the_executor_chosen(tmp_path, run_cli, data_dir):
+    """run (the study's [execution]), rescore (the recorded choice, then --executor and
+    --isolation) and evaluate (--executor, --isolation) all run the edits in the executor
+    the user chose, and record it."""
+    from nofuneval_data import rows as dataset_rows
+
+    row = dataset_rows("runtime_efficiency.jsonl")[3]
+    answers = tmp_path / "answers.jsonl"
+    answer = {"task_id": "3", "condition": "base_prompt", "response": row["target_code"]}
+    answers.write_text(json.dumps(answer) + "\n")
+    study = tmp_path / "study.toml"
+    study.write_text(
+        f'name = "rt"\nseed = 7\n[[benchmarks]]\nname = "{RUNTIME}"\ntasks = ["3"]\n'
+        '[[models]]\nspec = "replay:answers.jsonl"\nlabel = "recorded"\n'
+        '[prompts]\nplan = "nofuneval-edit"\nselect = ["base_prompt"]\n'
+        '[execution]\nisolation = "process"\n[evaluation.nofuneval-edit]\nruns = 0\n'
+    )
+    run = tmp_path / "run"
+    done = run_cli(
+        ["run", study, "--out", run, "--no-report", "--no-cache", "--json"], cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    executor, timings = _edit_executor(run)
+    assert (executor["executor"], executor["isolation"]) == ("sandbox", "process")
+    assert [(t["executor"], t["isolation"]) for t in timings] == [("sandbox", "process")]
+    assert executor["random_seed"] == 7  # the study's seed reaches the executor
+
+    # rescore without options: the executor the run recorded (not the default level)
+    rescore_args = ["rescore", run, "--evaluator", "nofuneval-edit", "--no-report", "--json"]
+    done = run_cli(rescore_args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    executor, _ = _edit_executor(run)
+    assert (executor["executor"], executor["isolation"]) == ("sandbox", "process")
+
+    # rescore with --executor/--isolation: those, in the results and the rescore record
+    done = run_cli([*rescore_args, "--executor", "subprocess", "--isolation", "process"],
+                   cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    executor, timings = _edit_executor(run)
+    assert (executor["executor"], executor["isolation"]) == ("subprocess", "process")
+    assert executor["fresh_worker_per_sample"] is True and executor["random_seed"] == 7
+    assert [(t["executor"], t["isolation"]) for t in timings] == [("subprocess", "process")]
+    with RunStore(run, create=False) as store:
+        record = store.get_meta("rescores")[-1]["evaluators"][0]
+        (result,) = [r.result for r in store.rows()]
+    assert record["metadata"]["executor"]["executor"] == "subprocess"
+    assert result.metrics["runtime_correct"] == 1 and result.status == "passed"
+
+    out = tmp_path / "evaluated"
+    done = run_cli(
+        ["evaluate", "--benchmark", RUNTIME, "--samples", answers, "--out", out,
+         "--executor", "subprocess", "--isolation", "process", "--json"],
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    executor, timings = _edit_executor(out)
+    assert (executor["executor"], executor["isolation"]) == ("subprocess", "process")
+    assert [(t["executor"], t["isolation"]) for t in timings] == [("subprocess", "process")]

@@ -95,6 +95,56 @@ user = "Generate a {language} code to solve the problem!\\n{prompt}"
     assert sample.raw and sample.code and sample.extraction["status"] == "ok"
 
 
+def test_each_answer_is_extracted_once_in_the_plans_format(tmp_path, monkeypatch):
+    """The plan says whole-program: the stored code is read that way, once per answer; the
+    benchmark's default format (fenced-code) is never tried."""
+    from collections import Counter
+
+    from beyondpass import extraction
+
+    calls: Counter[str] = Counter()
+
+    def counted(fmt: str):
+        real = extraction.extractor_for(fmt)
+
+        def read(answer, task):
+            calls[fmt] += 1
+            return real(answer, task)
+
+        return read
+
+    formats = {f: counted(f) for f in ("fenced-code", "whole-program")}
+    monkeypatch.setattr(extraction, "EXTRACTORS", formats)
+    answers = tmp_path / "answers.jsonl"
+    rows = [
+        {"task_id": tid, "condition": "plain", "response": f"```python\n{t.reference_solution}```"}
+        for tid, t in DEMO.tasks.items()
+    ]
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    study = write_study(
+        tmp_path / "study.toml",
+        """
+name = "once"
+[[benchmarks]]
+name = "demo"
+[[models]]
+spec = "replay:answers.jsonl"
+label = "recorded"
+[prompts]
+answer_format = "whole-program"
+[[prompts.conditions]]
+id = "plain"
+user = "Complete the following code.\\n{prompt}"
+""",
+    )
+    outcome = StudyRunner(load_study(study), tmp_path / "run").run()
+    assert outcome.complete and outcome.scored == len(DEMO.tasks)
+    assert calls == Counter({"whole-program": len(DEMO.tasks)})
+    with RunStore(tmp_path / "run", create=False) as store:
+        assert all(r.sample.extraction["status"] == "ok" for r in store.rows())
+        assert {r.result.status for r in store.rows()} == {"passed"}
+
+
 def test_openai_endpoint_two_step_workflow_and_cache(tmp_path):
     cache = ResponseCache(tmp_path / "cache" / "responses.sqlite3")
     with FakeEndpoint(responder=answer_from_prompt) as server:

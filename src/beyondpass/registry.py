@@ -64,7 +64,9 @@ class Metric:
 class EvaluatorContext:
     """What a study gives every evaluator factory."""
 
-    executor: Any = None  # beyondpass.execution.base.Executor, for evaluators that run code
+    #: beyondpass.execution.base.Executor: the one the user chose, given to evaluators whose
+    #: spec says ``runs_code`` (``None`` for the others)
+    executor: Any = None
     limits: Any = None  # beyondpass.execution.base.ExecutionLimits
     workers: int | None = None
     data_dir: str | None = None
@@ -82,6 +84,8 @@ class EvaluatorSpec:
     execution time needs timed test re-runs). ``result_fields`` and ``summary`` shape what the
     ``evaluate`` command writes per answer and prints at the end; ``label`` names the
     evaluator in that output, ``cli_flag`` gives ``evaluate`` a flag that adds it.
+    ``runs_code``: it runs programs, so every command gives it the executor the user chose
+    (``--executor``, ``--isolation``, Ray address) in its context; the others get none.
     """
 
     name: str
@@ -97,6 +101,7 @@ class EvaluatorSpec:
     #: a flag of ``beyondpass evaluate`` that adds this evaluator (``nfr``: ``--nfr``)
     cli_flag: str | None = None
     cli_help: str = ""
+    runs_code: bool = False
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,7 @@ CORE = Method(
                 Metric("exec_time_ref", "reference units", "lower", "mean"),
             ),
             decides_verdict=True,
+            runs_code=True,
             description="runs the task's tests in the sandbox; decides the verdict",
         ),
     ),

@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import click
 
-from beyondpass import registry
 from beyondpass.cli.base import emit_json
 from beyondpass.cli.commands import DATA_DIR_HELP, _executor_choice, executor_options
 from beyondpass.cli.progress import RichProgress
-from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.select import FUNCTIONAL, build_evaluator
-from beyondpass.study.rescore import RunContext
-
-
-def _evaluator_from_name(name: str, options: Mapping[str, Any], context: RunContext) -> Evaluator:
-    """Build the evaluator called ``name`` (any registered method's) for the run ``context``
-    describes; its options are validated by the evaluator's own schema.
-
-    Only the functional verdict runs programs, so only it gets the run's executor (building
-    one starts sandboxed workers); its timed re-runs default to what the run recorded.
-    """
-    opts = dict(options)
-    executor = None
-    if name == FUNCTIONAL:
-        opts.setdefault("timing_repeats", context.timing_repeats)
-        executor = context.executor()
-    ctx = registry.EvaluatorContext(
-        executor, context.limits, context.workers, context.data_dir, context.seed
-    )
-    return build_evaluator(name, opts, ctx)
 
 
 @click.command()
@@ -84,7 +61,6 @@ def rescore(
         outcome = rescore_run(
             run_dir,
             evaluators,
-            _evaluator_from_name,
             data_dir=data_dir,
             workers=workers,
             executor=_executor_choice(

@@ -8,8 +8,7 @@ e.g. RobustAPI's misuse checker). A study mixing both kinds gets a
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pydantic
@@ -19,7 +18,6 @@ from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
 from beyondpass.evaluators.functional import FunctionalEvaluator
-from beyondpass.execution.base import ExecutionLimits, Executor
 
 FUNCTIONAL = "functional"
 
@@ -59,18 +57,10 @@ def build_evaluator(
     return factory(parsed, ctx)
 
 
-def verdict_evaluator(
-    tasks: Iterable[Task],
-    executor: Executor,
-    limits: ExecutionLimits | None = None,
-    *,
-    data_dir: str | os.PathLike[str] | None = None,
-    timing_repeats: int = 0,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    workers: int | None = None,
-) -> Evaluator:
-    """The evaluator that decides the verdicts of ``tasks``; ``options`` by evaluator name
-    (``timing_repeats`` is shorthand for the functional one's)."""
+def verdict_evaluator(tasks: Iterable[Task], build: Callable[[str], Evaluator]) -> Evaluator:
+    """The evaluator that decides the verdicts of ``tasks``: ``build(name)`` makes the one
+    each kind of task asks for (one kind: that evaluator; several: a dispatch over them).
+    Commands pass :meth:`beyondpass.evaluators.setup.EvaluationSetup.evaluator`."""
     kinds = sorted({kind_of(t) for t in tasks}) or [FUNCTIONAL]
     verdict_names = [s.name for s, _ in registry.iter_specs("evaluators") if s.decides_verdict]
     unknown = [k for k in kinds if k not in verdict_names]
@@ -78,16 +68,7 @@ def verdict_evaluator(
         raise ConfigError(
             f"tasks ask for unknown evaluator(s) {unknown} — known: {sorted(verdict_names)}"
         )
-    ctx = registry.EvaluatorContext(
-        executor=executor,
-        limits=limits,
-        workers=workers,
-        data_dir=os.fspath(data_dir) if data_dir is not None else None,
-    )
-    chosen = {k: dict((options or {}).get(k, {})) for k in kinds}
-    if FUNCTIONAL in chosen and timing_repeats and "timing_repeats" not in chosen[FUNCTIONAL]:
-        chosen[FUNCTIONAL]["timing_repeats"] = timing_repeats
-    built = {k: build_evaluator(k, chosen[k], ctx) for k in kinds}
+    built = {k: build(k) for k in kinds}
     return built[kinds[0]] if len(built) == 1 else DispatchEvaluator(built)
 
 

@@ -13,7 +13,8 @@ when any does, lines also carry ``code`` (the program the metrics ran on). A met
 undefined for a sample (no code, syntax error, failing sample for the time) is ``null``.
 
 The steps, in order: :func:`resolve_lines` (validate the file against the benchmark),
-:func:`open_store` (refuse a directory holding other work), :func:`build_evaluators`,
+:func:`open_store` (refuse a directory holding other work), the evaluators (built by
+:func:`beyondpass.evaluators.setup.build_evaluators`, as ``run`` and ``rescore`` build them),
 :func:`record_settings` and :func:`record_meta`, :func:`store_samples`, scoring, then
 :func:`result_lines` and :func:`summarize_lines` write and sum up the results.
 """
@@ -35,7 +36,8 @@ from beyondpass.analysis.summary import KS
 from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.select import FUNCTIONAL, build_evaluator, verdict_evaluator
+from beyondpass.evaluators.select import FUNCTIONAL
+from beyondpass.evaluators.setup import EvaluationSetup, build_evaluators
 from beyondpass.execution import ExecutionLimits, ExecutorChoice, call_timing
 from beyondpass.models.replay import AnswerRow, read_answer_rows
 from beyondpass.store.run_store import DB_NAME, Row, RunStore, sample_key
@@ -94,17 +96,22 @@ def evaluate_samples(
     plan = evaluation_plan(evaluators)
     limits = limits or ExecutionLimits()
     out_dir = Path(out_dir)
-    with open_store(out_dir, digest, bench.name) as store:
-        runner = (executor or ExecutorChoice()).build(workers=workers)
-        try:
-            built = build_evaluators(bench, plan, runner, limits, data_dir, workers)
-            record_settings(store, limits, plan.settings, progress)
-            record_meta(store, bench, samples_path, digest, built)
-            keys = store_samples(store, bench, rows, resolved, samples_path)
-            scored_keys = [k for k in keys if k]
-            score_pending(store, bench.tasks_by_key(), built, scored_keys, progress, "evaluate")
-        finally:
-            runner.close()
+    setup = EvaluationSetup(
+        executor or ExecutorChoice(),
+        limits,
+        workers,
+        data_dir,
+        defaults={FUNCTIONAL: plan.verdict_options},
+    )
+    with open_store(out_dir, digest, bench.name) as store, setup:
+        built = build_evaluators(
+            setup, [(spec.name, {}) for spec in plan.add_ons], verdict_for=bench.tasks.values()
+        )
+        record_settings(store, limits, plan.settings, progress)
+        record_meta(store, bench, samples_path, digest, built)
+        keys = store_samples(store, bench, rows, resolved, samples_path)
+        scored_keys = [k for k in keys if k]
+        score_pending(store, bench.tasks_by_key(), built, scored_keys, progress, "evaluate")
         by_key = {r.sample.key: r for r in store.rows()}
         store.set_meta("status", "complete")
         store.set_meta("updated_at", now_iso())
@@ -197,27 +204,6 @@ def open_store(out_dir: Path, digest: str, bench_name: str) -> RunStore:
                 f"{previous_bench}; choose another --out"
             )
     return RunStore(out_dir)
-
-
-def build_evaluators(
-    bench: Benchmark,
-    plan: _Plan,
-    runner: Any,
-    limits: ExecutionLimits,
-    data_dir: str | None,
-    workers: int | None,
-) -> list[Evaluator]:
-    """The verdict evaluator first, then the add-ons."""
-    verdict = verdict_evaluator(
-        bench.tasks.values(),
-        runner,
-        limits,
-        data_dir=data_dir,
-        options={FUNCTIONAL: plan.verdict_options},
-        workers=workers,
-    )
-    ctx = registry.EvaluatorContext(runner, limits, workers, data_dir)
-    return [verdict, *(build_evaluator(spec.name, {}, ctx) for spec in plan.add_ons)]
 
 
 def _switched_on(settings: dict[str, Any]) -> dict[str, Any]:

@@ -2,11 +2,13 @@
 
 The samples (answers and extracted code) are already in the run, so no model is asked, and
 every evaluator's results are their own rows, so only the evaluators named are run: their
-rows are added or replaced, the others' stay as they are (docs/store.md). Which evaluator a
-name means is not decided here: the caller passes a builder, ``(name, options, context) ->
-Evaluator``; the :class:`RunContext` gives it what the run recorded (benchmark tasks,
-executor, limits, timing repeats, seed), so a recomputed verdict is made under the same
-conditions as the original one.
+rows are added or replaced, the others' stay as they are (docs/store.md). A name means the
+registered evaluator (:func:`from_registry`, built by the same
+:class:`~beyondpass.evaluators.setup.EvaluationSetup` as ``run`` and ``evaluate``: every
+evaluator that runs code gets the executor chosen); a caller may pass another builder,
+``(name, options, context) -> Evaluator``. The :class:`RunContext` gives it what the run
+recorded (benchmark tasks, executor, limits, timing repeats, seed), so a recomputed verdict
+is made under the same conditions as the original one.
 
 Resumable like everything else: each evaluation is stored as it completes, and the time a
 recomputation started is kept in the run's metadata until it finishes, so the same command
@@ -20,7 +22,7 @@ import dataclasses
 import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,8 @@ from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Evaluator
+from beyondpass.evaluators.select import FUNCTIONAL
+from beyondpass.evaluators.setup import EvaluationSetup
 from beyondpass.execution import ISOLATION_LEVELS, ExecutionLimits, ExecutorChoice
 from beyondpass.execution.base import Executor
 from beyondpass.models.replay import AnswerRow, read_answer_rows
@@ -42,32 +46,39 @@ HISTORY = "rescores"  # meta: one record per finished rescore
 
 @dataclass
 class RunContext:
-    """What an evaluator builder may read about the run it scores."""
+    """What an evaluator builder may read about the run it scores; ``setup`` builds
+    evaluators as ``run`` and ``evaluate`` do (the executor chosen, the run's seed, limits
+    and timing repeats)."""
 
     run_dir: Path
     meta: dict[str, Any]
     tasks: dict[tuple[str, str], Task]
-    data_dir: str | None
-    workers: int | None
-    executor_choice: ExecutorChoice
-    limits: ExecutionLimits
-    timing_repeats: int
-    seed: int
-    _executor: Executor | None = field(default=None, repr=False)
+    setup: EvaluationSetup
+
+    @property
+    def limits(self) -> ExecutionLimits:
+        return self.setup.limits or ExecutionLimits()
+
+    @property
+    def timing_repeats(self) -> int:
+        return int(self.setup.defaults.get(FUNCTIONAL, {}).get("timing_repeats", 0))
 
     def executor(self) -> Executor:
         """The run's executor (built once, on first use; closed when the rescore ends)."""
-        if self._executor is None:
-            self._executor = self.executor_choice.build(workers=self.workers, seed=self.seed)
-        return self._executor
+        return self.setup.executor()
 
     def close(self) -> None:
-        if self._executor is not None:
-            self._executor.close()
-            self._executor = None
+        self.setup.close()
 
 
 EvaluatorBuilder = Callable[[str, Mapping[str, Any], RunContext], Evaluator]
+
+
+def from_registry(name: str, options: Mapping[str, Any], context: RunContext) -> Evaluator:
+    """The registered evaluator ``name`` (any method's), built as ``run`` builds it: an
+    evaluator that runs code gets the executor chosen; functional's timed re-runs default to
+    what the run recorded."""
+    return context.setup.evaluator(name, options)
 
 
 @dataclass
@@ -82,7 +93,7 @@ class RescoreOutcome:
 def rescore(
     run_dir: str | Path,
     names: Sequence[str],
-    build: EvaluatorBuilder,
+    build: EvaluatorBuilder = from_registry,
     *,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     data_dir: str | None = None,
@@ -235,33 +246,32 @@ def _context(
 ) -> RunContext:
     """How the run executed code (executor, limits, timing), as its metadata recorded."""
     recorded = _functional_metadata(meta.get("executor"))
+    ran = _recorded_executor(meta.get("executor"))
     limits_fields = {f.name for f in dataclasses.fields(ExecutionLimits)}
     raw_limits = recorded.get("limits") or meta.get("limits") or {}
     limits = ExecutionLimits(**{k: v for k, v in raw_limits.items() if k in limits_fields})
-    isolation = recorded.get("isolation")
-    address = recorded.get("ray_address")
-    if recorded.get("ray_started_here", True):
+    isolation = ran.get("isolation")
+    address = ran.get("ray_address")
+    if ran.get("ray_started_here", True):
         address = None  # a private instance started by that run is gone
     choice = executor or ExecutorChoice(
-        name=str(recorded.get("executor") or ExecutorChoice.name),
+        name=str(ran.get("executor") or ExecutorChoice.name),
         isolation=isolation if isolation in ISOLATION_LEVELS else "auto",
-        ray_address=address if recorded.get("executor") == "ray" else None,
+        ray_address=address if ran.get("executor") == "ray" else None,
     )
     tasks: dict[tuple[str, str], Task] = {}
     for bench in benchmarks.values():
         tasks.update(bench.tasks_by_key())
     study = _dict(meta.get("study"))
-    return RunContext(
-        run_dir=run_dir,
-        meta=meta,
-        tasks=tasks,
-        data_dir=data_dir,
-        workers=workers,
-        executor_choice=choice,
-        limits=limits,
-        timing_repeats=int(recorded.get("timing_repeats") or 0),
+    setup = EvaluationSetup(
+        choice,
+        limits,
+        workers,
+        data_dir,
         seed=int(study.get("seed") or 0),
+        defaults={FUNCTIONAL: {"timing_repeats": int(recorded.get("timing_repeats") or 0)}},
     )
+    return RunContext(run_dir=run_dir, meta=meta, tasks=tasks, setup=setup)
 
 
 def _functional_metadata(executor_meta: Any) -> dict[str, Any]:
@@ -272,6 +282,23 @@ def _functional_metadata(executor_meta: Any) -> dict[str, Any]:
         inner = (executor_meta.get("by_kind") or {}).get("functional")
         return inner if isinstance(inner, dict) else {}
     return executor_meta if executor_meta.get("evaluator") == "functional" else {}
+
+
+def _recorded_executor(verdict_meta: Any) -> dict[str, Any]:
+    """The metadata of the executor the run's code ran in: ``functional`` merges it into its
+    own, other evaluators that run code (``nofuneval-edit``) keep it under ``executor``; a
+    dispatch holds one evaluator per kind of task."""
+    if not isinstance(verdict_meta, dict):
+        return {}
+    if verdict_meta.get("evaluator") == "dispatch":
+        for inner in (verdict_meta.get("by_kind") or {}).values():
+            if found := _recorded_executor(inner):
+                return found
+        return {}
+    nested = verdict_meta.get("executor")
+    if isinstance(nested, dict):
+        return nested
+    return verdict_meta if isinstance(nested, str) else {}
 
 
 def _answers(

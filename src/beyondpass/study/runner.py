@@ -11,21 +11,21 @@ batch in flight, keeps everything stored, and is reported; other models still ru
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from beyondpass import registry
 from beyondpass.analysis.summary import GroupSummary, summarize
 from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.benchmarks.task import Task
 from beyondpass.benchmarks.transforms import apply_transform, transform_record
 from beyondpass.errors import ConfigError, ModelError
 from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.select import build_evaluator, verdict_evaluator
+from beyondpass.evaluators.setup import EvaluationSetup, build_evaluators
 from beyondpass.execution import ExecutorChoice
-from beyondpass.extraction import answer_format_of, extract
+from beyondpass.extraction import extract
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 from beyondpass.models.cache import ResponseCache
 from beyondpass.models.client import ModelClient
@@ -138,23 +138,20 @@ class StudyRunner:
                 providers[model.label] = exc
             except ConfigError as exc:
                 raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
-        executor = (self.executor or cfg.executor).build(workers=self.workers, seed=cfg.seed)
-        evaluators: list[Evaluator] = [
-            verdict_evaluator(
-                tasks.values(),
-                executor,
-                cfg.limits,
-                data_dir=self.data_dir,
-                options=cfg.verdict_options,
-                workers=self.workers,
-            )
-        ]
-        ctx = registry.EvaluatorContext(
-            executor, cfg.limits, self.workers, self.data_dir, seed=cfg.seed
+        setup = EvaluationSetup(
+            self.executor or cfg.executor,
+            cfg.limits,
+            self.workers,
+            self.data_dir,
+            seed=cfg.seed,
+            defaults=cfg.verdict_options,
         )
-        evaluators += [build_evaluator(e.name, e.options, ctx) for e in cfg.evaluators]
-
-        with RunStore(self.run_dir) as store:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(setup)  # closes the executor, if one was started
+            evaluators = build_evaluators(
+                setup, [(e.name, e.options) for e in cfg.evaluators], verdict_for=tasks.values()
+            )
+            store = stack.enter_context(RunStore(self.run_dir))  # built first: no half-made run
             self._check_design(store)
             self._write_meta(store, [b for _, b in benchmarks], evaluators)
             outcome = RunOutcome(self.run_dir, [])
@@ -185,10 +182,8 @@ class StudyRunner:
                     provider.close()
                     self._record_client(store, model.label, provider.identity(), client)
             store.set_meta("updated_at", now_iso())
-            try:
-                score_pending(store, tasks, evaluators, all_keys, self.progress, "evaluate")
-            finally:
-                executor.close()
+            score_pending(store, tasks, evaluators, all_keys, self.progress, "evaluate")
+            setup.close()  # before the summary: workers are not kept waiting
             outcome.expected = len(all_keys)
             scored = store.result_keys()
             outcome.scored = sum(k in scored for k in all_keys)
@@ -424,23 +419,7 @@ class StudyRunner:
                 "cached": gen.cached,
                 **({"sent": gen.sent} if gen.sent else {}),  # api, prompt, params as sent
             },
+            answer_format=self.config.plan.answer_format,
         )
-        fmt = self.config.plan.answer_format
-        if fmt and answer_format_of(item.task, fmt) != answer_format_of(item.task):
-            sample = _reextracted(sample, item.task, fmt)
         store.put_sample(sample)
         self.progress.advance(f"ask {model} / {item.task.benchmark}")
-
-
-def _reextracted(sample: Any, task: Task, answer_format: str) -> Any:
-    """``sample`` with its code read in the plan's answer format (``make_sample`` reads the
-    benchmark's default format)."""
-    from dataclasses import replace
-
-    e = extract(sample.raw, task, answer_format)
-    return replace(
-        sample,
-        code=e.code,
-        program=e.program,
-        extraction={"status": e.status, "kind": e.kind, "error": e.error, "notes": list(e.notes)},
-    )

@@ -29,8 +29,11 @@ def make_sample(
     answer: str,
     transcript: list[dict[str, Any]] | None = None,
     generation: dict[str, Any] | None = None,
+    answer_format: str | None = None,
 ) -> SampleRecord:
-    extraction = extract(answer, task)
+    """The stored sample of ``answer``, its code read once, in ``answer_format`` (the plan's;
+    ``None``: the benchmark's default, for answers no plan asked for)."""
+    extraction = extract(answer, task, answer_format)
     return SampleRecord(
         key=key,
         benchmark=task.benchmark,

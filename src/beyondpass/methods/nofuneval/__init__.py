@@ -109,6 +109,7 @@ METHOD = Method(
                 ),
             ),
             decides_verdict=True,
+            runs_code=True,  # runtime-efficiency rows run the edit on CodeNet cases
             result_fields=(
                 "diffbleu",
                 "template_followed",

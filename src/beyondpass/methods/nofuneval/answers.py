@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from beyondpass.benchmarks.task import Task
 from beyondpass.extraction.result import Extraction
-from beyondpass.methods.nofuneval.extraction import Edited, compat_extract, robust_extract
+from beyondpass.methods.nofuneval.extraction import Edited, robust_extract
 
 
 def _as_extraction(edited: Edited, how: str) -> Extraction:
@@ -19,11 +19,6 @@ def extract_edit(answer: str, task: Task) -> Extraction:
     fields = task.metadata.get("prompt_fields") or {}
     prompts = tuple(str(v) for v in fields.values())
     return _as_extraction(robust_extract(answer, prompts, task.language), "nofuneval robust")
-
-
-def extract_edit_compat(answer: str, task: Task, prompt_kind: str = "base_prompt") -> Extraction:
-    """NoFunEval's own reading of a completion with its prompt echoed."""
-    return _as_extraction(compat_extract(answer, prompt_kind, task.language), "nofuneval compat")
 
 
 def extract_choice(answer: str, task: Task) -> Extraction:

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from beyondpass.cli.base import cli, default_out, emit_json
+from beyondpass.cli.commands import _executor_choice, executor_options
 
 #: subsets scored with the static oracle (docs/nofuneval-oracles.md)
 ORACLE_SUBSETS = ("security", "maintainability")
@@ -48,8 +49,10 @@ def nofuneval() -> None:
     "--prompt",
     "prompt_kind",
     default=None,
-    help="Prompt the answers replied to (compat reading; default: the folder name "
-    "in the path, else base_prompt).",
+    metavar="PROMPT",
+    help="Prompt the answers replied to: base_prompt, one_shot, chain_of_thought or "
+    "coding_concepts (default: the folder name in the path, else the prompt the answers "
+    "echo; the compat reading stops when neither says).",
 )
 @click.option(
     "--out",
@@ -72,6 +75,7 @@ def nofuneval() -> None:
     help="runtime_efficiency: timed runs per CodeNet case for the speed-up (0: correctness only).",
 )
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
+@executor_options
 def score(
     subset: str,
     generations: str,
@@ -83,6 +87,9 @@ def score(
     run_programs: bool,
     runs: int,
     workers: int,
+    executor: str | None,
+    isolation: str | None,
+    ray_address: str | None,
 ) -> None:
     """Write per-row scores to OUT/scores.jsonl and print the summary."""
     from beyondpass.errors import ConfigError
@@ -102,7 +109,7 @@ def score(
 
         rows, summary = score_generations(gens, bench, compat == "nofuneval")
     else:
-        kind = prompt_kind or scoring.prompt_kind_of(path)
+        kind = scoring.resolve_prompt_kind(prompt_kind, path, gens, bench, compat is not None)
         edits = scoring.read_edits(gens, bench, compat == "nofuneval", kind)
         rows = scoring.score_edits(gens, edits, bench)
         summary = scoring.summarise_edits(rows, bench)
@@ -110,17 +117,18 @@ def score(
         if subset in ORACLE_SUBSETS:
             summary.update(scoring.add_oracle(rows, gens, edits, bench, compat is not None))
         if subset == "runtime_efficiency" and run_programs:
-            from beyondpass.execution import create_executor
+            from beyondpass.execution import ExecutorChoice
 
-            executor = create_executor("sandbox", workers=workers)
+            choice = _executor_choice(executor, isolation, ray_address) or ExecutorChoice()
+            runner = choice.build(workers=workers)
             try:
                 summary.update(
                     scoring.add_correctness(
-                        rows, gens, edits, bench, compat is not None, executor, runs
+                        rows, gens, edits, bench, compat is not None, runner, runs
                     )
                 )
             finally:
-                executor.close()
+                runner.close()
     out_dir = Path(out) if out else default_out("beyondpass-nofuneval", subset)
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / "scores.jsonl"

@@ -7,12 +7,14 @@ different from the source after comment and blank-line removal) and ``failed`` f
 edit. Runtime-efficiency tasks (tasks with I/O cases) run the edit and the row's source in
 the executor exactly as ``beyondpass nofuneval score`` does (``speedup.py``): an edit that
 fails a case gets the executor's status (``failed``, ``error``, ``timeout``, ...), a correct
-one ``passed`` or, for a no-op edit, ``failed``. Given no executor (``rescore``), the
-evaluator starts the sandbox executor itself for the batch; if it cannot, the sample is an
-``error``, never a pass. Metrics ``speedup``, ``runtime_correct``,
-``runtime_improved`` (every such sample has them, a sample without code scoring 1.0 / 0 /
-0, so score@k,n sees all n samples of a row), and details with the timing method, the
-interpreter and the runs per case.
+one ``passed`` or, for a no-op edit, ``failed``. The executor is the one the command was
+given (``EvaluatorSpec.runs_code``: ``run``, ``evaluate`` and ``rescore`` build it from
+``--executor``/``--isolation`` alike) and is recorded with the results (``executor`` in the
+metadata, executor and isolation in each sample's timing record); without one, a runtime
+row is a one-line error, never a sandbox of another kind started here. Metrics
+``speedup``, ``runtime_correct``, ``runtime_improved`` (every such sample has them, a sample
+without code scoring 1.0 / 0 / 0, so score@k,n sees all n samples of a row), and details
+with the timing method, the interpreter and the runs per case.
 
 Each row's source is run and timed once per evaluator, i.e. once per study run however
 many samples, prompts and models ask about it: the times are kept in the evaluator
@@ -47,18 +49,15 @@ class DiffBleuEvaluator(Evaluator):
     version = "2"
     metrics = ("diffbleu", "template_followed", "speedup", "runtime_correct", "runtime_improved")
 
-    def __init__(
-        self, options: EditOptions | None = None, executor: Any = None, workers: int | None = None
-    ) -> None:
+    def __init__(self, options: EditOptions | None = None, executor: Any = None) -> None:
         self.options = options or EditOptions()
         self.executor = executor
-        self.workers = workers
         #: (source digest, task id) -> the source's Measurement, for the whole run
         self._sources: dict[tuple[str, str], Any] = {}
 
     @classmethod
     def build(cls, options: EditOptions | None, ctx: Any) -> DiffBleuEvaluator:
-        return cls(options, getattr(ctx, "executor", None), getattr(ctx, "workers", None))
+        return cls(options, getattr(ctx, "executor", None))
 
     @property
     def compat(self) -> bool:
@@ -71,6 +70,8 @@ class DiffBleuEvaluator(Evaluator):
 
         meta = {"evaluator": self.name, "nltk": version("nltk"), "git": git_version()}
         meta["runtime"] = self._timing()
+        if self.executor is not None:  # where runtime rows ran (rescore reads it back)
+            meta["executor"] = self.executor.metadata()
         return meta
 
     def _timing(self) -> dict[str, Any]:
@@ -138,23 +139,13 @@ class DiffBleuEvaluator(Evaluator):
         from beyondpass.methods.nofuneval.runtime import measure_programs
         from beyondpass.methods.nofuneval.speedup import edit_fields, measure_sources
 
-        if self.executor is None:  # e.g. ``rescore``, which gives executors to tests only
-            from beyondpass.execution import create_executor
+        if self.executor is None:
+            from beyondpass.errors import ConfigError
 
-            try:
-                self.executor = create_executor("sandbox", workers=self.workers or 2)
-            except Exception as exc:  # never a pass: nothing could run the program
-                for j, ev in enumerate(evaluations):
-                    ev.status, ev.passed = "error", False
-                    ev.details["runtime_error"] = f"no sandbox to run the program: {exc}"[:300]
-                    emit(j, ev)
-                return
-            try:
-                self._run_and_time(candidates, evaluations, emit)
-            finally:
-                self.executor.close()
-                self.executor = None
-            return
+            raise ConfigError(
+                "nofuneval-edit: runtime-efficiency rows run the edit, but no executor was "
+                "given — build the evaluator through beyondpass.evaluators.setup"
+            )
         runs, timing = self.options.runs, self._timing()
         keys = [self._source_key(c) for c in candidates]
         missing = {k: c.task for k, c in zip(keys, candidates, strict=True)}

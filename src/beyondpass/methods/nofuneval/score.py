@@ -16,7 +16,7 @@ from statistics import mean
 from typing import Any
 
 from beyondpass.benchmarks.task import Benchmark
-from beyondpass.errors import DataError
+from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.nofuneval.classify import ORDERINGS
 from beyondpass.methods.nofuneval.extraction import (
     Edited,
@@ -87,18 +87,72 @@ def read_generations(path: Path, bench: Benchmark, classify: bool) -> list[Gener
     return out
 
 
-def prompt_kind_of(path: Path, default: str = "base_prompt") -> str:
+#: the NoFunEdit prompts (``--prompt``); folder names in NoFunEval's tree map onto them
+PROMPT_KINDS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
+_FOLDERS = {**{k: k for k in PROMPT_KINDS}, "one-shot": "one_shot"}
+
+
+def prompt_kind_of(path: Path) -> str | None:
     """NoFunEval's prompt folder name in the file's path (``.../one_shot/...``), if any."""
     for part in reversed(path.parts):
-        if part in ("base_prompt", "one_shot", "one-shot", "chain_of_thought", "coding_concepts"):
-            return part
-    return default
+        if part in _FOLDERS:
+            return _FOLDERS[part]
+    return None
+
+
+def echoed_prompt_kind(gens: list[Generation], bench: Benchmark) -> tuple[str, int] | None:
+    """The prompt the generations echo (NoFunEval's files hold prompt + completion) and the
+    first row echoing it; ``None`` when no generation starts with one of its row's prompts.
+    Generations echoing different prompts are an error: one file answers one prompt."""
+    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
+    seen: dict[str, int] = {}
+    for g in gens:
+        fields = tasks[g.row].metadata.get("prompt_fields") or {}
+        prompts = {k: str(fields.get(k) or "").lstrip() for k in PROMPT_KINDS}
+        text = g.text.lstrip()
+        echoed = [k for k, prompt in prompts.items() if prompt and text.startswith(prompt)]
+        if echoed:  # the longest: one row's prompt may begin with another's
+            seen.setdefault(max(echoed, key=lambda k: len(prompts[k])), g.row)
+    if len(seen) > 1:
+        where = ", ".join(f"{k} (row {r})" for k, r in seen.items())
+        raise DataError(f"the generations echo different prompts: {where} — one file per prompt")
+    return next(iter(seen.items()), None)
+
+
+def resolve_prompt_kind(
+    option: str | None, path: Path, gens: list[Generation], bench: Benchmark, needed: bool
+) -> str | None:
+    """The prompt the generations reply to: ``--prompt``, else the folder name in ``path``,
+    else the prompt the generations echo. Sources that disagree stop with an error, and so
+    does a reading that ``needed`` it (compat) when nothing says it: guessing Base for a
+    file of 1-shot answers gives other scores without saying why."""
+    if option is not None and option not in PROMPT_KINDS:
+        raise ConfigError(f"--prompt {option!r}: choose {', '.join(PROMPT_KINDS)}")
+    folder = prompt_kind_of(path)
+    echoed = echoed_prompt_kind(gens, bench)
+    stated = option or folder
+    told = "--prompt" if option else f"the folder name in {path}"
+    if stated and echoed and echoed[0] != stated:
+        raise DataError(
+            f"{told} says {stated}, but the generations echo the {echoed[0]} prompt "
+            f"(row {echoed[1]}) — pass the right --prompt"
+        )
+    kind = stated or (echoed[0] if echoed else None)
+    if kind is None and needed:
+        raise ConfigError(
+            f"{path}: which prompt do these generations answer? No --prompt, no prompt folder "
+            f"in the path, no prompt echoed — pass --prompt ({', '.join(PROMPT_KINDS)})"
+        )
+    return kind
 
 
 def read_edits(
-    gens: list[Generation], bench: Benchmark, compat: bool, prompt_kind: str
+    gens: list[Generation], bench: Benchmark, compat: bool, prompt_kind: str | None
 ) -> list[Edited]:
-    """The edited program of every generation (NoFunEval's reading or the robust one)."""
+    """The edited program of every generation (NoFunEval's reading, which needs the prompt
+    the generations answer, or the robust one, which needs none)."""
+    if compat and prompt_kind is None:
+        raise ConfigError("the compat reading needs the prompt the generations answer: --prompt")
     tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
     out = []
     for g in gens:

@@ -112,12 +112,15 @@ def edit_fields(
 def timing_record(executor: Any, compat: bool, runs: int) -> dict[str, Any]:
     """How the runs were timed, recorded with the results."""
     method = "wall" if compat else "cpu"
+    ran = executor.metadata()
     return {
         "method": method,
         "description": runtime.TIMING_METHODS[method],
         "runs_per_case": runs,
         "welch_alpha": runtime.ALPHA,
-        "python": executor.metadata().get("python", ""),
+        "python": ran.get("python", ""),
+        "executor": ran.get("executor", ""),
+        "isolation": ran.get("isolation", ""),
     }
 
 
