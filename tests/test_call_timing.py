@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from beyondpass.execution.call_timing import (
+from beyondpass.execution.sandboxed.call_timing import (
     CHUNK_NS,
     CHUNKS,
     MAX_COPIED,

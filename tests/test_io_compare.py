@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from beyondpass.benchmarks.task import OutputComparison
-from beyondpass.execution.io_compare import compare
+from beyondpass.execution.sandboxed.io_compare import compare
 
 PIE = OutputComparison("pie_lines", abs_tol=1e-3).as_dict()
 NUMERIC = OutputComparison("numeric", abs_tol=1e-3).as_dict()

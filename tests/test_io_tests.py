@@ -24,7 +24,7 @@ from beyondpass.execution import (
     Status,
     create_executor,
 )
-from beyondpass.execution.io_compare import compare
+from beyondpass.execution.sandboxed.io_compare import compare
 
 NUMERIC = {"mode": "numeric", "abs_tol": 0.01, "rel_tol": 0.0}
 SUM_TESTS = (
@@ -327,7 +327,7 @@ def test_clean_up_skips_read_only_binds_and_removes_strays_beside_them(tmp_path:
         """
         import json, os, shutil, sys
         sys.path.insert(0, "/opt/beyondpass")
-        import candidate_zygote
+        import fork_server
         tried = []
         for module, name in ((os, "unlink"), (os, "rmdir"), (shutil, "rmtree")):
             real = getattr(module, name)
@@ -335,7 +335,7 @@ def test_clean_up_skips_read_only_binds_and_removes_strays_beside_them(tmp_path:
                 tried.append(str(path))
                 return _real(path, *a, **k)
             setattr(module, name, spy)
-        scratch = candidate_zygote.Scratch("/tmp")
+        scratch = fork_server.Scratch("/tmp")
         for path in ("/tmp/stray", "/tmp/x/stray", scratch.work + "/left"):
             open(path, "w").close()
         os.mkdir("/tmp/straydir")

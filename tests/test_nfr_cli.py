@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from beyondpass.execution import call_timing
+from beyondpass.execution.sandboxed import call_timing
 from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
 from beyondpass.store.run_store import RunStore
 from pylint_oracle import pylint_oracle

@@ -8,7 +8,7 @@ import pytest
 
 from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import ExecutionLimits, ExecutionRequest, Status, create_executor
-from beyondpass.execution.prefetch import planned_calls
+from beyondpass.execution.sandboxed.prefetch import planned_calls
 
 CALLABLES = frozenset({"inc", "helper"})
 PROGRAM = CALLABLES | {"TABLE"}

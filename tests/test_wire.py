@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from beyondpass.execution import wire
+from beyondpass.execution.sandboxed import wire
 
 VALUES = [
     None,
@@ -124,3 +124,30 @@ def test_frames_over_a_socket_with_deadline_and_peer_gone():
     with pytest.raises(wire.PeerGone):
         wire.recv_frame(b, time.monotonic() + 5)
     b.close()
+
+
+def test_the_constants_both_halves_share_agree():
+    """The job schema is the one definition; the runners that cannot import it (the Python
+    function runner starts with -P, Java cannot import Python) repeat its values."""
+    import ast
+    import re
+    from pathlib import Path
+
+    from beyondpass.execution.sandboxed import job
+
+    here = Path(job.__file__).parent
+    tree = ast.parse((here / "python_function_runner.py").read_text())
+    values = {
+        node.targets[0].id: ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id.startswith("NOT_CALLABLE")
+    }
+    assert values == {
+        "NOT_CALLABLE_EXIT": job.NOT_CALLABLE_EXIT,
+        "NOT_CALLABLE_MARK": job.NOT_CALLABLE_MARK,
+    }
+    java = (here / "FunctionRunner.java").read_text()
+    found = re.search(r"static final int NOT_CALLABLE = (\d+);", java)
+    assert found and int(found.group(1)) == job.NOT_CALLABLE_EXIT

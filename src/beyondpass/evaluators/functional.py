@@ -18,7 +18,6 @@ from typing import Any
 
 from beyondpass.benchmarks.task import TestCase
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
-from beyondpass.execution import call_timing
 from beyondpass.execution.base import (
     ExecutionLimits,
     ExecutionRequest,
@@ -28,6 +27,7 @@ from beyondpass.execution.base import (
     mean_stdev,
 )
 from beyondpass.execution.languages import LANGUAGES, compile_step, launcher
+from beyondpass.execution.sandboxed import call_timing
 
 
 class FunctionalEvaluator(Evaluator):

@@ -13,6 +13,7 @@ from beyondpass.execution.base import (
     TestResult,
 )
 from beyondpass.execution.budget import PROCESS_BUDGETS
+from beyondpass.execution.sandboxed.job import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
 
 __all__ = [
     "CompileStep",
@@ -27,6 +28,8 @@ __all__ = [
     "EXECUTORS",
     "ISOLATION_LEVELS",
     "PROCESS_BUDGETS",
+    "NOT_CALLABLE_EXIT",
+    "NOT_CALLABLE_MARK",
     "ExecutorChoice",
     "create_executor",
 ]

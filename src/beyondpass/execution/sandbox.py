@@ -30,7 +30,7 @@ from pathlib import Path
 from beyondpass.errors import ConfigError
 
 LEVELS = ("bwrap", "unshare", "process")
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent / "sandboxed"  # what runs inside a sandbox
 INSIDE_DIR = "/opt/beyondpass"  # where the zygote and runner appear inside the sandbox
 SCRATCH = "/tmp"
 
@@ -106,27 +106,13 @@ def _python_roots() -> list[str]:
     return kept
 
 
-#: The files a sandboxed worker runs; nothing else of beyondpass is visible inside.
-SANDBOX_FILES = (
-    "judge.py",
-    "fork_server.py",
-    "io_judge.py",
-    "io_timing.py",
-    "io_compare.py",
-    "prefetch.py",
-    "candidate_zygote.py",
-    "candidate_host.py",
-    "wire.py",
-    "call_timing.py",
-    "compiled_judge.py",
-    "compiled_runner.py",
-    "python_function_runner.py",
-    "BatchRunner.java",
-    "FunctionRunner.java",
+#: The files a sandboxed worker runs: the whole sandboxed half, and nothing else of beyondpass
+SANDBOX_FILES = tuple(
+    sorted(p.name for p in HERE.iterdir() if p.suffix in (".py", ".java") and p.stem != "__init__")
 )
 #: What a JVM needs beyond /usr (Debian keeps the JDK's configuration under /etc)
 JAVA_ETC = ("/etc/java-17-openjdk", "/etc/java-21-openjdk", "/etc/ssl/certs/java")
-ROLES = {"judge": "judge.py", "candidate": "candidate_zygote.py"}
+ROLES = {"judge": "judge.py", "candidate": "fork_server.py"}
 #: Inside-the-sandbox identity when the harness runs as root: an unprivileged uid with no
 #: capabilities, so the sandbox cannot remount its read-only binds or use root's powers.
 SANDBOX_UID = 65534

@@ -2,7 +2,7 @@
 
 Each worker is two warm interpreters, started once, each in its own sandbox
 (:mod:`beyondpass.execution.sandbox`): the *judge* (``judge.py``) runs the benchmark's tests,
-the *candidate fork server* (``candidate_zygote.py``) forks a fresh process per sample for
+the *candidate fork server* (``sandboxed/fork_server.py``) forks a fresh process per sample for
 the model's code. A sample costs one ``fork`` instead of an interpreter start-up, while
 every sample still gets its own process, scratch directory, limits and clean-up, and the
 tests run where the candidate's code cannot reach them (see ``judge.py`` for why).
@@ -31,7 +31,7 @@ import weakref
 from typing import Any
 
 from beyondpass.benchmarks.task import TestCase
-from beyondpass.execution import cgroups, wire
+from beyondpass.execution import cgroups
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
 from beyondpass.execution.budget import ProcessBudget, choose_budget, descendants, nproc_limit
 from beyondpass.execution.languages import PYTHON_FUNCTION_RUNNER
@@ -42,6 +42,8 @@ from beyondpass.execution.sandbox import (
     choose_level,
     worker_command,
 )
+from beyondpass.execution.sandboxed import job as job_schema
+from beyondpass.execution.sandboxed import wire
 from beyondpass.execution.verdict import verdict
 
 WATCHDOG_GRACE_S = 20.0  # beyond a sample's own timeout, before the worker is presumed hung
@@ -185,16 +187,56 @@ def _unsupported(request: ExecutionRequest) -> str:
     return ""
 
 
-def _test_job(test: TestCase) -> dict[str, Any]:
+def _job(request: ExecutionRequest, timed: bool, seed: int) -> job_schema.Job:
+    """The judge's job for ``request`` (sandboxed/job.py: one schema for both halves)."""
+    launch = compile_step = None
+    kind = job_schema.IO if request.io else job_schema.CALL
+    if request.launcher is not None:  # started by a runner: compiled_judge.py
+        kind = job_schema.LAUNCHED
+        launch = job_schema.Launch(
+            command=list(request.launcher.command),
+            cases_per_process=request.launcher.cases_per_process,
+            memory_headroom_mb=request.launcher.memory_headroom_mb,
+        )
+    if request.compile is not None:
+        step = request.compile
+        compile_step = job_schema.Compile(
+            command=list(step.command),
+            source_name=step.source_name,
+            timeout_s=step.timeout_s,
+            memory_mb=step.memory_mb,
+        )
+    limits = request.limits
+    return job_schema.make_job(
+        kind,
+        program=request.program,
+        setup=request.test_setup,
+        tests=[_test_job(t) for t in request.tests],
+        limits=job_schema.Limits(
+            timeout_s=limits.timeout_s,
+            memory_mb=limits.memory_mb,
+            output_bytes=limits.output_bytes,
+            file_size_mb=limits.file_size_mb,
+            test_timeout_s=limits.test_timeout_s,
+        ),
+        seed=seed,
+        repeats=request.timing_repeats if timed or not request.io else 0,
+        io_timing=timed,
+        launch=launch,
+        compile_step=compile_step,
+    )
+
+
+def _test_job(test: TestCase) -> job_schema.Test:
     """What the judge needs of a test (it never reaches the candidate's sandbox)."""
     if test.is_io:
-        return {
-            "name": test.name,
-            "stdin": test.stdin or "",
-            "expected_stdout": test.expected_stdout,
-            "compare": test.compare.as_dict(),
-        }
-    return {"name": test.name, "code": test.code}
+        return job_schema.Test(
+            name=test.name,
+            stdin=test.stdin or "",
+            expected_stdout=test.expected_stdout or "",
+            compare=test.compare.as_dict(),
+        )
+    return job_schema.Test(name=test.name, code=test.code)
 
 
 class SandboxExecutor(Executor):
@@ -257,25 +299,7 @@ class SandboxExecutor(Executor):
         if unsupported:  # a check that cannot run is an error, never a pass
             return ExecutionResult(status=Status.ERROR, message=unsupported)
         timed = request.io and request.io_timing and request.timing_repeats > 0
-        job = {
-            "program": request.program,
-            "setup": request.test_setup,
-            "tests": [_test_job(t) for t in request.tests],
-            "repeats": request.timing_repeats if timed or not request.io else 0,
-            "io_timing": timed,
-            "limits": vars(request.limits),
-            "seed": self.seed,
-            "io": request.io,
-        }
-        if request.launcher is not None:  # a compiled language: compile_judge.py
-            job["io"] = True
-            job["launch"] = {
-                "command": list(request.launcher.command),
-                "cases_per_process": request.launcher.cases_per_process,
-                "memory_headroom_mb": request.launcher.memory_headroom_mb,
-            }
-            if request.compile is not None:
-                job["compile"] = vars(request.compile) | {"command": list(request.compile.command)}
+        job = _job(request, timed, self.seed)
         worker = self._idle.get()
         report: dict[str, Any] | None = None
         try:

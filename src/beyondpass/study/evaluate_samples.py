@@ -38,7 +38,8 @@ from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.select import FUNCTIONAL
 from beyondpass.evaluators.setup import EvaluationSetup, build_evaluators
-from beyondpass.execution import ExecutionLimits, ExecutorChoice, call_timing
+from beyondpass.execution import ExecutionLimits, ExecutorChoice
+from beyondpass.execution.sandboxed import call_timing
 from beyondpass.models.replay import AnswerRow, read_answer_rows
 from beyondpass.store.run_store import DB_NAME, Row, RunStore, sample_key
 from beyondpass.study.progress import NullProgress, Progress

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import inspect
 
+# NOT_CALLABLE_EXIT: the exit status of a driver that cannot find or call the answer's
+# function; the evaluator reports it as ``function_not_found`` instead of a wrong answer
+from beyondpass.execution import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
 from beyondpass.execution.languages import PYTHON_FUNCTION_TRAILER
 from beyondpass.methods.comparison.psb2 import reference
 from beyondpass.methods.comparison.psb2.problems import Problem
-
-#: exit status of a driver that cannot find or call the answer's function: the evaluator
-#: reports it as ``function_not_found`` instead of a wrong answer.
-NOT_CALLABLE_EXIT = 97
-NOT_CALLABLE_MARK = "beyondpass: function not callable:"
 
 _PY_DRIVER = """
 

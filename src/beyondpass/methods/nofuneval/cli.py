@@ -89,6 +89,7 @@ def score(
     workers: int,
     executor: str | None,
     isolation: str | None,
+    process_budget: str | None,
     ray_address: str | None,
 ) -> None:
     """Write per-row scores to OUT/scores.jsonl and print the summary."""
@@ -119,7 +120,10 @@ def score(
         if subset == "runtime_efficiency" and run_programs:
             from beyondpass.execution import ExecutorChoice
 
-            choice = _executor_choice(executor, isolation, ray_address) or ExecutorChoice()
+            choice = (
+                _executor_choice(executor, isolation, ray_address, process_budget=process_budget)
+                or ExecutorChoice()
+            )
             runner = choice.build(workers=workers)
             try:
                 summary.update(

@@ -27,8 +27,8 @@ This file must import nothing from beyondpass: it runs in the sandboxed judge.
 
 import time
 
-import fork_server
-import io_judge
+import fork_client
+import io_case
 
 
 def time_io(job: dict, ctl, report: dict) -> None:
@@ -65,22 +65,22 @@ def _timed_run(
 ) -> str:
     """One timed run of one test -> why it gave no time ("" when it did)."""
     limits = job["limits"]
-    sock, over, ctl_ok = fork_server.take_candidate(ctl, limits)
+    sock, over, ctl_ok = fork_client.take_candidate(ctl, limits)
     if not ctl_ok or sock is None:
         if ctl_ok:
-            report["exit"] = fork_server.end_candidate(ctl, False)
+            report["exit"] = fork_client.end_candidate(ctl, False)
         else:
             report["exit"] = None  # the sandbox is broken: the harness replaces the worker
         return f"a timing run could not start: {(over or {}).get('message', '')}"
     start = time.monotonic_ns()
-    outcome, closed = io_judge._run_io_case(job, test, sock, deadline, cpu=True)
+    outcome, closed = io_case.run_io_case(job, test, sock, deadline, cpu=True)
     elapsed = time.monotonic_ns() - start
     sock.close()
-    exit_info = fork_server.end_candidate(ctl, closed, int(limits["output_bytes"]), cpu=True)
+    exit_info = fork_client.end_candidate(ctl, closed, int(limits["output_bytes"]), cpu=True)
     if exit_info is None:
         report["exit"] = None
         return "the sandbox broke during a timing run"
-    result = io_judge._io_result(test, outcome, exit_info, limits)
+    result = io_case.io_result(test, outcome, exit_info, limits)
     if result["status"] != "passed":
         return f"{result['status']} on a timing run: {result.get('message', '')}"
     used, setup = exit_info.get("cpu_ns"), outcome.get("setup_ns")

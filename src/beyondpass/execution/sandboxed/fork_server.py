@@ -1,7 +1,7 @@
 """Candidate fork server: one warm interpreter per worker that forks a process per sample.
 
 Runs inside the candidate sandbox (``bwrap``: no network, read-only system, private
-``/tmp``, its own PID namespace) as ``python -s -P candidate_zygote.py CONTROL_FD``. It
+``/tmp``, its own PID namespace) as ``python -s -P fork_server.py CONTROL_FD``. It
 never sees a test, nor even a program: ahead of each sample it forks a child that starts a
 new session, gets an empty stdin, stdout/stderr into files, a private scratch directory,
 every other descriptor closed, and then waits on a fresh socket pair whose other end goes

@@ -1,9 +1,9 @@
-"""I/O tests in the judge: a fresh process per test runs the whole program on its input.
+"""One I/O test case in the judge: send the program (or how to launch it) and the test's
+input, wait for the program's own process to end, and decide the test from its exit status
+and output.
 
-The program's process gets the program and the test's input, nothing else; the expected
-output stays in the judge. The fork server hands back the process's exit status (from
-``waitpid``) and its stdout, read back after the process and everything it started are
-dead, and the test is decided here: exit status first, then the output (:mod:`io_compare`).
+Shared by every kind of I/O sample: Python programs (:mod:`io_judge`), compiled programs
+(:mod:`compiled_judge`) and timing runs (:mod:`io_timing`).
 
 This file must import nothing from beyondpass: it runs in the sandboxed judge.
 """
@@ -13,60 +13,11 @@ import signal
 import socket
 import time
 
-import compiled_judge
-import fork_server
 import io_compare
 import wire
 
 
-def judge_io(job: dict, ctl: socket.socket) -> dict:
-    """Run one sample of I/O tests (a compiled language's: :mod:`compiled_judge`)."""
-    if job.get("launch"):
-        return compiled_judge.judge_compiled(job, ctl)
-    return _judge_python(job, ctl)
-
-
-def _judge_python(job: dict, ctl: socket.socket) -> dict:
-    """Run one sample of I/O tests: a fresh process per test runs the whole program on the
-    test's input; the fork server hands back its exit status and output, compared here.
-
-    The program's process gets its input and nothing else: the expected output stays in
-    this process. It sends one message, before any of its code runs (compiled, or not);
-    after that nothing it sends is read, only whether its channel closed.
-    """
-    limits = job["limits"]
-    start = time.monotonic()
-    deadline = start + float(limits["timeout_s"])
-    report: dict = {"tests": [], "load_error": None, "over": None, "exit": None}
-    for test in job["tests"]:
-        case_deadline = deadline
-        if limits.get("test_timeout_s"):
-            case_deadline = min(deadline, time.monotonic() + float(limits["test_timeout_s"]))
-        sock, over, ctl_ok = fork_server.take_candidate(ctl, limits)
-        if not ctl_ok or sock is None:
-            report["over"] = over
-            if ctl_ok:
-                report["exit"] = fork_server.end_candidate(ctl, False)
-            break
-        outcome, closed = _run_io_case(job, test, sock, case_deadline)
-        sock.close()
-        exit_info = fork_server.end_candidate(ctl, closed, int(limits["output_bytes"]))
-        report["exit"] = exit_info
-        if exit_info is None:
-            break
-        report["tests"].append(_io_result(test, outcome, exit_info, limits))
-        exit_info.pop("stdout_b64", None)  # compared: the harness keeps tails only
-        if outcome["kind"] == "compile_error":
-            report["compile_error"] = {"error_type": outcome["type"], "message": outcome["message"]}
-            break
-        if outcome["kind"] == "timeout":
-            report["over"] = {"kind": "timeout", "message": "out of time", "test": test["name"]}
-            break
-    report["wall_s"] = time.monotonic() - start
-    return report
-
-
-def _run_io_case(
+def run_io_case(
     job: dict,
     test: dict,
     sock: socket.socket,
@@ -117,7 +68,7 @@ def _run_io_case(
             return ended, True
 
 
-def _io_result(
+def io_result(
     test: dict, outcome: dict, exit_info: dict, limits: dict, compiled: bool = False
 ) -> dict:
     """One I/O test's outcome: the exit status decides first, then the output."""
@@ -145,7 +96,7 @@ def _io_result(
             return verdict("timeout", "SIGXCPU", "CPU time limit")
         name_of = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
         if compiled_memory:
-            return verdict("memory", str(name_of), f"out of memory: {_cause(stderr)}")
+            return verdict("memory", str(name_of), f"out of memory: {cause(stderr)}")
         return verdict("killed", str(name_of), f"killed by {name_of}")
     if int(exit_info.get("output_bytes", 0) or 0) >= int(limits["output_bytes"]):
         return verdict(
@@ -156,7 +107,7 @@ def _io_result(
     if kind == "died" and returncode == 0:
         return verdict("error", "NoStart", "the program's process ended before it started")
     if returncode != 0:
-        last = _cause(stderr) if compiled else _last_line(stderr)
+        last = cause(stderr) if compiled else last_line(stderr)
         status = "memory" if last.startswith("MemoryError") or compiled_memory else "error"
         return verdict(status, "NonZeroExit", f"exit status {returncode}: {last}".rstrip(": "))
     stdout = base64.b64decode(exit_info.get("stdout_b64", ""))
@@ -170,15 +121,15 @@ def _io_result(
 MEMORY_MARKS = ("std::bad_alloc", "java.lang.OutOfMemoryError")
 
 
-def _cause(text: str) -> str:
+def cause(text: str) -> str:
     """Why a compiled program failed: the line naming the exception (Java's "Exception
     in thread", C++'s "terminate called"), else the last line."""
     for line in text.splitlines():
         if line.startswith(("Exception in thread", "terminate called")):
             return line.strip()[:300]
-    return _last_line(text)
+    return last_line(text)
 
 
-def _last_line(text: str) -> str:
+def last_line(text: str) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     return lines[-1].strip()[:300] if lines else ""

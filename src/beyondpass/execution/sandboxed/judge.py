@@ -33,9 +33,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import fork_server  # noqa: E402 - after the path set-up, by design
+import compiled_judge  # noqa: E402 - after the path set-up, by design
+import fork_client  # noqa: E402
 import io_judge  # noqa: E402
 import io_timing  # noqa: E402
+import job as job_schema  # noqa: E402
 import prefetch  # noqa: E402
 import wire  # noqa: E402
 
@@ -341,17 +343,26 @@ def sample_budget_s(limits: dict, repeats: int) -> float:
 
 
 def judge(job: dict, ctl: socket.socket) -> dict:
-    """Run one sample: start the candidate, run every test, collect what happened."""
-    if job.get("io"):
-        report = io_judge.judge_io(job, ctl)
-        if job.get("io_timing"):  # timed re-runs, once the verdict is settled
-            io_timing.time_io(job, ctl, report)
-        return report
+    """Run one sample of any kind (sandboxed/job.py): the dispatch table picks the handler;
+    timing runs of I/O tests follow once the verdict is settled."""
+    problem = job_schema.check(job)
+    if problem:
+        over = {"kind": "sandbox", "message": f"the judge cannot run this job: {problem}"}
+        return {"tests": [], "load_error": None, "over": over, "exit": None, "wall_s": 0.0}
+    report = HANDLERS[job["kind"]](job, ctl)
+    if job["io"] and job.get("io_timing"):  # compiled programs: an error, said once
+        io_timing.time_io(job, ctl, report)
+    return report
+
+
+def judge_calls(job: dict, ctl: socket.socket) -> dict:
+    """Run one sample of call-style tests: start the candidate, run every test here, calling
+    the candidate's functions through the channel, collect what happened."""
     limits = job["limits"]
     start = time.monotonic()
     deadline = start + float(limits["timeout_s"])
     report: dict = {"tests": [], "load_error": None, "over": None, "exit": None}
-    sock, over, ctl_ok = fork_server.take_candidate(ctl, limits)
+    sock, over, ctl_ok = fork_client.take_candidate(ctl, limits)
     if not ctl_ok:
         report["over"] = over
         report["wall_s"] = time.monotonic() - start
@@ -375,7 +386,7 @@ def judge(job: dict, ctl: socket.socket) -> dict:
         if sock is not None:
             sock.close()
         over = report.get("over") or {}
-        report["exit"] = fork_server.end_candidate(ctl, over.get("kind") == "gone")
+        report["exit"] = fork_client.end_candidate(ctl, over.get("kind") == "gone")
     report["wall_s"] = time.monotonic() - start
     return report
 
@@ -572,6 +583,14 @@ def _outcome(name: str, status: str, error_type: str, exc, prefix: str = "") -> 
         "error_type": error_type,
         "message": (prefix + message)[:500],
     }
+
+
+#: job kind -> the handler that runs a sample of that kind
+HANDLERS = {
+    job_schema.CALL: judge_calls,
+    job_schema.IO: io_judge.judge_python_io,
+    job_schema.LAUNCHED: compiled_judge.judge_compiled,
+}
 
 
 def main() -> None:

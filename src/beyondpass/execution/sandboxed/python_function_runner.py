@@ -50,7 +50,9 @@ import traceback
 #: _bp_main, and one more for the ``exec`` that enters the program): the runner sets the
 #: recursion limit so that the function has as much depth left (a test compares them)
 DRIVER_DEPTH = 8
-NOT_CALLABLE_EXIT = 97  # = methods/comparison/drivers.py NOT_CALLABLE_EXIT
+#: job.NOT_CALLABLE_EXIT and job.NOT_CALLABLE_MARK: this runner starts with ``-P`` and
+#: imports no file of its directory, so it repeats them (tests/test_wire.py checks they agree)
+NOT_CALLABLE_EXIT = 97
 NOT_CALLABLE_MARK = "beyondpass: function not callable:"
 STDERR_TAIL = 4000
 _INT = struct.Struct(">i")

@@ -22,8 +22,8 @@ import socket
 import struct
 import time
 
-import fork_server
-import io_judge
+import fork_client
+import io_case
 import wire
 
 START_S = 30.0  # for a fresh JVM to say hello (bounded by the sample's own deadline)
@@ -67,11 +67,11 @@ def _case_deadline(limits: dict, deadline: float) -> float:
 
 def _take(ctl: socket.socket, limits: dict, report: dict):
     """A fresh process from the fork server, or None (the report then says why)."""
-    sock, over, ctl_ok = fork_server.take_candidate(ctl, limits)
+    sock, over, ctl_ok = fork_client.take_candidate(ctl, limits)
     if not ctl_ok or sock is None:
         report["over"] = over
         if ctl_ok:
-            report["exit"] = fork_server.end_candidate(ctl, False)
+            report["exit"] = fork_client.end_candidate(ctl, False)
         return None
     return sock
 
@@ -97,7 +97,7 @@ def _compile(job: dict, ctl: socket.socket, report: dict) -> bool:
         reply = None
     finally:
         sock.close()
-    report["exit"] = exit_info = fork_server.end_candidate(ctl, reply is not None, 0, True)
+    report["exit"] = exit_info = fork_client.end_candidate(ctl, reply is not None, 0, True)
     if exit_info is None:
         return False
     if reply == ["compiled"]:
@@ -121,14 +121,14 @@ def _single(job: dict, ctl: socket.socket, index: int, deadline: float, report: 
         return None
     case_deadline = _case_deadline(limits, deadline)
     launch = {"command": job["launch"]["command"]}
-    outcome, closed = io_judge._run_io_case(job, test, sock, case_deadline, launch)
+    outcome, closed = io_case.run_io_case(job, test, sock, case_deadline, launch)
     sock.close()
     last = index + 1 == len(job["tests"])
-    exit_info = fork_server.end_candidate(ctl, closed, int(limits["output_bytes"]), not last)
+    exit_info = fork_client.end_candidate(ctl, closed, int(limits["output_bytes"]), not last)
     report["exit"] = exit_info
     if exit_info is None:
         return None
-    report["tests"].append(io_judge._io_result(test, outcome, exit_info, limits, True))
+    report["tests"].append(io_case.io_result(test, outcome, exit_info, limits, True))
     exit_info.pop("stdout_b64", None)
     return index + 1
 
@@ -188,12 +188,12 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
         started = False
     if not started:  # the runner never came up: no test of this program can run
         sock.close()
-        exit_info = fork_server.end_candidate(ctl, True, 0, True)
+        exit_info = fork_client.end_candidate(ctl, True, 0, True)
         report["exit"] = exit_info
         if compile_error:
             report["compile_error"] = compile_error
             return None
-        why = io_judge._cause(str((exit_info or {}).get("stderr", ""))) or "no hello"
+        why = io_case.cause(str((exit_info or {}).get("stderr", ""))) or "no hello"
         report["over"] = {"kind": "start", "message": f"the runner did not start: {why}"}
         return None
     per_process = int(job["launch"].get("cases_per_process", 1))
@@ -221,7 +221,7 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
     # the Python runner's case output is in the fork server's file: a case that ended the
     # process is then judged like a program that ended (its output compared)
     stdout_bytes = cap if python and not finished else 0
-    exit_info = fork_server.end_candidate(ctl, kind == "gone", stdout_bytes, more)
+    exit_info = fork_client.end_candidate(ctl, kind == "gone", stdout_bytes, more)
     report["exit"] = exit_info
     if exit_info is None:
         return None
@@ -241,7 +241,7 @@ def _broken_case(
     process of its own would be: its exit status, then the output it wrote."""
     if python:
         outcome = {"kind": {"timeout": "timeout", "protocol": "protocol"}.get(kind, "ended")}
-        return io_judge._io_result(test, outcome, exit_info, limits)
+        return io_case.io_result(test, outcome, exit_info, limits)
     if kind == "gone" and exit_info.get("returncode") == 0:
         return {
             "name": test["name"],
@@ -252,7 +252,7 @@ def _broken_case(
             "message": "the process ended during the test without the runner's report",
         }
     outcome = {"kind": {"timeout": "timeout", "protocol": "protocol"}.get(kind, "ended")}
-    return io_judge._io_result(test, outcome, exit_info, limits, True)
+    return io_case.io_result(test, outcome, exit_info, limits, True)
 
 
 def _batch_case(
@@ -300,7 +300,7 @@ def _batch_case(
         "output_bytes": cap if flags & 2 else len(stdout),
     }
     # a Python case is judged exactly as Python's one process per test (compiled=False)
-    result = io_judge._io_result(test, {"kind": "ended"}, exit_info, limits, not nonce)
+    result = io_case.io_result(test, {"kind": "ended"}, exit_info, limits, not nonce)
     return "answered", result, bool(flags & 1)
 
 
