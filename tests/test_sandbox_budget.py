@@ -125,7 +125,7 @@ def cgroup_layout() -> str:
     return found
 
 
-def call_request(program: str, timeout_s: float = 5.0) -> ExecutionRequest:
+def call_request(program: str, timeout_s: float = 10.0) -> ExecutionRequest:
     return ExecutionRequest(
         program=textwrap.dedent(program),
         tests=TESTS,
@@ -133,7 +133,7 @@ def call_request(program: str, timeout_s: float = 5.0) -> ExecutionRequest:
     )
 
 
-def compiled_request(language: str, program: str, timeout_s: float = 8.0) -> ExecutionRequest:
+def compiled_request(language: str, program: str, timeout_s: float = 30.0) -> ExecutionRequest:
     limits = ExecutionLimits(timeout_s=timeout_s, test_timeout_s=timeout_s / 2)
     return languages.io_request(language, textwrap.dedent(program), IO_TESTS, limits)
 
@@ -238,8 +238,8 @@ def test_every_process_of_both_sandboxes_is_inside_its_budget(level, cgroup_layo
 
 BOMBS = {
     "python": lambda: call_request(PY_FORK_BOMB, timeout_s=4),
-    "cpp": lambda: compiled_request("cpp", CPP_FORK_BOMB),
-    "java": lambda: compiled_request("java", JAVA_FORK_BOMB),
+    "cpp": lambda: compiled_request("cpp", CPP_FORK_BOMB, timeout_s=8.0),
+    "java": lambda: compiled_request("java", JAVA_FORK_BOMB, timeout_s=8.0),
 }
 
 
@@ -298,7 +298,8 @@ def _ordinary() -> list[ExecutionRequest]:
             }
         }
         """
-    batch += [compiled_request("java", java_loop), compiled_request("java", java_good)] * 2
+    java_loop_request = compiled_request("java", java_loop, timeout_s=6.0)
+    batch += [java_loop_request, compiled_request("java", java_good)] * 2
     return batch
 
 
@@ -334,6 +335,7 @@ def test_hostile_samples_leave_their_neighbours_verdicts_as_they_are(level, cgro
         assert {Status.PASSED, Status.FAILED, Status.ERROR, Status.TIMEOUT} <= counts
     finally:
         ex.close()
+    assert descendants(os.getpid()) - sampler.baseline == set()  # nothing of the run is left
 
 
 # -- where no cgroup can be made: the fallback, forced ------------------------------------
