@@ -84,11 +84,12 @@ def test_the_evaluator_adds_the_metrics_in_a_run(run_cli, tmp_path: Path) -> Non
 
 
 def test_smells_are_counted_per_rule_and_severity(tmp_path: Path) -> None:
-    from beyondpass.methods.comparison.smells import count, pylint_messages
+    from beyondpass.methods.comparison.findings import tally
+    from beyondpass.methods.comparison.smells_python import pylint_findings
 
     path = tmp_path / "a.py"
     path.write_text('"""Doc."""\nimport os\n\n\ndef f(x):\n    """Doc."""\n    return nope + x\n')
-    metrics, rules = count(pylint_messages([path]))
+    metrics, rules = tally(pylint_findings([path], 300)["a.py"])
     assert rules == {"undefined-variable (E0602)": 1, "unused-import (W0611)": 1}
     assert metrics["smells"] == 2
     assert (metrics["smells_error"], metrics["smells_warning"], metrics["smells_convention"]) == (

@@ -16,8 +16,8 @@ from beyondpass.benchmarks.task import Task
 from beyondpass.evaluators.base import Candidate
 from beyondpass.extraction.result import Extraction
 from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
-from beyondpass.methods.robunfr.evaluators.lint_pool import LintPool
 from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS, NfrEvaluator
+from beyondpass.methods.robunfr.evaluators.pylint_batch import LintPool
 from pylint_oracle import pylint_oracle
 
 SAMPLES = Path(__file__).parent / "nfr_samples"

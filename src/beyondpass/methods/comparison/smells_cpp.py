@@ -3,7 +3,7 @@
 - cppcheck ``--enable=all --xml``, one process per file (its ``unusedFunction`` check is
   whole-program: answers analysed together would hide each other's unused functions).
   Messages about the analysis rather than the code (a system header not found, ...) are
-  dropped. Its levels map onto ``smells.SEVERITIES``: error -> error, warning and
+  dropped. Its levels map onto ``findings.SEVERITIES``: error -> error, warning and
   portability -> warning, performance -> refactor, style -> convention, information ->
   info; ``syntaxError`` -> fatal.
 - clang-tidy with the checks of ``CLANG_TIDY_CHECKS`` (an inline configuration, so no
@@ -15,20 +15,24 @@
   narrowing conversions -> warning, performance-*, modernize-*, misc-* -> refactor,
   readability-* -> convention.
 
-Rules are named ``cppcheck:<id>`` and ``clang-tidy:<check>``.
+Rules are named ``cppcheck:<id>`` and ``clang-tidy:<check>``. Both run through
+:mod:`beyondpass.analysers` (limits, versions and arguments recorded).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
-from beyondpass.methods.comparison.smells import Finding, require, run_analyser
+from beyondpass.analysers import Analyser
+from beyondpass.methods.comparison.findings import Finding
+
+PURPOSE = "code smells of C++"
 
 #: the families the seed's case study reported (magic numbers, narrowing conversions, copies
 #: instead of references, braces, else after return, emptiness checks, range-for, ...) plus
@@ -86,25 +90,35 @@ def clang_tidy_level(check: str) -> str:
     return "convention"
 
 
+def cppcheck(timeout_s: float) -> Analyser:
+    """cppcheck with every check, XML on stderr, messages about the analysis suppressed."""
+    suppress = tuple(f"--suppress={i}" for i in sorted(CPPCHECK_NOT_ABOUT_CODE))
+    args = ("--enable=all", "--inconclusive", "--xml", "--quiet", "--language=c++")
+    return Analyser(
+        "cppcheck", (*args, "--std=c++17", *suppress), timeout_s=timeout_s, purpose=PURPOSE
+    )
+
+
+def clang_tidy(timeout_s: float) -> Analyser:
+    """clang-tidy with ``CLANG_TIDY_CHECKS`` inline (no ``.clang-tidy`` file applies)."""
+    config = f"{{Checks: '{CLANG_TIDY_CHECKS}', HeaderFilterRegex: '', WarningsAsErrors: ''}}"
+    return Analyser(
+        "clang-tidy",
+        ("--quiet", f"--config={config}"),
+        after_files=("--", "-std=c++17"),
+        timeout_s=timeout_s,
+        purpose=PURPOSE,
+    )
+
+
 def cppcheck_findings(path: Path, timeout_s: float) -> list[Finding]:
     """cppcheck's findings for one file."""
-    exe = require("cppcheck", "cppcheck")
-    cmd = [
-        exe,
-        "--enable=all",
-        "--inconclusive",
-        "--xml",
-        "--quiet",
-        "--language=c++",
-        "--std=c++17",
-        *(f"--suppress={i}" for i in sorted(CPPCHECK_NOT_ABOUT_CODE)),
-        path.name,
-    ]
-    proc = run_analyser(cmd, timeout_s, path.parent)
+    analyser = cppcheck(timeout_s)
+    proc = analyser.run([path.name], path.parent)
     try:
         root = ET.fromstring(proc.stderr)
     except ET.ParseError:
-        raise RuntimeError(f"cppcheck failed: {proc.stderr.strip()[:200]}") from None
+        raise analyser.failed(proc) from None
     out = []
     for err in root.iter("error"):
         rule = err.get("id", "")
@@ -117,10 +131,8 @@ def cppcheck_findings(path: Path, timeout_s: float) -> list[Finding]:
 
 def clang_tidy_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Finding]]:
     """clang-tidy's findings, by file name, for files of one directory (one process)."""
-    exe = require("clang-tidy", "clang-tidy")
-    config = f"{{Checks: '{CLANG_TIDY_CHECKS}', HeaderFilterRegex: '', WarningsAsErrors: ''}}"
-    cmd = [exe, "--quiet", f"--config={config}", *(p.name for p in paths), "--", "-std=c++17"]
-    proc = run_analyser(cmd, timeout_s, paths[0].parent)
+    analyser = clang_tidy(timeout_s)
+    proc = analyser.run([p.name for p in paths], paths[0].parent)
     out: dict[str, list[Finding]] = {p.name: [] for p in paths}
     for line in proc.stdout.splitlines():
         m = _TIDY_LINE.match(line)
@@ -129,7 +141,7 @@ def clang_tidy_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, li
             check = m["checks"].split(",")[0]
             out[name].append(Finding(f"clang-tidy:{check}", clang_tidy_level(check)))
     if proc.returncode != 0 and not any(out.values()):
-        raise RuntimeError(f"clang-tidy failed: {(proc.stderr or proc.stdout).strip()[:200]}")
+        raise analyser.failed(proc)
     return out
 
 
@@ -142,18 +154,12 @@ def cpp_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Find
         tidy = clang_tidy_findings([path], timeout_s)[path.name]
         return cppcheck_findings(path, timeout_s) + tidy
 
-    require("cppcheck", "cppcheck")  # a missing analyser: one error, before any work
-    require("clang-tidy", "clang-tidy")
+    cppcheck(timeout_s).command()  # a missing analyser: one error, before any work
+    clang_tidy(timeout_s).command()
     with ThreadPoolExecutor(max_workers=max(1, min(len(paths), os.cpu_count() or 1))) as pool:
         return dict(zip((p.name for p in paths), pool.map(one, paths), strict=True))
 
 
-def versions() -> dict[str, str]:
-    """Versions of cppcheck and clang-tidy (the first line of ``--version`` with a number)."""
-    out = {}
-    for tool, package in (("cppcheck", "cppcheck"), ("clang-tidy", "clang-tidy")):
-        exe = require(tool, package)
-        proc = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False)
-        lines = [ln.strip() for ln in proc.stdout.splitlines() if re.search(r"\d+\.\d+", ln)]
-        out[tool] = lines[0] if lines else "unknown"
-    return out
+def records(timeout_s: float) -> dict[str, dict[str, Any]]:
+    """The recorded runs of both analysers (version, arguments, limits)."""
+    return {"cppcheck": cppcheck(timeout_s).record(), "clang-tidy": clang_tidy(timeout_s).record()}

@@ -8,10 +8,11 @@ the C++ selection (magic numbers, braces, one declaration per line, simplifiable
 unused and star imports, naming) plus checkstyle's likely-bug checks (string ``==``,
 ``equals`` without ``hashCode``, fall-through, assignments inside expressions, a modified
 loop variable, empty statements and catch blocks). checkstyle gives every check one level
-(``error`` unless configured), so each rule's level on ``smells.SEVERITIES`` is written
+(``error`` unless configured), so each rule's level on ``findings.SEVERITIES`` is written
 next to it in ``RULES``: the same level as the matching C++ check. A file checkstyle
 cannot parse is one ``fatal`` finding. One process for the batch; rules are named
-``checkstyle:<Check>``.
+``checkstyle:<Check>``. checkstyle runs through :mod:`beyondpass.analysers`, without an
+address-space limit (the JVM reserves its heap up front and bounds it itself).
 """
 
 from __future__ import annotations
@@ -20,9 +21,14 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from beyondpass.methods.comparison.smells import Finding, require, run_analyser
+from beyondpass.analysers import Analyser
+from beyondpass.methods.comparison.findings import Finding
+
+PURPOSE = "code smells of Java"
+CONFIG = "checkstyle-rules.xml"  # written beside the answers, from ``RULES``
 
 #: check -> level on the one scale; all are checkstyle 8.x TreeWalker checks with defaults
 RULES = {
@@ -74,32 +80,40 @@ def configuration() -> str:
     )
 
 
-def _run(exe: str, config: Path, paths: Sequence[Path], timeout_s: float) -> ET.Element | None:
+def checkstyle(timeout_s: float) -> Analyser:
+    return Analyser(
+        "checkstyle",
+        ("-c", CONFIG, "-f", "xml"),
+        timeout_s=timeout_s,
+        memory_mb=None,
+        purpose=PURPOSE,
+    )
+
+
+def _run(analyser: Analyser, paths: Sequence[Path]) -> ET.Element | None:
     """checkstyle's XML report for ``paths``; None when it stopped on a file it cannot parse."""
-    cmd = [exe, "-c", config.name, "-f", "xml", *(p.name for p in paths)]
-    proc = run_analyser(cmd, timeout_s, config.parent)
+    proc = analyser.run([p.name for p in paths], paths[0].parent)
     start = proc.stdout.find("<?xml")
     try:
         return ET.fromstring(proc.stdout[start:]) if start >= 0 else None
     except ET.ParseError:
         if "Exception was thrown while processing" in proc.stderr:
             return None
-        message = (proc.stderr or proc.stdout).strip()[:200]
-        raise RuntimeError(f"checkstyle failed: {message}") from None
+        raise analyser.failed(proc) from None
 
 
 def java_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Finding]]:
     """checkstyle's findings, by file name, for files of one directory: one process for the
     batch; when checkstyle stops on a file it cannot parse (it then reports nothing), one
     process per file, and such a file gets one ``fatal`` finding."""
-    exe = require("checkstyle", "checkstyle")
-    config = paths[0].parent / "checkstyle-rules.xml"
-    config.write_text(configuration(), encoding="utf-8")
+    analyser = checkstyle(timeout_s)
+    analyser.command()  # a missing analyser: one error, before any work
+    (paths[0].parent / CONFIG).write_text(configuration(), encoding="utf-8")
     out: dict[str, list[Finding]] = {p.name: [] for p in paths}
-    root = _run(exe, config, paths, timeout_s)
+    root = _run(analyser, paths)
     reports = [root]
     if root is None:
-        reports = [_run(exe, config, [p], timeout_s) for p in paths]
+        reports = [_run(analyser, [p]) for p in paths]
         for path, report in zip(paths, reports, strict=True):
             if report is None:
                 out[path.name].append(Finding("checkstyle:ParseError", "fatal"))
@@ -114,10 +128,6 @@ def java_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Fin
     return out
 
 
-def versions() -> dict[str, str]:
-    """checkstyle's version."""
-    import subprocess
-
-    exe = require("checkstyle", "checkstyle")
-    proc = subprocess.run([exe, "--version"], capture_output=True, text=True, check=False)
-    return {"checkstyle": proc.stdout.strip().splitlines()[0] if proc.stdout.strip() else "?"}
+def records(timeout_s: float) -> dict[str, dict[str, Any]]:
+    """The recorded run of checkstyle (version, arguments, limits)."""
+    return {"checkstyle": checkstyle(timeout_s).record()}

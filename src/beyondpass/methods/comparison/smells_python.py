@@ -1,6 +1,7 @@
-"""ruff's findings on Python answers, beside pylint's (``smells``).
+"""Code smells of Python answers: pylint's and ruff's findings.
 
-pylint (run with its defaults) is the Python analyser of record; ruff adds the rule
+pylint (run with its defaults, by the shared runner of :mod:`beyondpass.analysers`, all
+answers of a batch in one pylint run) is the Python analyser of record; ruff adds the rule
 families pylint lacks or keeps in extensions: pyflakes (``F``), pycodestyle's import,
 statement and runtime errors (``E4``, ``E7``, ``E9``), flake8-bugbear (``B``),
 comprehensions (``C4``), perflint (``PERF``), flake8-return (``RET``), flake8-simplify
@@ -10,7 +11,8 @@ default). Where a selected ruff rule means what a default pylint message means (
 the finding is counted once, as pylint's. Matching findings line by line instead would not
 work: the two tools report some of them on different lines (``no-else-return`` on the
 ``if``, ``RET505`` on the ``else``). ruff's own syntax errors are dropped, since pylint
-reports the same as ``syntax-error``. Levels on ``smells.SEVERITIES`` follow pylint's
+reports the same as ``syntax-error``. pylint's levels are its message types; ruff's levels on
+``findings.SEVERITIES`` follow pylint's
 classification of the same kinds of message (``LEVELS``). ruff's ``--isolated`` ignores any
 configuration file near the answers; one process per batch; rules are ``ruff:<code>``.
 """
@@ -19,14 +21,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from beyondpass.errors import ConfigError
-from beyondpass.methods.comparison.smells import Finding, run_analyser
+from beyondpass.analysers import Analyser, AnalyserFailed, lint, lint_record, pylintrc, require
+from beyondpass.methods.comparison.findings import Finding
+
+PURPOSE = "code smells of Python"
+#: pylint's defaults: only how it runs is set (one job, no score, no plugins)
+PYLINTRC = pylintrc(comment="beyondpass code smells: pylint defaults.")
 
 SELECT = ("F", "E4", "E7", "E9", "B", "C4", "PERF", "RET", "SIM", "PLR2004")
 
@@ -104,7 +108,7 @@ LEVELS = (
 
 
 def level(code: str) -> str:
-    """A ruff rule's level on ``smells.SEVERITIES``."""
+    """A ruff rule's level on ``findings.SEVERITIES``."""
     for prefix, severity in LEVELS:
         if code.startswith(prefix):
             return severity
@@ -112,19 +116,8 @@ def level(code: str) -> str:
 
 
 def ruff_command() -> str:
-    """The ruff executable of the installed ``ruff`` package (else ``ruff`` on ``PATH``); a
-    one-line ``ConfigError`` when there is none (never a count of zero)."""
-    try:
-        from ruff.__main__ import find_ruff_bin
-
-        return str(find_ruff_bin())
-    except (ImportError, FileNotFoundError):
-        path = shutil.which("ruff")
-        if path is None:
-            raise ConfigError(
-                "code smells of Python need ruff, which is not installed — pip install ruff"
-            ) from None
-        return path
+    """The ruff executable; a one-line error when there is none (never a count of zero)."""
+    return require("ruff", PURPOSE)[0]
 
 
 def ruff_args() -> list[str]:
@@ -141,17 +134,24 @@ def ruff_args() -> list[str]:
     ]
 
 
+def ruff(timeout_s: float) -> Analyser:
+    return Analyser("ruff", tuple(ruff_args()), timeout_s=timeout_s, purpose=PURPOSE)
+
+
 def ruff_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Finding]]:
     """ruff's findings for ``paths`` (one process), by file name."""
     out: dict[str, list[Finding]] = {p.name: [] for p in paths}
     if not paths:
         return out
-    cmd = [ruff_command(), *ruff_args(), *map(str, paths)]
-    proc = run_analyser(cmd, timeout_s, paths[0].parent)
+    analyser = ruff(timeout_s)
+    proc = analyser.run([str(p) for p in paths], paths[0].parent)
     # exit 0: no findings, 1: findings, 2: ruff itself failed
-    if proc.returncode not in (0, 1) or not proc.stdout.strip().startswith("["):
-        raise RuntimeError(f"ruff failed: {(proc.stderr or proc.stdout).strip()[:200]}")
-    messages: list[dict[str, Any]] = json.loads(proc.stdout)
+    try:
+        if proc.returncode not in (0, 1):
+            raise ValueError(proc.returncode)
+        messages: list[dict[str, Any]] = json.loads(proc.stdout)
+    except ValueError:  # JSONDecodeError is one
+        raise analyser.failed(proc) from None
     for m in messages:
         code = m.get("code")
         if not code or code == "E999" or not re.fullmatch(r"[A-Z]+[0-9]+", str(code)):
@@ -161,9 +161,29 @@ def ruff_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Fin
     return out
 
 
-def versions() -> dict[str, str]:
-    """ruff's version (``ruff --version``)."""
-    proc = subprocess.run(
-        [ruff_command(), "--version"], capture_output=True, text=True, check=False
-    )
-    return {"ruff": proc.stdout.strip().removeprefix("ruff ") or "unknown"}
+def pylint_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Finding]]:
+    """pylint's findings for ``paths`` (one batch), by file name; rules are named
+    ``symbol (id)`` and keep pylint's own levels."""
+    require("pylint", PURPOSE)
+    sources = {p.stem: p.read_text(encoding="utf-8") for p in paths}
+    results = lint(sources, PYLINTRC, timeout_s=timeout_s)
+    out: dict[str, list[Finding]] = {}
+    for path in paths:
+        result = results[path.stem]
+        if result.messages is None:
+            raise AnalyserFailed(f"pylint failed on {path.name}: {result.error}")
+        out[path.name] = [Finding(f"{m.symbol} ({m.msg_id})", m.category) for m in result.messages]
+    return out
+
+
+def python_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Finding]]:
+    """Both analysers' findings, by file name (ruff first: a missing ruff stops there)."""
+    by_file = ruff_findings(paths, timeout_s)
+    for name, found in pylint_findings(paths, timeout_s).items():
+        by_file.setdefault(name, []).extend(found)
+    return by_file
+
+
+def records(timeout_s: float) -> dict[str, dict[str, Any]]:
+    """The recorded runs of both analysers (version, arguments, limits)."""
+    return {"pylint": lint_record(PYLINTRC, timeout_s=timeout_s), "ruff": ruff(timeout_s).record()}

@@ -2,143 +2,98 @@
 
 Each runs on files in a private scratch directory and returns the rule ids it reports per
 file (messages are not kept: a hostile program's ``#include "/etc/..."`` must not carry
-file contents into results). cppcheck and the compiler run under bubblewrap when it works
-here (read-only ``/usr``, the scratch directory, no network, cleared environment); bandit
-and pylint only parse the program (``ast``/astroid), they never run it. A missing analyser
-raises :class:`AnalyserMissing` naming what to install — never a pass.
+file contents into results). The processes are :mod:`beyondpass.analysers`' (limits,
+versions, arguments, one-line errors); this module keeps the oracle's concern: which
+checks run and what they report. cppcheck and the compiler run confined (bubblewrap when
+it works here: read-only ``/usr``, the scratch directory, no network, cleared environment);
+bandit and pylint only parse the program (``ast``/astroid), they never run it. A missing
+analyser raises :class:`AnalyserMissing` naming what to install — never a pass.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
-from beyondpass.errors import BeyondpassError
+from beyondpass.analysers import (
+    Analyser,
+    AnalyserFailed,
+    AnalyserMissing,
+    confinement,
+    lint,
+    lint_record,
+    pylintrc,
+    require,
+    run_process,
+    version,
+)
+from beyondpass.analysers.process import CLEAN_ENV
+
+__all__ = ["AnalyserMissing", "confinement"]
 
 TIMEOUT_S = 300
+PURPOSE = "the static oracle"
 #: cppcheck checks the stand-ins use (bounds, null, memory, style for pointerSize)
 CPPCHECK_ENABLE = "warning,style,portability"
 #: fixed C dialect so a compiler upgrade does not change verdicts silently
 C_STD = {"c": "-std=gnu17", "c++": "-std=gnu++17"}
-INSTALL = {
-    "bandit": "pip install 'beyondpass[nofuneval]' (bandit)",
-    "pylint": "pip install beyondpass (pylint)",
-    "cppcheck": "apt-get install cppcheck",
-    "gcc": "apt-get install gcc",
-    "g++": "apt-get install g++",
-}
-
-
-class AnalyserMissing(BeyondpassError):
-    """An analyser the oracle needs is not installed."""
-
-
-def require(tool: str) -> str:
-    """The tool's executable (a module name for bandit/pylint), or a one-line error."""
-    if tool in ("bandit", "pylint"):
-        if importlib.util.find_spec(tool) is None:
-            raise AnalyserMissing(
-                f"the static oracle needs {tool}, which is not installed: {INSTALL[tool]}"
-            )
-        return tool
-    path = shutil.which(tool)
-    if path is None:
-        raise AnalyserMissing(
-            f"the static oracle needs {tool}, which is not on PATH: {INSTALL[tool]}"
-        )
-    return path
+BANDIT_INSTALL = "pip install 'beyondpass[nofuneval]' (bandit)"
 
 
 def rule_file() -> Path:
     return Path(str(files("beyondpass.methods.nofuneval") / "data" / "cppcheck-oracle-rules.xml"))
 
 
-@functools.cache
-def _bwrap_works() -> bool:
-    if shutil.which("bwrap") is None:
-        return False
-    try:
-        probe = subprocess.run(
-            [*_bwrap_prefix(Path("/tmp")), "true"], capture_output=True, timeout=30
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return probe.returncode == 0
-
-
-def _bwrap_prefix(workdir: Path) -> list[str]:
-    cmd = ["bwrap", "--ro-bind", "/usr", "/usr"]
-    for name in ("bin", "lib", "lib64", "sbin"):
-        p = Path("/") / name
-        if p.is_symlink():
-            cmd += ["--symlink", str(p.readlink()), str(p)]
-        elif p.is_dir():
-            cmd += ["--ro-bind", str(p), str(p)]
-    if Path("/etc/alternatives").is_dir():
-        cmd += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
-    return [
-        *cmd,
-        "--bind", str(workdir), "/work",
-        "--chdir", "/work",
-        "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
-        "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8",
-        "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-    ]  # fmt: skip
-
-
-def confinement() -> str:
-    return "bwrap" if _bwrap_works() else "none"
-
-
-def _run(cmd: list[str], workdir: Path, confine: bool) -> subprocess.CompletedProcess[str]:
-    tool = " ".join(Path(cmd[0]).name if i == 0 else a for i, a in enumerate(cmd[:3]))
-    if confine and _bwrap_works():
-        cmd = [*_bwrap_prefix(workdir), *cmd]
-    try:
-        return subprocess.run(
-            cmd,
-            cwd=workdir,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=TIMEOUT_S,
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-        )
-    except subprocess.TimeoutExpired:
-        raise BeyondpassError(
-            f"static oracle: {tool} did not finish within {TIMEOUT_S} s"
-        ) from None
-
-
 _PYLINT_PRAGMA = re.compile(r"(#\s*)pylint(\s*:)")
 Findings = dict[str, set[str]]  # file name (relative to workdir) -> rule ids
 
 
-def bandit(workdir: Path, names: Sequence[str]) -> Findings:
-    """bandit's test ids (``B608``...) per file; all severities and confidences.
+def _bandit() -> Analyser:
+    """bandit on every severity and confidence; ``# nosec`` comments ignored (a program
+    must not switch its own checks off)."""
+    return Analyser(
+        "bandit",
+        ("-q", "--ignore-nosec", "-f", "json", "--"),
+        timeout_s=TIMEOUT_S,
+        clean_env=True,
+        purpose=PURPOSE,
+        install=BANDIT_INSTALL,
+    )
 
-    ``# nosec`` comments are ignored: a program must not switch its own checks off.
-    """
-    require("bandit")
+
+def _cppcheck(cpp: bool) -> Analyser:
+    """cppcheck's own checks plus beyondpass's rule file (copied beside the programs)."""
+    args = (
+        "-q", f"--enable={CPPCHECK_ENABLE}", "--inconclusive",
+        f"--language={'c++' if cpp else 'c'}", "--rule-file=bp-rules.xml",
+        "--template=@@{file}\t{id}",
+    )  # fmt: skip
+    return Analyser(
+        "cppcheck", args, timeout_s=TIMEOUT_S, confine=True, clean_env=True, purpose=PURPOSE
+    )
+
+
+def oracle_pylintrc(rules: Sequence[str]) -> str:
+    """Only ``rules`` enabled; no configuration file of the programs' is read."""
+    return pylintrc(("all",), rules, "beyondpass static oracle: only the stand-ins' messages.")
+
+
+def bandit(workdir: Path, names: Sequence[str]) -> Findings:
+    """bandit's test ids (``B608``...) per file; all severities and confidences."""
+    analyser = _bandit()
+    analyser.command()
     if not names:
         return {}
-    proc = _run(
-        [sys.executable, "-m", "bandit", "-q", "--ignore-nosec", "-f", "json", "--", *names],
-        workdir,
-        False,
-    )
+    proc = analyser.run(names, workdir)
     try:
         report = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        raise BeyondpassError(f"bandit failed: {proc.stderr.strip()[:200]}") from None
+        raise analyser.failed(proc) from None
     out: Findings = {n: set() for n in names}
     for r in report.get("results", []):
         out.setdefault(_rel(r["filename"]), set()).add(str(r["test_id"]))
@@ -149,32 +104,22 @@ def pylint(workdir: Path, names: Sequence[str], rules: Sequence[str]) -> Finding
     """pylint's symbolic message names per file, only ``rules`` enabled.
 
     ``# pylint: disable=...`` pragmas are neutralised first (a program must not switch its
-    own checks off) and no configuration file is read.
+    own checks off).
     """
-    require("pylint")
+    require("pylint", PURPOSE)
     if not names:
         return {}
+    sources = {}
     for name in names:
-        path = workdir / name
-        text = path.read_text("utf-8", errors="replace")
-        path.write_text(_PYLINT_PRAGMA.sub(r"\1pylint_pragma_ignored\2", text), "utf-8")
-    (workdir / "empty-pylintrc").write_text("", "utf-8")
-    proc = _run(
-        [
-            sys.executable, "-m", "pylint", "--rcfile=empty-pylintrc", "--disable=all",
-            f"--enable={','.join(rules)}",
-            "--output-format=json", "--score=n", "--persistent=n", "--", *names,
-        ],
-        workdir,
-        False,
-    )  # fmt: skip
-    try:
-        report = json.loads(proc.stdout or "[]")
-    except json.JSONDecodeError:
-        raise BeyondpassError(f"pylint failed: {proc.stderr.strip()[:200]}") from None
-    out: Findings = {n: set() for n in names}
-    for r in report:
-        out.setdefault(_rel(r["path"]), set()).add(str(r["symbol"]))
+        text = (workdir / name).read_text("utf-8", errors="replace")
+        sources[Path(name).stem] = _PYLINT_PRAGMA.sub(r"\1pylint_pragma_ignored\2", text)
+    results = lint(sources, oracle_pylintrc(rules), timeout_s=TIMEOUT_S)
+    out: Findings = {}
+    for name in names:
+        result = results[Path(name).stem]
+        if result.messages is None:
+            raise AnalyserFailed(f"pylint failed on {name}: {result.error}")
+        out[name] = {m.symbol for m in result.messages}
     return out
 
 
@@ -183,21 +128,14 @@ _CPPCHECK_LINE = re.compile(r"^@@(?P<file>[^\t]+)\t(?P<id>[A-Za-z0-9_]+)$")
 
 def cppcheck(workdir: Path, names: Sequence[str], cpp: bool = False) -> Findings:
     """cppcheck's own checks plus beyondpass's rule file, ids per file."""
-    exe = require("cppcheck")
+    analyser = _cppcheck(cpp)
+    analyser.command()
     if not names:
         return {}
     shutil.copy(rule_file(), workdir / "bp-rules.xml")
-    proc = _run(
-        [
-            exe, "-q", f"--enable={CPPCHECK_ENABLE}", "--inconclusive",
-            f"--language={'c++' if cpp else 'c'}", "--rule-file=bp-rules.xml",
-            "--template=@@{file}\t{id}", *names,
-        ],
-        workdir,
-        True,
-    )  # fmt: skip
+    proc = analyser.run(names, workdir)
     if proc.returncode != 0:
-        raise BeyondpassError(f"cppcheck failed: {proc.stderr.strip()[:200]}")
+        raise analyser.failed(proc)
     out: Findings = {n: set() for n in names}
     for line in proc.stderr.splitlines():
         m = _CPPCHECK_LINE.match(line)
@@ -212,7 +150,8 @@ def compiles(workdir: Path, names: Sequence[str], lang: str) -> dict[str, bool]:
     One confined shell runs the compiler on every file in turn (one sandbox start, not one
     per file) and prints each exit status.
     """
-    exe = require("g++" if lang == "c++" else "gcc")
+    tool = "g++" if lang == "c++" else "gcc"
+    (exe,) = require(tool, PURPOSE)
     if not names:
         return {}
     loop = (
@@ -220,10 +159,17 @@ def compiles(workdir: Path, names: Sequence[str], lang: str) -> dict[str, bool]:
         + C_STD[lang]
         + ' "$f" >/dev/null 2>&1; echo $?; done'
     )
-    proc = _run(["/bin/sh", "-c", loop, exe, *names], workdir, True)
+    proc = run_process(
+        tool,
+        ["/bin/sh", "-c", loop, exe, *names],
+        workdir,
+        timeout_s=TIMEOUT_S,
+        confine=True,
+        env=CLEAN_ENV,
+    )
     codes = proc.stdout.split()
     if len(codes) != len(names):
-        raise BeyondpassError(f"{exe} did not run on every file: {proc.stderr.strip()[:200]}")
+        raise AnalyserFailed(f"{exe} did not run on every file: {proc.stderr.strip()[:200]}")
     return {n: c == "0" for n, c in zip(names, codes, strict=True)}
 
 
@@ -231,25 +177,15 @@ def _rel(name: str) -> str:
     return name[2:] if name.startswith("./") else name
 
 
-@functools.cache
 def versions() -> dict[str, str]:
     """Versions of the analysers found here (recorded with every oracle result)."""
-    from importlib.metadata import PackageNotFoundError, version
+    return {tool: version(tool) for tool in ("bandit", "pylint", "cppcheck", "gcc")}
 
-    out: dict[str, str] = {}
-    for tool in ("bandit", "pylint"):
-        try:
-            out[tool] = version(tool)
-        except PackageNotFoundError:
-            out[tool] = "not installed"
-    for tool, cmd in (
-        ("cppcheck", ["cppcheck", "--version"]),
-        ("gcc", ["gcc", "--version"]),
-    ):
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-            first = (proc.stdout or proc.stderr).strip().splitlines()
-            out[tool] = first[0] if first else "unknown"
-        except (OSError, subprocess.SubprocessError):
-            out[tool] = "not installed"
-    return out
+
+def records() -> dict[str, dict[str, Any]]:
+    """How each analyser runs: version, arguments and limits (recorded beside the scores)."""
+    return {
+        "bandit": _bandit().record(),
+        "pylint": lint_record(oracle_pylintrc(["<stand-in messages>"]), timeout_s=TIMEOUT_S),
+        "cppcheck": _cppcheck(cpp=False).record(),
+    }

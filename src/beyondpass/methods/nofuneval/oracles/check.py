@@ -209,6 +209,7 @@ def metadata(use_codeql: bool | None = None) -> dict[str, object]:
     return {
         "oracle_engine": "open",
         "analysers": analysers.versions(),
+        "analyser_runs": analysers.records(),
         "confinement": analysers.confinement(),
         "c_dialect": analysers.C_STD,
     }

@@ -5,7 +5,8 @@ the benchmark's tests — see docs/nfr-metrics.md for why the program and not th
 
 - ``loc`` and ``exception_handling``: :mod:`.code_metrics`;
 - ``pylint_refactor`` / ``pylint_convention``: pylint's Refactor / Convention message counts
-  (code smells / readability issues), from :mod:`pylint_batch` run by :mod:`lint_pool`;
+  (code smells / readability issues), from :mod:`pylint_batch` (pylint run by
+  :mod:`beyondpass.analysers`);
 - ``smell_density``, ``unreadability_density``, ``exception_density``: those counts per 10 LOC.
 
 The execution-time metric of the seed is the verdict evaluator's ``exec_time_ms`` (timing
@@ -26,9 +27,9 @@ from typing import Any
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
 from beyondpass.methods.robunfr import NFR_METRICS, TIMING_REPEATS  # noqa: F401 - re-exported
 from beyondpass.methods.robunfr.evaluators.code_metrics import EXCEPTION_DEFINITION, LOC_DEFINITION
-from beyondpass.methods.robunfr.evaluators.lint_pool import LintPool
 from beyondpass.methods.robunfr.evaluators.pylint_batch import (
     FileAnalysis,
+    LintPool,
     configuration,
     content_key,
 )
@@ -81,12 +82,7 @@ class NfrEvaluator(Evaluator):
             "density": f"count / loc * {PER_LOC}; absent when loc is 0",
             "pylint": self._configuration,
             "run": {
-                "mode": "in-process pylint.lint.Run on batches, in supervised worker processes",
-                "workers": self.workers,
-                "batch_size": self.pool.batch_size,
-                "file_timeout_s": self.pool.file_timeout_s,
-                "memory_mb": self.pool.memory_mb,
-                "caches": "astroid and pylint caches cleared after every batch",
+                **{k: v for k, v in self.pool.pylint.record().items() if k != "pylintrc"},
                 "dedupe_identical_programs": self.dedupe,
             },
         }

@@ -1,77 +1,42 @@
-"""pylint in-process on a batch of programs, with a controlled configuration.
+"""RobuNFR's pylint counts: which messages count, and how they become a program's metrics.
 
-Why in-process on batches: one ``pylint`` process per file pays interpreter start-up,
-pylint's imports and astroid's bootstrap of the builtins (about 0.7 s) for every sample,
-and re-parses every standard-library module a sample imports. Here those costs are paid
-once per worker process and once per batch (docs/performance.md has the measured ratio).
+pylint itself runs in :mod:`beyondpass.analysers` (in-process on batches, in supervised
+worker processes); this module keeps only RobuNFR's concern.
 
 Controlled configuration: pylint's defaults of the installed version, except the two
 messages that relate *several* modules — ``duplicate-code`` (R0801) and ``cyclic-import``
 (R0401) — which would make a sample's counts depend on the other samples in its batch, plus
 two informational messages (``suppressed-message``, ``file-ignored``) that record inline
-``# pylint:`` pragmas without changing any count. The rc file below is passed with
-``--rcfile``, so pylint's search for ``pylintrc``/``pyproject.toml``/``setup.cfg``/
-``~/.pylintrc``/``$PYLINTRC`` never runs: no user or project configuration is read, no
-plugin is loaded, no ``init-hook`` runs.
-
-Hostile code: pylint and astroid only parse the files; candidate modules are never
-imported or executed. ``unsafe-load-any-extension=no`` with an empty
-``extension-pkg-allow-list`` keeps astroid from importing compiled extension modules
-(astroid still introspects the standard library's own built-in modules, as in any pylint run).
-
-Caches: astroid keeps every module it builds in a process-wide cache (and pylint keeps LRU
-caches); both are cleared after every batch, so no batch sees modules or inference results of
-another and a long-lived worker's memory does not grow.
+``# pylint:`` pragmas without changing any count. No user or project configuration is
+read, no plugin is loaded, no ``init-hook`` runs (:func:`beyondpass.analysers.pylintrc`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from beyondpass.analysers import PylintMessage, PylintPool, PylintResult, category_of, pylintrc
+from beyondpass.analysers import pylint_batch as runner
+from beyondpass.analysers.pylint_batch import versions  # noqa: F401 - recorded with results
 from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
 
 DISABLED = ("duplicate-code", "cyclic-import")
 RECORDED_INFO = ("suppressed-message", "file-ignored")
-
-PYLINTRC = f"""\
-# beyondpass NFR metrics: pylint defaults, minus the messages that relate several modules.
-[MAIN]
-jobs=1
-persistent=no
-recursive=no
-load-plugins=
-unsafe-load-any-extension=no
-extension-pkg-allow-list=
-
-[REPORTS]
-reports=no
-score=no
-
-[MESSAGES CONTROL]
-disable={",".join(DISABLED)}
-enable={",".join(RECORDED_INFO)}
-"""
+PYLINTRC = pylintrc(
+    DISABLED,
+    RECORDED_INFO,
+    "beyondpass NFR metrics: pylint defaults, minus the messages that relate several modules.",
+)
 
 # pylint could not analyse the module: its counts for that file are not a measurement.
 FAILURE_CATEGORY = "fatal"
 FAILURE_SYMBOLS = frozenset({"syntax-error"})
 CATEGORIES = ("convention", "refactor", "warning", "error", "fatal", "info")
-
-
-@dataclass(frozen=True)
-class PylintMessage:
-    symbol: str
-    msg_id: str
-    category: str
-    line: int
-    text: str = ""
 
 
 @dataclass
@@ -88,90 +53,54 @@ class FileAnalysis:
     code_error: str = ""  # why LOC / exception handling could not be counted
 
 
-def versions() -> dict[str, str]:
-    return {name: metadata.version(name) for name in ("pylint", "astroid")}
-
-
 def module_name(key: str) -> str:
     """File stem for a sample: lower-case snake case, so no module-name message ever fires."""
     return f"m_{key}"
+
+
+def write_rcfile(directory: Path) -> Path:
+    """:data:`PYLINTRC` as a file in ``directory``, for the ``pylint`` command."""
+    return runner.write_rcfile(directory, PYLINTRC)
 
 
 def content_key(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8", errors="surrogatepass")).hexdigest()[:24]
 
 
-def write_rcfile(directory: Path) -> Path:
-    path = directory / "beyondpass-pylintrc"
-    path.write_text(PYLINTRC, encoding="utf-8")
-    return path
+class LintPool:
+    """RobuNFR's metrics for ``key -> program`` maps: the shared pylint runner with
+    :data:`PYLINTRC`, LOC and exception handling counted beside it."""
 
-
-def lint_files(
-    paths: Sequence[str | Path],
-    rcfile: str | Path,
-    on_file: Callable[[str], None] | None = None,
-) -> dict[str, list[PylintMessage]]:
-    """Run pylint once on ``paths``; messages per absolute path.
-
-    ``on_file(path)`` fires when pylint starts building or checking a file, so a supervisor
-    can tell which file a stuck run is on. Caches are cleared afterwards, whatever happens.
-    """
-    from pylint.checkers.clear_lru_cache import clear_lru_caches
-    from pylint.lint import Run
-    from pylint.reporters import CollectingReporter
-
-    class Reporter(CollectingReporter):
-        def on_set_current_module(self, module: str, filepath: str | None) -> None:
-            super().on_set_current_module(module, filepath)
-            if on_file is not None and filepath:
-                on_file(filepath)
-
-    reporter = Reporter()
-    files = [str(Path(p).resolve()) for p in paths]
-    try:
-        Run(["--rcfile", str(rcfile), "--", *files], reporter=reporter, exit=False)
-    finally:
-        from astroid import MANAGER
-
-        clear_lru_caches()
-        MANAGER.clear_cache()
-    out: dict[str, list[PylintMessage]] = {f: [] for f in files}
-    for m in reporter.messages:
-        out.setdefault(os.path.abspath(m.abspath), []).append(
-            PylintMessage(m.symbol, m.msg_id, m.category, m.line, m.msg)
+    def __init__(
+        self,
+        workers: int = 1,
+        *,
+        batch_size: int = 512,
+        file_timeout_s: float = 60.0,
+        memory_mb: int = 4096,
+    ) -> None:
+        self.pylint = PylintPool(
+            PYLINTRC,
+            workers,
+            batch_size=batch_size,
+            file_timeout_s=file_timeout_s,
+            memory_mb=memory_mb,
+            module_prefix=module_name(""),
         )
-    return out
 
+    def run(self, sources: Mapping[str, str], on_analysis: Callable[[str, FileAnalysis], None]):
+        """Analyse every program; ``on_analysis(key, analysis)`` fires as each is known."""
 
-def analyse_sources(
-    sources: Mapping[str, str],
-    workdir: Path,
-    rcfile: Path,
-    on_file: Callable[[str], None] | None = None,
-) -> dict[str, FileAnalysis]:
-    """Static metrics for each ``key -> program``: files written to ``workdir``, one pylint run.
+        def done(key: str, result: PylintResult) -> None:
+            source = sources[key]
+            if result.messages is None:
+                analysis = code_analysis(source)
+                analysis.pylint_error = result.error
+            else:
+                analysis = analysis_from(source, result.messages)
+            on_analysis(key, analysis)
 
-    ``on_file(key)`` reports progress as in :func:`lint_files`.
-    """
-    by_path: dict[str, str] = {}
-    for key, source in sources.items():
-        path = (workdir / f"{module_name(key)}.py").resolve()
-        path.write_text(source, encoding="utf-8", errors="surrogatepass")
-        by_path[str(path)] = key
-
-    def progress(path: str) -> None:
-        if on_file is not None and (key := by_path.get(os.path.abspath(path))):
-            on_file(key)
-
-    try:
-        messages = lint_files(list(by_path), rcfile, progress)
-    finally:
-        for path in by_path:
-            Path(path).unlink(missing_ok=True)
-    return {
-        key: analysis_from(sources[key], messages.get(path, [])) for path, key in by_path.items()
-    }
+        self.pylint.run(sources, done)
 
 
 def analysis_from(source: str, messages: Sequence[PylintMessage]) -> FileAnalysis:
@@ -209,59 +138,15 @@ def code_analysis(source: str) -> FileAnalysis:
 def _suppressed_category(text: str) -> str:
     """Category of the message named in "Suppressed 'too-many-branches' (from line 3)"."""
     symbol = text.split("'")[1] if text.count("'") >= 2 else ""
-    return _category_of(symbol)
-
-
-_SYMBOL_CATEGORY: dict[str, str] = {}
-
-
-def _category_of(symbol: str) -> str:
-    if not _SYMBOL_CATEGORY:
-        for msg_id, category, name in _message_table():
-            _SYMBOL_CATEGORY[name] = category
-            _SYMBOL_CATEGORY[msg_id] = category
-    return _SYMBOL_CATEGORY.get(symbol, "unknown")
-
-
-def _message_table() -> list[tuple[str, str, str]]:
-    from pylint.constants import MSG_TYPES
-    from pylint.lint import PyLinter
-
-    linter = PyLinter()
-    linter.load_default_plugins()
-    return [(m.msgid, MSG_TYPES[m.msgid[0]], m.symbol) for m in linter.msgs_store.messages]
+    return category_of(symbol)
 
 
 def configuration(workdir: Path) -> dict[str, Any]:
-    """What the counts mean: versions, the rc file and the messages each category counts.
-
-    Runs the configured linter once on an empty module in ``workdir`` (no candidate code),
-    so the lists are pylint's own view of this configuration.
-    """
-    from pylint.constants import MSG_TYPES
-    from pylint.lint import Run
-    from pylint.reporters import CollectingReporter
-
-    rcfile = write_rcfile(workdir)
-    empty = workdir / "m_empty.py"
-    empty.write_text("", encoding="utf-8")
-    try:
-        linter = Run(
-            ["--rcfile", str(rcfile), "--", str(empty)], reporter=CollectingReporter(), exit=False
-        ).linter
-    finally:
-        from astroid import MANAGER
-
-        MANAGER.clear_cache()
-    counted: dict[str, list[str]] = {"refactor": [], "convention": []}
-    for msg in linter.msgs_store.messages:
-        category = MSG_TYPES[msg.msgid[0]]
-        if category in counted and linter.is_message_enabled(msg.msgid):
-            counted[category].append(f"{msg.msgid} {msg.symbol}")
+    """What the counts mean: versions, the rc file and the messages each category counts."""
+    described = runner.describe(PYLINTRC, workdir)
+    enabled = described.pop("enabled_messages")
     return {
-        **versions(),
-        "pylintrc": PYLINTRC,
-        "py_version": ".".join(str(v) for v in linter.config.py_version),
+        **described,
         "disabled": list(DISABLED),
-        "counted_messages": {k: sorted(v) for k, v in counted.items()},
+        "counted_messages": {k: enabled.get(k, []) for k in ("refactor", "convention")},
     }
