@@ -38,7 +38,7 @@ def study(tmp_path: Path, evaluation: str = "", bench_extra: str = "") -> Path:
 
 
 def test_builtin_methods_and_their_components() -> None:
-    assert list(registry.methods())[:2] == ["robunfr", "robustapi"]
+    assert list(registry.methods())[:3] == ["core", "robunfr", "robustapi"]
     assert registry.evaluator("nfr")[1].name == "robunfr"
     assert registry.evaluator("robustapi")[0].decides_verdict
     assert registry.plan("robustapi")[0].answer_format == "robustapi-blocks"
