@@ -474,14 +474,6 @@ def test_benchmark_default_answer_format() -> None:
     assert answer_format_of(Task("humaneval", "1", "python", "", None, "", ())) == "fenced-code"
 
 
-@pytest.fixture
-def fresh_registry():
-    """The registry as discovered; whatever a test registers is forgotten after it."""
-    registry.reset()
-    yield registry
-    registry.reset()
-
-
 def test_a_method_adds_an_answer_format(fresh_registry) -> None:
     def toy(answer: str, task: Task) -> Extraction:
         return Extraction("no_code", "", "", "none")
