@@ -169,7 +169,8 @@ class ProviderSpec:
 
 @dataclass(frozen=True)
 class ExecutorSpec:
-    """``factory(**defaults, **options) -> Executor`` for ``--executor name``."""
+    """``factory(**defaults, **options) -> Executor``: what ``create_executor(name, **options)``
+    builds (the core's are the choices of ``--executor`` and ``[execution]``)."""
 
     name: str
     factory: Ref
@@ -181,7 +182,7 @@ class ExecutorSpec:
 @dataclass(frozen=True)
 class Method:
     """Everything one method brings. ``extra``/``requires``: the pip extra and the modules it
-    installs; evaluators and answer formats of the method need them."""
+    installs; the method's evaluators, answer formats, providers and executors need them."""
 
     name: str
     description: str = ""
