@@ -13,6 +13,7 @@ import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 from collections.abc import Callable, Mapping, Sequence  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -85,3 +86,13 @@ def run_cli() -> CliRunner:
         )
 
     return run
+
+
+@pytest.fixture
+def fresh_registry() -> Any:
+    """The registry as discovered; whatever a test registers is forgotten after it."""
+    from beyondpass import registry
+
+    registry.reset()
+    yield registry
+    registry.reset()

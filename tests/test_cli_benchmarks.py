@@ -16,12 +16,12 @@ EXPECTED_SIZES = {
     "humaneval-et": 164,
     "mbpp": 427,
     "mbpp-et": 397,
+    "demo": 8,
     "robustapi": 1208,
     "psb2": 25,
     "psb2-edge": 25,
     "psb2-cpp": 25,
     "psb2-java": 25,
-    "demo": 8,
 }
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from beyondpass import registry
 from beyondpass.benchmarks.task import Task
 from beyondpass.errors import ConfigError
-from beyondpass.extraction import Extraction, answer_format_of, extract, register
+from beyondpass.extraction import Extraction, answer_format_of, extract
 
 ADD_PROMPT = 'from typing import List\n\n\ndef add(xs: List[int]) -> int:\n    """Sum xs."""\n'
 ADD_DEF = "def add(xs):\n    return sum(xs)"
@@ -473,12 +474,18 @@ def test_benchmark_default_answer_format() -> None:
     assert answer_format_of(Task("humaneval", "1", "python", "", None, "", ())) == "fenced-code"
 
 
-def test_register_adds_an_answer_format(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("beyondpass.extraction.EXTRACTORS", {})
-    register("Toy", lambda answer, task: Extraction("no_code", "", "", "none"))
+def test_a_method_adds_an_answer_format(fresh_registry) -> None:
+    def toy(answer: str, task: Task) -> Extraction:
+        return Extraction("no_code", "", "", "none")
+
     task = Task("x", "t", "python", "", None, "", (), prompt_style="description")
-    assert extract(ADD_DEF, task, "toy").status == "no_code"
-    assert extract(ADD_DEF, task).status == "ok"
+    with pytest.raises(ConfigError, match="unknown answer format 'toy'"):
+        extract(ADD_DEF, task, "toy")
+    fresh_registry.register(
+        registry.Method("toy", answer_formats=(registry.AnswerFormatSpec("toy", toy),))
+    )
+    assert extract(ADD_DEF, task, "Toy").status == "no_code"  # names are case-insensitive
+    assert extract(ADD_DEF, task).status == "ok"  # the language's default is untouched
 
 
 # --- recorded model answers --------------------------------------------------------------

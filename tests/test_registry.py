@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -38,7 +40,7 @@ def study(tmp_path: Path, evaluation: str = "", bench_extra: str = "") -> Path:
 
 
 def test_builtin_methods_and_their_components() -> None:
-    assert list(registry.methods())[:2] == ["robunfr", "robustapi"]
+    assert list(registry.methods())[:3] == ["core", "robunfr", "robustapi"]
     assert registry.evaluator("nfr")[1].name == "robunfr"
     assert registry.evaluator("robustapi")[0].decides_verdict
     assert registry.plan("robustapi")[0].answer_format == "robustapi-blocks"
@@ -223,3 +225,123 @@ def test_unknown_answer_format_in_a_study_is_a_config_error(tmp_path) -> None:
     path.write_text(path.read_text() + '[prompts]\nanswer_format = "xml"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="prompts.answer_format must be one of fenced-code"):
         load_study(path)
+
+
+# -- one registry: the core is a method like any other -----------------------------------------
+#: every kind of spec, with the fields that name its components
+REFS = {
+    "benchmarks": ("loader",),
+    "plans": ("factory",),
+    "answer_formats": ("extractor",),
+    "evaluators": ("factory", "options", "summary"),
+    "transforms": ("factory", "options"),
+    "providers": ("factory",),
+    "executors": ("factory",),
+}
+
+
+def test_core_is_registered_first_exactly_like_a_method() -> None:
+    from beyondpass.core import CORE
+
+    assert next(iter(registry.methods().values())) is CORE
+    assert list(registry.benchmarks())[:5] == ["humaneval", "humaneval-et", "mbpp", "mbpp-et"] + [
+        "demo"
+    ]
+    assert registry.plan_names()[:2] == ["function-only", "neutral"]
+    assert registry.provider_names() == ["openai", "anthropic", "replay"]
+    assert registry.executor_names() == ["sandbox", "subprocess", "ray"]
+    assert [c.name for c in registry.commands()][:3] == ["benchmarks", "evaluate", "run"]
+    with pytest.raises(ConfigError, match="method name 'core' is reserved"):
+        registry.register(registry.Method("core"))
+
+
+def test_every_core_component_resolves() -> None:
+    """Each ``module:attribute`` the core names is real: a typo fails here, not in a run."""
+    core = registry.method("core")
+    refs = [
+        getattr(spec, name)
+        for kind, names in REFS.items()
+        for spec in getattr(core, kind)
+        for name in names
+        if getattr(spec, name) is not None
+    ]
+    refs += list(core.commands)
+    assert len(refs) == 5 + 2 + 3 + 2 + 2 + 3 + 3 + 8  # none skipped
+    for ref in refs:
+        assert callable(registry.resolve(ref, core)), ref
+
+
+def test_listing_every_component_imports_none_of_them() -> None:
+    """Names come from declarations: nothing a component needs is imported to list it."""
+    code = (
+        "import sys\n"
+        "from beyondpass import registry\n"
+        "from beyondpass.cli.app import build_cli\n"
+        "build_cli()\n"
+        f"specs = [s for kind in {list(REFS)!r} for s, _ in registry.iter_specs(kind)]\n"
+        "assert len(specs) > 20, specs\n"
+        "heavy = ('openai', 'anthropic', 'ray', 'tree_sitter', 'beyondpass.demo',\n"
+        "         'beyondpass.execution.sandbox_executor', 'beyondpass.benchmarks.humaneval',\n"
+        "         'beyondpass.models.replay', 'beyondpass.extraction.program')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+class Echo:
+    """A provider class as the factory sees one: ``(model, base_url, **options)``."""
+
+    def __init__(
+        self, model: str, base_url: str | None = None, request_timeout: float = 1, shout=False
+    ):
+        self.model, self.base_url, self.shout = model, base_url, shout
+
+
+class Recorder:
+    """An executor factory that keeps what it was given."""
+
+    def __init__(self, **options: object) -> None:
+        self.options = options
+
+
+def test_a_method_brings_a_provider_and_an_executor(fresh_registry) -> None:
+    from beyondpass.execution import create_executor
+    from beyondpass.models.factory import create_provider, parse_spec
+
+    fresh_registry.register(
+        registry.Method(
+            "toy",
+            providers=(registry.ProviderSpec("echo", Echo),),
+            executors=(registry.ExecutorSpec("toy", Recorder, defaults={"flavour": "plain"}),),
+        )
+    )
+    made = create_provider("echo:m@http://127.0.0.1:9/v1#shout=on")
+    assert (made.model, made.base_url, made.shout) == ("m", "http://127.0.0.1:9/v1", True)
+    with pytest.raises(ConfigError, match="use one of: anthropic, echo, openai, replay$"):
+        parse_spec("nope:m")
+    assert create_executor("toy", workers=3).options == {"flavour": "plain", "workers": 3}
+    assert create_executor("toy", flavour="salt").options == {"flavour": "salt"}
+
+
+def test_executors_by_name() -> None:
+    from beyondpass.execution import create_executor
+
+    made = {
+        name: create_executor(name, workers=1, isolation="process", process_budget="none")
+        for name in ("sandbox", "subprocess")
+    }
+    try:
+        assert {n: e.metadata()["executor"] for n, e in made.items()} == {
+            "sandbox": "sandbox",
+            "subprocess": "subprocess",  # a fresh worker per sample
+        }
+    finally:
+        for executor in made.values():
+            executor.close()
+    with pytest.raises(ConfigError) as err:
+        create_executor("docker")
+    assert str(err.value) == "unknown executor 'docker' — available: sandbox, subprocess, ray"

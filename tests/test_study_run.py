@@ -100,12 +100,13 @@ def test_each_answer_is_extracted_once_in_the_plans_format(tmp_path, monkeypatch
     benchmark's default format (fenced-code) is never tried."""
     from collections import Counter
 
-    from beyondpass import extraction
+    from beyondpass import registry
 
     calls: Counter[str] = Counter()
+    registered = registry.answer_format
 
     def counted(fmt: str):
-        real = extraction.extractor_for(fmt)
+        real = registered(fmt)
 
         def read(answer, task):
             calls[fmt] += 1
@@ -113,8 +114,7 @@ def test_each_answer_is_extracted_once_in_the_plans_format(tmp_path, monkeypatch
 
         return read
 
-    formats = {f: counted(f) for f in ("fenced-code", "whole-program")}
-    monkeypatch.setattr(extraction, "EXTRACTORS", formats)
+    monkeypatch.setattr(registry, "answer_format", counted)
     answers = tmp_path / "answers.jsonl"
     rows = [
         {"task_id": tid, "condition": "plain", "response": f"```python\n{t.reference_solution}```"}

@@ -1,20 +1,22 @@
-"""The method registry: what each evaluation method brings, found by name.
+"""The registry: every component beyondpass knows, found by name.
 
 A *method* (RobuNFR, RobustAPI, a third-party one) is a package that exposes one
 :class:`Method`: its benchmarks, prompt plans, answer formats, evaluators with their metric
-definitions, benchmark transforms, report sections, CLI commands and built-in studies. The
-generic stages (study, extraction, evaluators, cli, report) never import a method; they ask
-this module (e.g. :func:`evaluator`, :func:`plan`, :func:`answer_format`).
+definitions, benchmark transforms, report sections, CLI commands, built-in studies, model
+providers and executors. beyondpass's own components are declared the same way, as the
+method ``core`` (:mod:`beyondpass.core`), so this is the only table of components. The
+generic stages (study, extraction, evaluators, models, execution, cli, report) never import a
+method; they ask this module (e.g. :func:`evaluator`, :func:`plan`, :func:`answer_format`).
 
 Components are named lazily, as ``"package.module:attribute"`` strings (or objects), and
-resolved only when used: listing methods imports nothing heavy, and a method whose optional
-dependencies are missing still lists and fails with one line naming its extra
-(``pip install 'beyondpass[java]'``) only when one of its components is used.
+resolved only when used, by :func:`resolve` alone: listing methods imports nothing heavy, and
+a method whose optional dependencies are missing still lists and fails with one line naming
+its extra (``pip install 'beyondpass[java]'``) only when one of its components is used.
 
-Discovery: the built-in methods (:data:`BUILTIN_METHODS`), then every entry point of the
-group ``beyondpass.methods`` (a :class:`Method`, or a callable returning one). Names are
-unique; the first registration of a name wins, so an editable install that exposes its
-distribution twice registers once.
+Discovery: the built-in methods (:data:`BUILTIN_METHODS`, ``core`` first), then every entry
+point of the group ``beyondpass.methods`` (a :class:`Method`, or a callable returning one).
+Names are unique; the first registration of a name wins, so an editable install that exposes
+its distribution twice registers once, and no plugin replaces a core component.
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ from typing import Any, Literal
 from beyondpass.errors import ConfigError
 
 ENTRY_POINT_GROUP = "beyondpass.methods"
+#: the name of the core components' method (``beyondpass.core``); no plugin may take it
+CORE_NAME = "core"
 #: ``module`` exposing ``METHOD`` for each method shipped with beyondpass
 BUILTIN_METHODS = (
+    "beyondpass.core",  # the core components, registered first like any method
     "beyondpass.methods.robunfr",
     "beyondpass.methods.robustapi",
     "beyondpass.methods.comparison",
@@ -147,9 +152,37 @@ class TransformSpec:
 
 
 @dataclass(frozen=True)
+class ProviderSpec:
+    """``factory(model, base_url, **options) -> ModelProvider`` for specs ``name:MODEL``.
+
+    ``takes_url``: the spec may end in ``@http(s)://...`` and ``#option=value,...``.
+    ``sdk``: the module (and pip extra of the same name) the provider imports; when it is
+    missing, building the provider says so in one line.
+    """
+
+    name: str
+    factory: Ref
+    sdk: str | None = None
+    takes_url: bool = True
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ExecutorSpec:
+    """``factory(**defaults, **options) -> Executor``: what ``create_executor(name, **options)``
+    builds (the core's are the choices of ``--executor`` and ``[execution]``)."""
+
+    name: str
+    factory: Ref
+    #: keyword arguments the factory gets unless the caller gives them
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class Method:
     """Everything one method brings. ``extra``/``requires``: the pip extra and the modules it
-    installs; evaluators and answer formats of the method need them."""
+    installs; the method's evaluators, answer formats, providers and executors need them."""
 
     name: str
     description: str = ""
@@ -173,6 +206,10 @@ class Method:
     analysis_metrics: Ref | None = None
     #: a class ``compare`` uses to analyse two runs side by side (built with no arguments)
     version_comparison: Ref | None = None
+    #: model providers, named by the ``provider:`` part of a model spec
+    providers: tuple[ProviderSpec, ...] = ()
+    #: executors of generated code, named by ``--executor`` and ``[execution]``
+    executors: tuple[ExecutorSpec, ...] = ()
 
     def missing(self) -> str | None:
         """The first required module that is not installed, if any."""
@@ -185,54 +222,6 @@ class Method:
                 return module
         return None
 
-
-# -- the core: generic components every method can use --------------------------------------
-CORE = Method(
-    name="core",
-    description="generic components: functional verdict, answer formats",
-    answer_formats=(
-        AnswerFormatSpec(
-            "fenced-code",
-            "beyondpass.extraction.python_code:extract_python",
-            "Python code, fenced or bare, completed against the task prompt",
-        ),
-        AnswerFormatSpec(
-            "whole-program",
-            "beyondpass.extraction.program:extract_program",
-            "a whole program in the task's language (first fenced block, else the answer)",
-        ),
-        AnswerFormatSpec(
-            "edited-program",
-            "beyondpass.extraction.program:extract_program",
-            "the whole program after an edit (as whole-program; evaluators compare it)",
-        ),
-    ),
-    evaluators=(
-        EvaluatorSpec(
-            "functional",
-            "beyondpass.evaluators.select:functional_evaluator",
-            options="beyondpass.evaluators.select:FunctionalOptions",
-            metrics=(
-                Metric("tests_passed", "tests", "higher", "sum"),
-                Metric("tests_run", "tests", "none", "sum"),
-                Metric("exec_time_ms", "ms", "lower", "mean", "all tests, mean of timed runs"),
-                Metric("exec_time_stdev_ms", "ms", "lower", "mean"),
-                Metric("exec_time_ref", "reference units", "lower", "mean"),
-            ),
-            decides_verdict=True,
-            runs_code=True,
-            description="runs the task's tests in the sandbox; decides the verdict",
-        ),
-    ),
-    transforms=(
-        TransformSpec(
-            "subset",
-            "beyondpass.benchmarks.transforms:subset",
-            options="beyondpass.benchmarks.transforms:SubsetOptions",
-            description="a seeded random subset of the tasks (the trivial transform)",
-        ),
-    ),
-)
 
 #: the default answer format per task language, when neither plan nor benchmark says
 LANGUAGE_FORMATS = {"python": "fenced-code"}
@@ -265,8 +254,7 @@ def _discover() -> dict[str, Method]:
                 stacklevel=2,
             )
             continue
-        if method.name != CORE.name:  # the same method seen twice (editable install): keep one
-            found.setdefault(method.name, method)
+        found.setdefault(method.name, method)  # seen twice (editable install): keep one
     return found
 
 
@@ -280,8 +268,8 @@ def methods() -> dict[str, Method]:
 
 def register(method: Method) -> None:
     """Register ``method`` (what an entry point does); a name registers only once."""
-    if method.name == CORE.name:
-        raise ConfigError(f"method name {CORE.name!r} is reserved")
+    if method.name == CORE_NAME:
+        raise ConfigError(f"method name {CORE_NAME!r} is reserved")
     methods().setdefault(method.name, method)
 
 
@@ -289,10 +277,6 @@ def reset() -> None:
     """Forget discovered methods (the next lookup discovers again)."""
     global _methods
     _methods = None
-
-
-def _all() -> list[Method]:
-    return [CORE, *methods().values()]
 
 
 def method(name: str) -> Method:
@@ -329,7 +313,7 @@ def resolve(ref: Ref, owner: Method | None = None, *, needs_extra: bool = True) 
 
 
 def _find(kind: str, name: str) -> tuple[Any, Method] | None:
-    for m in _all():
+    for m in methods().values():
         for spec in getattr(m, kind):
             if spec.name == name:
                 return spec, m
@@ -337,19 +321,23 @@ def _find(kind: str, name: str) -> tuple[Any, Method] | None:
 
 
 def _names(kind: str) -> list[str]:
-    return [spec.name for m in _all() for spec in getattr(m, kind)]
+    return [spec.name for m in methods().values() for spec in getattr(m, kind)]
 
 
-def _require(kind: str, name: str, what: str) -> tuple[Any, Method]:
+def _require(kind: str, name: str, what: str, listed: str = "known") -> tuple[Any, Method]:
     found = _find(kind, name)
     if found is None:
-        raise ConfigError(f"unknown {what} {name!r} — known: {', '.join(_names(kind))}")
+        raise ConfigError(f"unknown {what} {name!r} — {listed}: {', '.join(_names(kind))}")
     return found
 
 
 def benchmarks() -> dict[str, tuple[BenchmarkSpec, Method]]:
-    """Benchmarks the methods bring, by name."""
-    return {s.name: (s, m) for m in methods().values() for s in m.benchmarks}
+    """Every registered benchmark by name (the core's first; the first of a name wins)."""
+    out: dict[str, tuple[BenchmarkSpec, Method]] = {}
+    for m in methods().values():
+        for s in m.benchmarks:
+            out.setdefault(s.name, (s, m))
+    return out
 
 
 def plan(name: str) -> tuple[PlanSpec, Method] | None:
@@ -370,6 +358,23 @@ def evaluator_names() -> list[str]:
 
 def transform(name: str) -> tuple[TransformSpec, Method]:
     return _require("transforms", name, "benchmark transform")
+
+
+def provider(name: str) -> tuple[ProviderSpec, Method] | None:
+    """The model provider ``name`` (the ``provider:`` part of a model spec), if registered."""
+    return _find("providers", name)
+
+
+def provider_names() -> list[str]:
+    return _names("providers")
+
+
+def executor(name: str) -> tuple[ExecutorSpec, Method]:
+    return _require("executors", name, "executor", listed="available")
+
+
+def executor_names() -> list[str]:
+    return _names("executors")
 
 
 def answer_format(name: str) -> Callable[..., Any]:
@@ -470,6 +475,6 @@ def evaluator_options(name: str, values: Mapping[str, Any], where: str) -> dict[
 
 def iter_specs(kind: str) -> Iterable[tuple[Any, Method]]:
     """Every spec of ``kind`` (``"evaluators"``, ``"plans"``, ...) with its method."""
-    for m in _all():
+    for m in methods().values():
         for spec in getattr(m, kind):
             yield spec, m

@@ -1,6 +1,7 @@
-"""Benchmarks as data: a registry of loaders, each returning a :class:`Benchmark`.
+"""Benchmarks as data: loaders, each returning a :class:`Benchmark`, found in the registry.
 
-``load_benchmark("humaneval")`` looks the name up here; ``file:PATH.jsonl`` loads tasks in
+``load_benchmark("humaneval")`` looks the name up in :func:`beyondpass.registry.benchmarks`
+(core and methods' ``BenchmarkSpec``s alike); ``file:PATH.jsonl`` loads tasks in
 beyondpass's own format. Known-broken upstream tasks are attached from
 ``task_notes.toml`` — they stay in the benchmark (never silently dropped) and are marked;
 tasks whose reference is slow get a per-task timeout from the same file.
@@ -10,94 +11,14 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
+from beyondpass import registry
 from beyondpass.benchmarks.task import Benchmark, KnownBroken, Task, TestCase
 from beyondpass.errors import ConfigError
-
-Loader = Callable[[str | os.PathLike[str] | None], Benchmark]
-
-
-def _humaneval(d: str | os.PathLike[str] | None) -> Benchmark:
-    from beyondpass.benchmarks.humaneval import load_humaneval
-
-    return load_humaneval(d)
-
-
-def _humaneval_et(d: str | os.PathLike[str] | None) -> Benchmark:
-    from beyondpass.benchmarks.humaneval import load_humaneval_et
-
-    return load_humaneval_et(d)
-
-
-def _mbpp(d: str | os.PathLike[str] | None) -> Benchmark:
-    from beyondpass.benchmarks.mbpp import load_mbpp
-
-    return load_mbpp(d)
-
-
-def _mbpp_et(d: str | os.PathLike[str] | None) -> Benchmark:
-    from beyondpass.benchmarks.mbpp import load_mbpp_et
-
-    return load_mbpp_et(d)
-
-
-def _demo(_: str | os.PathLike[str] | None) -> Benchmark:
-    from beyondpass.benchmarks.native import load_tasks_file
-
-    path = Path(str(resources.files("beyondpass.demo") / "data" / "tasks.jsonl"))
-    return load_tasks_file(path, "demo", "Built-in demo tasks (written by beyondpass)")
-
-
-#: name -> (loader, one-line description): the benchmarks several methods share
-CORE: dict[str, tuple[Loader, str]] = {
-    "humaneval": (_humaneval, "HumanEval, 164 Python function-completion tasks"),
-    "humaneval-et": (_humaneval_et, "HumanEval with ~100 extended tests per task"),
-    "mbpp": (_mbpp, "MBPP sanitized, 427 Python tasks from prose"),
-    "mbpp-et": (_mbpp_et, "MBPP-ET: 397 sanitized MBPP tasks with ~100 extended tests"),
-}
-_DEMO = (_demo, "8 small tasks shipped with beyondpass for the demo (no data needed)")
-
-
-def _method_loader(spec: Any, owner: Any) -> Loader:
-    def load(d: str | os.PathLike[str] | None) -> Benchmark:
-        from beyondpass import registry
-
-        return registry.resolve(spec.loader, owner, needs_extra=False)(d)
-
-    return load
-
-
-def benchmark_registry() -> dict[str, tuple[Loader, str]]:
-    """Every benchmark by name: the shared ones, those the methods bring, then the demo."""
-    from beyondpass import registry
-
-    out = dict(CORE)
-    for name, (spec, owner) in registry.benchmarks().items():
-        out.setdefault(name, (_method_loader(spec, owner), spec.description))
-    out["demo"] = _DEMO
-    return out
-
-
-class _Registry(Mapping[str, tuple[Loader, str]]):
-    """``REGISTRY``: a live view of :func:`benchmark_registry` (methods register late)."""
-
-    def __getitem__(self, name: str) -> tuple[Loader, str]:
-        return benchmark_registry()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(benchmark_registry())
-
-    def __len__(self) -> int:
-        return len(benchmark_registry())
-
-
-REGISTRY: Mapping[str, tuple[Loader, str]] = _Registry()
 
 
 def task_notes() -> dict[str, list[dict[str, object]]]:
@@ -125,14 +46,14 @@ def load_benchmark(name: str, data_dir: str | os.PathLike[str] | None = None) ->
 
         path = Path(name[5:]).expanduser()
         return load_tasks_file(path, path.stem)
-    try:
-        loader, _ = REGISTRY[name]
-    except KeyError:
+    known = registry.benchmarks()
+    if name not in known:
         raise ConfigError(
-            f"unknown benchmark {name!r} — choose one of {', '.join(REGISTRY)} "
+            f"unknown benchmark {name!r} — choose one of {', '.join(known)} "
             "(or file:PATH.jsonl for your own tasks)"
-        ) from None
-    bench = loader(data_dir)
+        )
+    spec, owner = known[name]
+    bench = registry.resolve(spec.loader, owner, needs_extra=False)(data_dir)
     _apply_notes(bench, name)
     return bench
 
@@ -159,7 +80,6 @@ def load_summary(name: str, data_dir: str | os.PathLike[str] | None = None) -> B
 
 
 __all__ = [
-    "REGISTRY",
     "Benchmark",
     "KnownBroken",
     "Task",

@@ -5,13 +5,12 @@ model endpoint failed (what was done is stored; the same command resumes); 4 ``c
 --fail-on`` found a regression; 130 interrupted.
 Errors are one line on stderr: what, where, what to do.
 
-Core commands are listed in :data:`CORE_COMMANDS`; every method brings its own through the
-registry (:func:`beyondpass.registry.commands`), so adding a method never edits this file.
+Every command comes from the registry (:func:`beyondpass.registry.commands`): the core ones
+(:mod:`beyondpass.core`) first, then each method's, so adding a method never edits this file.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import click
@@ -19,31 +18,11 @@ import click
 from beyondpass.cli.base import cli
 from beyondpass.errors import BeyondpassError
 
-#: ``module:attribute`` of every core command, in ``--help`` order.
-CORE_COMMANDS = (
-    "beyondpass.cli.commands:benchmarks",
-    "beyondpass.cli.commands:evaluate",
-    "beyondpass.cli.commands:run",
-    "beyondpass.cli.commands:report",
-    "beyondpass.cli.commands:demo",
-    "beyondpass.cli.compare:compare",
-    "beyondpass.cli.rescore:rescore",
-    "beyondpass.cli.studies:studies",
-)
-
-
-def _load(ref: str) -> click.Command:
-    module, _, attr = ref.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
 
 def build_cli() -> click.Group:
-    """The root group with every core command and every registered method's commands."""
+    """The root group with every registered command, the core's and every method's."""
     from beyondpass import registry
 
-    for ref in CORE_COMMANDS:
-        command = _load(ref)
-        cli.add_command(command, command.name)
     for command in registry.commands():
         cli.add_command(command, command.name)
     return cli

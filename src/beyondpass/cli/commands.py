@@ -113,12 +113,13 @@ def benchmarks() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def benchmarks_list(data_dir: str | None, as_json: bool) -> None:
     """List the built-in benchmarks and whether their data is available."""
-    from beyondpass.benchmarks import REGISTRY, load_summary
+    from beyondpass import registry
+    from beyondpass.benchmarks import load_summary
     from beyondpass.errors import BeyondpassError
 
     rows = []
-    for name, (_, description) in REGISTRY.items():
-        entry: dict[str, Any] = {"name": name, "description": description}
+    for name, (spec, _) in registry.benchmarks().items():
+        entry: dict[str, Any] = {"name": name, "description": spec.description}
         try:
             bench = load_summary(name, data_dir)  # no generated tests: nothing here shows them
             entry.update(

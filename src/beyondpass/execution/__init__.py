@@ -96,19 +96,9 @@ class ExecutorChoice:
 
 
 def create_executor(name: str = DEFAULT_EXECUTOR, **options: object) -> Executor:
-    """Build an executor by name; heavier executors are imported only when asked for."""
-    if name == "sandbox":
-        from beyondpass.execution.sandbox_executor import SandboxExecutor
+    """Build the executor the registry names; heavier ones are imported only when asked for."""
+    from beyondpass import registry
 
-        return SandboxExecutor(**options)  # type: ignore[arg-type]
-    if name == "subprocess":  # the process-per-sample baseline: a fresh worker per sample
-        from beyondpass.execution.sandbox_executor import SandboxExecutor
-
-        return SandboxExecutor(fresh_workers=True, **options)  # type: ignore[arg-type]
-    if name == "ray":
-        from beyondpass.execution.ray_executor import RayExecutor
-
-        return RayExecutor(**options)  # type: ignore[arg-type]
-    from beyondpass.errors import ConfigError
-
-    raise ConfigError(f"unknown executor {name!r} — available: sandbox, subprocess, ray")
+    spec, owner = registry.executor(name)
+    executor: Executor = registry.resolve(spec.factory, owner)(**{**spec.defaults, **options})
+    return executor

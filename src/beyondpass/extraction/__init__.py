@@ -12,32 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from beyondpass import registry
 from beyondpass.benchmarks.task import Task
 from beyondpass.extraction.python_code import extract_python
 from beyondpass.extraction.result import Extraction, ExtractionKind, ExtractionStatus
 
 Extractor = Callable[[str, Task], Extraction]
 
-#: extractors registered at run time (``register``); they win over the registry's formats
-EXTRACTORS: dict[str, Extractor] = {}
-
-
-def register(answer_format: str, extractor: Extractor) -> None:
-    """Make ``extractor`` read answers in ``answer_format`` (case-insensitive)."""
-    EXTRACTORS[answer_format.lower()] = extractor
-
 
 def answer_format_of(task: Task, answer_format: str | None = None) -> str:
     """The format ``task``'s answers are read in: the plan's, else the benchmark's default."""
-    from beyondpass import registry
-
     return (answer_format or registry.default_answer_format(task.benchmark, task.language)).lower()
 
 
 def extractor_for(answer_format: str) -> Extractor:
-    from beyondpass import registry
-
-    return EXTRACTORS.get(answer_format) or registry.answer_format(answer_format)
+    """The extractor the registry holds for ``answer_format``."""
+    return registry.answer_format(answer_format)
 
 
 def extract(answer: str, task: Task, answer_format: str | None = None) -> Extraction:
@@ -46,7 +36,6 @@ def extract(answer: str, task: Task, answer_format: str | None = None) -> Extrac
 
 
 __all__ = [
-    "EXTRACTORS",
     "Extraction",
     "ExtractionKind",
     "ExtractionStatus",
@@ -54,5 +43,4 @@ __all__ = [
     "answer_format_of",
     "extract",
     "extract_python",
-    "register",
 ]

@@ -2,31 +2,22 @@
 
 A spec is ``provider:model[@base_url][#option=value,...]``; the options after ``#`` are
 provider options (``openai:m@http://host/v1#api=completions,top_k=on``), the same ones a
-study gives in its ``[[models]]`` table, so a ``--model`` spec alone can say how to ask. The
-registry maps provider names to
-``"module:Class"`` strings, so ``beyondpass`` starts without the ``openai``/``anthropic``
-packages installed and only the provider a study names pulls its SDK in.
+study gives in its ``[[models]]`` table, so a ``--model`` spec alone can say how to ask.
+Providers are registry components (``ProviderSpec``: core's in :mod:`beyondpass.core`, a
+method may add its own) named as ``"module:Class"`` strings, so ``beyondpass`` starts
+without the ``openai``/``anthropic`` packages installed and only the provider a study names
+pulls its SDK in.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from dataclasses import dataclass
 from typing import Any
 
+from beyondpass import registry
 from beyondpass.errors import ConfigError
 from beyondpass.models.base import ModelProvider
-
-#: provider name -> ("module:Class", the pip package its SDK comes from, or None)
-PROVIDERS: dict[str, tuple[str, str | None]] = {
-    "openai": ("beyondpass.models.openai_provider:OpenAIProvider", "openai"),
-    "anthropic": ("beyondpass.models.anthropic_provider:AnthropicProvider", "anthropic"),
-    "replay": ("beyondpass.models.replay:ReplayProvider", None),
-}
-
-#: providers whose spec may end in ``@http(s)://...``
-_URL_PROVIDERS = {"openai", "anthropic"}
 
 DEFAULT_REQUEST_TIMEOUT = 120.0
 
@@ -90,7 +81,7 @@ def _split_options(spec: str, rest: str) -> tuple[str, tuple[tuple[str, Any], ..
 
 
 def _valid() -> str:
-    return ", ".join(sorted(PROVIDERS))
+    return ", ".join(sorted(registry.provider_names()))
 
 
 def _split_base_url(rest: str) -> tuple[str, str | None]:
@@ -115,13 +106,14 @@ def parse_spec(spec: str) -> ModelSpec:
             f"model spec {spec!r} names no provider — write provider:model, e.g. openai:gpt-4o "
             f"(providers: {_valid()})"
         )
-    if provider not in PROVIDERS:
+    found = registry.provider(provider)
+    if found is None:
         raise ConfigError(
             f"model spec {spec!r} has unknown provider {provider!r} — use one of: {_valid()}"
         )
     base_url: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
-    if provider in _URL_PROVIDERS:
+    if found[0].takes_url:
         rest, options = _split_options(spec, rest)
         rest, base_url = _split_base_url(rest)
         if base_url is not None:
@@ -141,20 +133,21 @@ def parse_spec(spec: str) -> ModelSpec:
     return ModelSpec(provider=provider, model=model, base_url=base_url, options=options)
 
 
-def _load_class(provider: str) -> type[ModelProvider]:
-    target, package = PROVIDERS[provider]
-    module_name, _, class_name = target.partition(":")
+def _provider_class(name: str) -> type[ModelProvider]:
+    """The provider class the registry names; a missing SDK is one line naming its extra."""
+    found = registry.provider(name)
+    if found is None:  # a ModelSpec built by hand, not parsed
+        raise ConfigError(f"unknown provider {name!r} — use one of: {_valid()}")
+    spec, owner = found
     try:
-        module = importlib.import_module(module_name)
+        cls: type[ModelProvider] = registry.resolve(spec.factory, owner)
     except ModuleNotFoundError as exc:
-        missing = (exc.name or "").split(".")[0]
-        if package is not None and missing == package:
+        if spec.sdk is not None and (exc.name or "").split(".")[0] == spec.sdk:
             raise ConfigError(
-                f"the {provider} provider needs the {package!r} package: "
-                f"pip install 'beyondpass[{package}]'"
+                f"the {name} provider needs the {spec.sdk!r} package: "
+                f"pip install 'beyondpass[{spec.sdk}]'"
             ) from exc
         raise
-    cls: type[ModelProvider] = getattr(module, class_name)
     return cls
 
 
@@ -174,7 +167,7 @@ def create_provider(spec: str | ModelSpec, **options: Any) -> ModelProvider:
                 f"{options[name]!r} — keep one"
             )
         options[name] = value
-    cls = _load_class(parsed.provider)
+    cls = _provider_class(parsed.provider)
     options.setdefault("request_timeout", DEFAULT_REQUEST_TIMEOUT)
     timeout = options["request_timeout"]
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:

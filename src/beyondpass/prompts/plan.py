@@ -184,30 +184,33 @@ NEUTRAL = Condition(
     description="Neutral methodology prompt over the benchmark task text",
 )
 
-BUILTIN_PLANS: dict[str, PromptPlan] = {
-    "function-only": PromptPlan("function-only", (FUNCTION_ONLY,)),
-    "neutral": PromptPlan("neutral", (NEUTRAL,)),
-}
+
+def function_only_plan(table: Mapping[str, Any], study_dir: Any, where: str) -> PromptPlan:
+    """The core plan ``function-only`` (RobuNFR's Function-Only; it takes no settings)."""
+    return PromptPlan("function-only", (FUNCTION_ONLY,))
+
+
+def neutral_plan(table: Mapping[str, Any], study_dir: Any, where: str) -> PromptPlan:
+    """The core plan ``neutral`` (the comparison methodology's prompt; no settings)."""
+    return PromptPlan("neutral", (NEUTRAL,))
 
 
 def builtin_plan(name: str) -> PromptPlan:
-    """A plan by name: the generic ones here, else one a method registers (its defaults)."""
-    if name in BUILTIN_PLANS:
-        return BUILTIN_PLANS[name]
+    """A registered plan by name, with its default settings."""
     from pathlib import Path
 
     plan = plan_by_name(name, {"plan": name}, Path.cwd(), "prompts")
     if plan is None:
         from beyondpass import registry
 
-        known = [*BUILTIN_PLANS, *registry.plan_names()]
-        raise ConfigError(f"unknown prompt plan {name!r} — built-in plans: {', '.join(known)}")
+        known = ", ".join(registry.plan_names())
+        raise ConfigError(f"unknown prompt plan {name!r} — built-in plans: {known}")
     return plan
 
 
 def plan_by_name(name: str, table: Mapping[str, Any], base: Any, where: str) -> PromptPlan | None:
-    """The plan a method registers as ``name``, built from the study's ``[prompts]`` table;
-    ``None`` when no method has it."""
+    """The plan registered as ``name`` (core or a method's), built from the study's
+    ``[prompts]`` table; ``None`` when none is."""
     import dataclasses
 
     from beyondpass import registry
