@@ -539,7 +539,13 @@ def report(run_dir: str, out: str | None, as_json: bool) -> None:
     help="Directory for the demo run and its report.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
-def demo(out: str, as_json: bool) -> None:
+@click.option(
+    "--process-budget",
+    type=click.Choice(["auto", "cgroup", "nproc", "none"]),
+    default=None,
+    help="What bounds each sandbox's processes (default: auto; see docs/sandbox.md).",
+)
+def demo(out: str, as_json: bool, process_budget: str | None) -> None:
     """Run the built-in demo study offline (replayed answers; no API key) and report it."""
     from beyondpass.study.config import load_study
 
@@ -559,5 +565,6 @@ def demo(out: str, as_json: bool) -> None:
         workers=None,
         report=True,
         as_json=as_json,
+        executor=_executor_choice(None, None, None, config.executor, process_budget),
     )
     sys.exit(code)

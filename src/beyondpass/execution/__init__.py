@@ -13,6 +13,7 @@ from beyondpass.execution.base import (
     TestResult,
 )
 from beyondpass.execution.budget import PROCESS_BUDGETS
+from beyondpass.execution.sandboxed import wire  # the one framed-JSON codec
 from beyondpass.execution.sandboxed.job import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "PROCESS_BUDGETS",
     "NOT_CALLABLE_EXIT",
     "NOT_CALLABLE_MARK",
+    "wire",
     "ExecutorChoice",
     "create_executor",
 ]
