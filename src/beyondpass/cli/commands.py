@@ -47,7 +47,7 @@ def executor_options(fn: Any) -> Any:
     )(fn)
     return click.option(
         "--executor",
-        type=click.Choice(["sandbox", "subprocess", "ray"]),
+        metavar="NAME",
         default=None,
         help="Where generated code runs: sandbox (default; warm sandboxed workers), "
         "subprocess (a fresh sandboxed worker per sample), ray (a Ray cluster, each worker "

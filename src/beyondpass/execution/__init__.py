@@ -39,6 +39,7 @@ __all__ = [
 
 #: What ``evaluate`` and ``run`` use unless told otherwise.
 DEFAULT_EXECUTOR = "sandbox"
+#: the core's executors (registry kind ``executors``; a method may add more)
 EXECUTORS = ("sandbox", "subprocess", "ray")
 ISOLATION_LEVELS = ("auto", "bwrap", "unshare", "process")
 
@@ -60,10 +61,12 @@ class ExecutorChoice:
     process_budget: str = "auto"
 
     def __post_init__(self) -> None:
+        from beyondpass import registry
         from beyondpass.errors import ConfigError
 
-        if self.name not in EXECUTORS:
-            raise ConfigError(f"unknown executor {self.name!r} — available: {', '.join(EXECUTORS)}")
+        known = registry.executor_names()  # the core's and every method's
+        if self.name not in known:
+            raise ConfigError(f"unknown executor {self.name!r} — available: {', '.join(known)}")
         if self.isolation not in ISOLATION_LEVELS:
             raise ConfigError(
                 f"unknown isolation level {self.isolation!r} — choose {', '.join(ISOLATION_LEVELS)}"
