@@ -382,15 +382,8 @@ def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) ->
 
 
 def _html(t4: Any, report: Any, payload: dict[str, Any], plots: list[str]) -> str:
-    import jinja2
+    from beyondpass.report.render import template_environment
 
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("beyondpass.report", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    return env.get_template("compare.html.j2").render(
+    return template_environment().get_template("compare.html.j2").render(
         t=t4, rep=report, p=payload, plots=[s for s in plots if s]
     )

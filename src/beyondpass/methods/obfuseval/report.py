@@ -272,11 +272,12 @@ def comparison_outputs(original: Groups, obfuscated: Groups, seed: int = 0) -> d
     notes: list[str] = []  # the tables carry their own notes (ranking stability)
     plot = compare_plot(done["numbers"]) if done["numbers"] else ""
     caption = "pass@1 on original and obfuscated tasks"
-    body = render_html(_HTML, tables=tables, notes=notes, plot=plot, caption=caption)
+    page = "<!doctype html><meta charset='utf-8'><title>ObfusEval comparison</title>" + _HTML
     return {
         "obfuseval-compare.md": render_markdown(TABLES_MARKDOWN, tables=tables, notes=notes),
-        "obfuseval-compare.html": f"<!doctype html><meta charset='utf-8'>"
-        f"<title>ObfusEval comparison</title>{body}",
+        "obfuseval-compare.html": render_html(
+            page, tables=tables, notes=notes, plot=plot, caption=caption
+        ),
         "obfuseval-compare.tex": tables_latex(tables),
         "obfuseval-compare.json": json.dumps(done["numbers"], indent=2, sort_keys=True),
     }
