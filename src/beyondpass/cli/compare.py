@@ -384,6 +384,8 @@ def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) ->
 def _html(t4: Any, report: Any, payload: dict[str, Any], plots: list[str]) -> str:
     from beyondpass.report.render import template_environment
 
-    return template_environment().get_template("compare.html.j2").render(
-        t=t4, rep=report, p=payload, plots=[s for s in plots if s]
+    return (
+        template_environment()
+        .get_template("compare.html.j2")
+        .render(t=t4, rep=report, p=payload, plots=[s for s in plots if s])
     )

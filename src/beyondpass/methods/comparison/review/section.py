@@ -164,14 +164,15 @@ def to_html(res: dict[str, Any]) -> str:
         {"a": p["pair"][0], "b": p["pair"][1], "table": _table4(p), "bullets": _pair_bullets(p)}
         for p in res["pairs"]
     ]
-    ranking = res.get("ranking")
+    ranking = res.get("ranking") or {}
+    estimable = bool(ranking.get("estimable"))
     return render_html(
         _HTML,
         pairs=pairs,
-        ranking=_ranking(ranking) if ranking and ranking["estimable"] else None,
-        ranking_note=f"Bradley-Terry ranking: not estimable — {ranking['reason']}."
-        if ranking
-        else "",
+        ranking=_ranking(ranking) if estimable else None,
+        ranking_note=""
+        if estimable or not ranking
+        else f"Bradley-Terry ranking: not estimable — {ranking['reason']}.",
         study=_study_bullets(res),
     )
 
