@@ -250,9 +250,9 @@ def test_table3_renders_every_language_with_marks_and_averages() -> None:
     from beyondpass.methods.comparison.quality_table import (
         language_averages,
         quality_rows,
-        to_html,
-        to_latex,
+        quality_table,
     )
+    from beyondpass.report.table import to_html, to_latex
 
     cpp = {
         "gcd": {"G": {"lloc": 10.0, "nesting": 1.0}, "P": {"lloc": 15.0, "nesting": 1.0}},
@@ -263,10 +263,10 @@ def test_table3_renders_every_language_with_marks_and_averages() -> None:
     # 15 >= 1.5 x 10 is marked; 20 / 12 = 1.67 is marked; 3 / 2 = 1.5 is marked
     assert rows[0] == ["gcd", "10", "15 ▲", "1", "1"]
     assert rows[1] == ["luhn", "20 ▲", "12", "3 ▲", "2"]
-    tex = to_latex("t", head, rows)
+    tex = to_latex(quality_table("t", "n", head, rows))
     assert r"gcd & 10 & \textbf{15} & 1 & 1 \\" in tex
     assert r"\multicolumn{2}{c}{lloc}" in tex
-    assert '<td class="worse"><b>15</b> ▲</td>' in to_html("t", "n", head, rows)
+    assert '<td class="num worse"><b>15</b> ▲</td>' in to_html(quality_table("t", "n", head, rows))
     avg_head, avg_rows = language_averages({"psb2-cpp": cpp, "psb2-java": java}, ["G", "P"])
     assert avg_head == ["Language", "lloc · G", "lloc · P", "nesting · G", "nesting · P"]
     assert avg_rows == [

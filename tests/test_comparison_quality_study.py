@@ -159,4 +159,4 @@ def test_table3_of_a_cpp_and_java_study_holds_the_hand_counted_numbers(tmp_path:
     tex = (tmp_path / "run" / "psb2_tables.tex").read_text()
     assert r"gcd & 1 & \textbf{2} & 12 & 17 & 8 & 9 & 2 & \textbf{3} & 1 & 1 \\" in tex
     page = (tmp_path / "run" / "report.html").read_text()
-    assert '<td class="worse"><b>3</b> ▲</td>' in page
+    assert '<td class="num worse"><b>3</b> ▲</td>' in page

@@ -20,7 +20,7 @@ from scipy import stats as sps
 
 from beyondpass.methods.robunfr.analysis import VersionPair, analyse, robunfr_tables
 from beyondpass.report import render_report
-from beyondpass.report.paper_tables import latex_escape, to_latex, to_markdown
+from beyondpass.report.table import latex_escape, to_latex, to_markdown
 from beyondpass.store.run_store import RunStore
 from robunfr_runs import Sample, write_run
 

@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from beyondpass.analysis.cells import Comparison
+from beyondpass.analysis.formatting import bench_label
 from beyondpass.analysis.metrics import PASS, is_known, metric_def
-from beyondpass.analysis.tables import bench_label
 from beyondpass.errors import ConfigError
 
 _SPEC = re.compile(

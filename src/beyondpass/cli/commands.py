@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from beyondpass.analysis.formatting import percent
 from beyondpass.cli.base import (
     EXIT_INCOMPLETE,
     EXIT_MODEL_FAILED,
@@ -96,10 +97,6 @@ def evaluator_flags(fn: Any) -> Any:
 
 def flagged_evaluators(flags: dict[str, bool]) -> list[str]:
     return [name[len(_FLAG) :] for name, on in flags.items() if on and name.startswith(_FLAG)]
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.2f}%"
 
 
 # -- benchmarks ----------------------------------------------------------------------------
@@ -311,7 +308,7 @@ def evaluate(
     if s["n_skipped"]:
         click.echo(f"  skipped {s['n_skipped']} lines whose task is not in {s['benchmark']}")
     for key in [k for k in s if k.startswith("pass@")]:
-        click.echo(f"  {key}: {_pct(s[key])}")
+        click.echo(f"  {key}: " + percent(s[key], missing="-", unit="%"))
     click.echo("  statuses: " + ", ".join(f"{k} {v}" for k, v in s["status_counts"].items()))
     for name in registry.evaluator_names():
         extra = s.get(name)
@@ -494,8 +491,8 @@ def _print_groups(summaries: list[Any]) -> None:
             g.model,
             g.condition,
             str(g.n_tasks),
-            _pct(g.pass_at.get(1)),
-            f"{_pct(lo)}-{_pct(hi)}",
+            percent(g.pass_at.get(1), missing="-", unit="%"),
+            "-".join(percent(v, missing="-", unit="%") for v in (lo, hi)),
             ", ".join(f"{k} {v}" for k, v in g.status_counts.items()),
         )
     _console().print(table)

@@ -143,9 +143,9 @@ def _steps(info: Any) -> Any:
 
 
 def _delta_rows(report: Any) -> list[dict[str, Any]]:
+    from beyondpass.analysis.formatting import bench_label
     from beyondpass.analysis.metrics import metric_def
     from beyondpass.analysis.stats import finite_or_none
-    from beyondpass.analysis.tables import bench_label
 
     rows = []
     for vc in report.comparisons:
@@ -288,8 +288,8 @@ def compare(
 def _print(report: Any, payload: dict[str, Any]) -> None:
     from rich.table import Table
 
+    from beyondpass.analysis.formatting import bench_label
     from beyondpass.analysis.metrics import metric_def
-    from beyondpass.analysis.tables import bench_label
     from beyondpass.cli.commands import _console
 
     console = _console()
@@ -346,7 +346,7 @@ def _cell_text(c: Any, decimals: int) -> str:
 
 def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) -> dict[str, str]:
     from beyondpass.report.artifacts import json_text
-    from beyondpass.report.paper_tables import tables_latex, tables_markdown
+    from beyondpass.report.table import tables_latex, tables_markdown
 
     method = version_comparison()
     out.mkdir(parents=True, exist_ok=True)
@@ -382,15 +382,10 @@ def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) ->
 
 
 def _html(t4: Any, report: Any, payload: dict[str, Any], plots: list[str]) -> str:
-    import jinja2
+    from beyondpass.report.render import template_environment
 
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("beyondpass.report", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    return env.get_template("compare.html.j2").render(
-        t=t4, rep=report, p=payload, plots=[s for s in plots if s]
+    return (
+        template_environment()
+        .get_template("compare.html.j2")
+        .render(t=t4, rep=report, p=payload, plots=[s for s in plots if s])
     )

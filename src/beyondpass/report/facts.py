@@ -9,7 +9,7 @@ from typing import Any
 from beyondpass.analysis.meta import as_dict
 from beyondpass.analysis.stats import BOOTSTRAP_RESAMPLES
 from beyondpass.analysis.summary import GroupSummary
-from beyondpass.report.model import Table
+from beyondpass.report.table import Table, text_rows
 from beyondpass.report.text import as_text, fmt
 from beyondpass.store.run_store import Row
 
@@ -55,7 +55,7 @@ def models_table(
                 fmt(info.get("identity")),
             ]
         )
-    return Table(["Model", "Spec", "Versions reported", "Identity"], rows, ["l"] * 4)
+    return Table(["Model", "Spec", "Versions reported", "Identity"], text_rows(rows), ["l"] * 4)
 
 
 def benchmarks_table(
@@ -80,7 +80,7 @@ def benchmarks_table(
             ]
         )
     header = ["Benchmark", "Version", "Source", "Tasks", "Tasks in run", "Coverage"]
-    return Table([*header, "Known broken"], out, ["l", "l", "l", "r", "r", "l", "r"])
+    return Table([*header, "Known broken"], text_rows(out), ["l", "l", "l", "r", "r", "l", "r"])
 
 
 def conditions_table(cond_meta: dict[str, Any], rank: dict[str, int]) -> Table:
@@ -96,7 +96,9 @@ def conditions_table(cond_meta: dict[str, Any], rank: dict[str, int]) -> Table:
                 fmt(info.get("description")),
             ]
         )
-    return Table(["Condition", "Workflow", "Steps", "Description"], rows, ["l", "l", "r", "l"])
+    return Table(
+        ["Condition", "Workflow", "Steps", "Description"], text_rows(rows), ["l", "l", "r", "l"]
+    )
 
 
 def condition_steps(cond_meta: dict[str, Any]) -> list[tuple[str, list[tuple[str, str]]]]:

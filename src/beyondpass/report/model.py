@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from beyondpass.report.sections import Fragment, SectionOutput
+from beyondpass.report.table import Table
 
 
 @dataclass(frozen=True)
@@ -18,13 +19,6 @@ class ReportPaths:
     latex: Path | None = None
     tables_json: Path | None = None
     artifacts: dict[str, Path] = field(default_factory=dict)
-
-
-@dataclass
-class Table:
-    header: list[str]
-    rows: list[list[str]]
-    align: list[str]  # "l" or "r" per column
 
 
 @dataclass
@@ -147,5 +141,4 @@ __all__ = [
     "Report",
     "ReportPaths",
     "Step",
-    "Table",
 ]

@@ -4,7 +4,9 @@ Both formats are rendered from one report model (:mod:`beyondpass.report.model`)
 numbers cannot drift apart. Report core renders what every run has, then every report
 section a method registers (:func:`beyondpass.report.sections.section_providers`). Everything
 that comes from samples (answers, code, messages, test output) is treated as hostile text:
-the HTML template autoescapes it and the Markdown filter escapes table syntax and HTML.
+the HTML template autoescapes it, the Markdown filter escapes table syntax and HTML, and
+every table renders through :mod:`beyondpass.report.table`, which escapes each text for its
+target (filters ``md_table`` and ``html_table``).
 Rendering is deterministic (no clock, stable ordering, deterministic SVG) so re-rendering an
 unchanged run gives byte-identical files, and the HTML drill-down is bounded
 (:mod:`beyondpass.report.details`) so large runs stay a few MB.
@@ -34,7 +36,6 @@ from beyondpass.report.facts import (
     run_facts,
 )
 from beyondpass.report.model import Report, ReportPaths
-from beyondpass.report.paper_tables import flat_header, to_markdown
 from beyondpass.report.plots import OTHER_COLOR, STATUS_COLORS, css_class
 from beyondpass.report.results import benchmark_results
 from beyondpass.report.sections import (
@@ -43,7 +44,8 @@ from beyondpass.report.sections import (
     run_order,
     section_providers,
 )
-from beyondpass.report.text import as_text, fmt, md_escape, md_table
+from beyondpass.report.table import Table, to_html, to_markdown
+from beyondpass.report.text import as_text, fmt, md_escape
 from beyondpass.store.run_store import Row, RunStore
 
 __all__ = [
@@ -177,9 +179,10 @@ def _ranks(names: list[str]) -> dict[str, int]:
 
 
 def template_environment(*extra: jinja2.BaseLoader) -> jinja2.Environment:
-    """The report's Jinja environment: HTML autoescaped, the Markdown filters, and the
-    report's macros (``macros.html.j2``: ``table``, ``facts``, ``clipped``, ``paper``) for
-    sections that render their fragments with it (``extra`` loaders come first)."""
+    """The report's Jinja environment: HTML autoescaped, the filters (``md``, and the
+    tables' ``md_table`` and ``html_table``), and the report's macros (``macros.html.j2``:
+    ``facts``, ``clipped``) for sections that render their fragments with it (``extra``
+    loaders come first)."""
     env = jinja2.Environment(
         loader=jinja2.ChoiceLoader([*extra, jinja2.FileSystemLoader(_TEMPLATES)]),
         autoescape=lambda name: bool(name and name.endswith(".html.j2")),
@@ -189,9 +192,8 @@ def template_environment(*extra: jinja2.BaseLoader) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["md"] = md_escape
-    env.filters["md_table"] = md_table
-    env.filters["paper_md"] = to_markdown
-    env.filters["flat_header"] = flat_header
+    env.filters["md_table"] = _md_table
+    env.filters["html_table"] = to_html
     return env
 
 
@@ -202,14 +204,14 @@ TABLES_MARKDOWN = """\
 {% endfor %}
 
 {% for t in tables %}
-{{ t|paper_md }}
+{{ t|md_table }}
 
 {% endfor %}
 """
 
 
 def render_markdown(source: str, **values: Any) -> str:
-    """Render a Markdown fragment template (filters ``md``, ``md_table``, ``paper_md``)."""
+    """Render a Markdown fragment template (filters ``md``, ``md_table``)."""
     return template_environment().from_string(source).render(**values)
 
 
@@ -219,6 +221,11 @@ def render_html(source: str, **values: Any) -> str:
         "{% autoescape true %}" + source + "{% endautoescape %}"
     )
     return template.render(**values)
+
+
+def _md_table(table: Table) -> str:
+    """A table in Markdown, without the trailing newline (templates place their own)."""
+    return to_markdown(table).rstrip("\n")
 
 
 def _tidy(markdown: str) -> str:

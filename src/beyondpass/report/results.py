@@ -7,12 +7,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from beyondpass.analysis.formatting import percent
 from beyondpass.analysis.ordering import natural_key
 from beyondpass.analysis.summary import GroupSummary
-from beyondpass.analysis.tables import fmt_pct
 from beyondpass.report.details import sample_detail
 from beyondpass.report.facts import known_broken
-from beyondpass.report.model import BenchmarkResults, Cell, Mark, MatrixRow, Table
+from beyondpass.report.model import BenchmarkResults, Cell, Mark, MatrixRow
 from beyondpass.report.plots import (
     NOT_EVALUATED,
     css_class,
@@ -21,6 +21,7 @@ from beyondpass.report.plots import (
     status_order,
     status_svg,
 )
+from beyondpass.report.table import Table, text_rows
 from beyondpass.report.text import fmt
 from beyondpass.store.run_store import Row
 
@@ -60,13 +61,13 @@ def benchmark_results(
     main_rows = []
     for g in groups:
         lo, hi = g.pass1_ci
-        ci = "—" if math.isnan(lo) or math.isnan(hi) else f"[{fmt_pct(lo)}, {fmt_pct(hi)}]"
+        ci = "—" if math.isnan(lo) or math.isnan(hi) else f"[{percent(lo)}, {percent(hi)}]"
         cells = [g.model, g.condition, str(g.n_tasks), str(g.n_samples)]
-        cells += [fmt_pct(g.pass_at[1]) if 1 in g.pass_at else "—", ci]
-        cells += [fmt_pct(g.pass_at[k]) if k in g.pass_at else "—" for k in ks]
+        cells += [percent(g.pass_at.get(1)), ci]
+        cells += [percent(g.pass_at.get(k)) for k in ks]
         cells += [str(g.status_counts.get(s, 0)) for s in present]
         main_rows.append(cells)
-    main = Table(header, main_rows, ["l", "l"] + ["r"] * (len(header) - 2))
+    main = Table(header, text_rows(main_rows), ["l", "l"] + ["r"] * (len(header) - 2))
 
     failing = [s for s in present if s not in ("passed", NOT_EVALUATED)]
     fail_rows = []
@@ -77,7 +78,7 @@ def benchmark_results(
         fail_rows.append(cells)
     failures = Table(
         ["Model", "Condition", "Evaluated", "Not passing", *failing],
-        fail_rows,
+        text_rows(fail_rows),
         ["l", "l"] + ["r"] * (len(failing) + 2),
     )
 
@@ -155,7 +156,11 @@ def _comparison(
     else:
         note = f"All {len(tasks)} tasks get the same pass rate in every group; {agree}"
     header = ["Task"] + [f"{m} / {c}" for m, c in group_keys]
-    table = Table(header, table_rows, ["l"] + ["r"] * len(group_keys)) if table_rows else None
+    table = (
+        Table(header, text_rows(table_rows), ["l"] + ["r"] * len(group_keys))
+        if table_rows
+        else None
+    )
     return table, note, disagree
 
 
@@ -197,7 +202,7 @@ def _cell(rows: list[Row]) -> Cell:
 
 
 def _count_pct(count: int, total: int) -> str:
-    return f"{count} ({fmt_pct(count / total)}%)" if total else str(count)
+    return f"{count} ({percent(count / total)}%)" if total else str(count)
 
 
 __all__ = ["BASE_STATUSES", "BROKEN_MARK", "benchmark_results"]

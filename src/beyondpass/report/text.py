@@ -1,16 +1,16 @@
-"""Text helpers of the report: one-line meta values, clipping, Markdown escaping and tables.
+"""Text helpers of the report: one-line meta values, clipping and Markdown escaping.
 
-Everything from samples is hostile text: the Markdown filter escapes table syntax and HTML.
+Everything from samples is hostile text: the Markdown filter escapes table syntax and HTML
+(tables themselves render in :mod:`beyondpass.report.table`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
-from beyondpass.report.model import Clip, Table
-from beyondpass.report.paper_tables import md_cell
+from beyondpass.report.model import Clip
+from beyondpass.report.table import md_cell
 
 
 def as_text(value: Any) -> str:
@@ -54,14 +54,4 @@ def md_escape(value: Any) -> str:
     return md_cell(as_text(value))
 
 
-def md_table(table: Table) -> str:
-    def line(cells: Iterable[str]) -> str:
-        return "| " + " | ".join(cells) + " |"
-
-    out = [line(md_escape(h) for h in table.header)]
-    out.append("|" + "|".join("---:" if a == "r" else ":---" for a in table.align) + "|")
-    out += [line(md_escape(c) for c in row) for row in table.rows]
-    return "\n".join(out)
-
-
-__all__ = ["as_text", "clip", "fmt", "md_escape", "md_table"]
+__all__ = ["as_text", "clip", "fmt", "md_escape"]

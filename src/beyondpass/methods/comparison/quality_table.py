@@ -1,6 +1,6 @@
 """The seed's Table 3: per task and model, each quality metric, with the cells where a
 model is at least 1.5x worse than the best model on that task marked; one builder for every
-language (a language is a benchmark), rendered as Markdown, HTML and LaTeX.
+language (a language is a benchmark), one report table (Markdown, HTML and LaTeX).
 
 Lower is better for every metric here (smells, LLOC, NOS, McCabe, nesting). A cell is
 marked (``▲``; bold in HTML and LaTeX) when its value is >= 1.5 x the lowest value of the
@@ -11,12 +11,11 @@ puts those averages of every language side by side.
 
 from __future__ import annotations
 
-import html
 from collections import defaultdict
 from collections.abc import Sequence
 from statistics import fmean
 
-from beyondpass.report.paper_tables import latex_escape
+from beyondpass.report.table import Cell, Table
 from beyondpass.store.run_store import Row
 
 QUALITY_METRICS = ("smells", "lloc", "nos", "mccabe", "nesting")
@@ -100,59 +99,24 @@ def _split(cell: str) -> tuple[str, bool]:
     return (cell[: -len(MARK) - 1] if marked else cell), marked
 
 
-def to_markdown(title: str, note: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A Markdown table with its ``###`` title and note; cells keep their ``▲``."""
-
-    def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
-
-    out = [f"### {title}", "", note, "", line(head)]
-    out.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
-    out += [line(r) for r in rows]
-    return "\n".join(out) + "\n"
-
-
-def to_html(title: str, note: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """An HTML table: a metric group row over the model columns; marked cells in bold."""
-    e = html.escape
-    metrics = _metrics_of(head)
-    width = (len(head) - 1) // max(len(metrics), 1)
-    groups = "".join(f'<th colspan="{width}">{e(m)}</th>' for m in metrics)
-    th = "".join(f"<th>{e(h.split(' · ')[-1])}</th>" for h in head[1:])
-
-    def td(cell: str) -> str:
-        text, marked = _split(cell)
-        if marked:
-            return f'<td class="worse"><b>{e(text)}</b> {MARK}</td>'
-        return f"<td>{e(text)}</td>"
-
-    body = "".join(
-        f"<tr><td>{e(r[0])}</td>" + "".join(td(c) for c in r[1:]) + "</tr>" for r in rows
-    )
-    return (
-        f"<h3>{e(title)}</h3><p>{e(note)}</p><table><thead><tr><th></th>{groups}</tr>"
-        f"<tr><th>{e(head[0])}</th>{th}</tr></thead><tbody>{body}</tbody></table>"
-    )
-
-
-def to_latex(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A booktabs table: a metric group row over the model columns; marked cells in bold."""
+def quality_table(
+    title: str, note: str, head: Sequence[str], rows: Sequence[Sequence[str]]
+) -> Table:
+    """The report table of :func:`quality_rows` (or :func:`language_averages`): a metric
+    group over its model columns; a marked cell keeps its value as text and carries the
+    mark (bold in HTML and LaTeX)."""
     metrics = _metrics_of(head)
     width = (len(head) - 1) // max(len(metrics), 1)
 
-    def cell(c: str) -> str:
-        text, marked = _split(c)
-        return rf"\textbf{{{latex_escape(text)}}}" if marked else latex_escape(text)
+    def cell(text: str) -> Cell:
+        value, marked = _split(text)
+        return Cell(value, mark=MARK, css="worse") if marked else Cell(value)
 
-    groups = " & ".join(rf"\multicolumn{{{width}}}{{c}}{{{latex_escape(m)}}}" for m in metrics)
-    out = [
-        r"\begin{table}[t]\centering",
-        rf"\caption{{{latex_escape(title)} (bold: >= {WORSE:g}x the best other model)}}",
-        r"\resizebox{\textwidth}{!}{%",
-        rf"\begin{{tabular}}{{l{'r' * (len(head) - 1)}}}\toprule",
-        f" & {groups} \\\\",
-        " & ".join(latex_escape(h.split(" · ")[-1]) for h in head) + r" \\\midrule",
-    ]
-    out += [" & ".join([latex_escape(r[0]), *map(cell, r[1:])]) + r" \\" for r in rows]
-    out += [r"\bottomrule\end{tabular}}", r"\end{table}", ""]
-    return "\n".join(out)
+    return Table(
+        header=[head[0], *(h.split(" · ")[-1] for h in head[1:])],
+        rows=[[Cell(r[0]), *map(cell, r[1:])] for r in rows],
+        align=["l"] + ["r"] * (len(head) - 1),
+        title=title,
+        caption=note,
+        groups=[("", 1), *((m, width) for m in metrics)],
+    )

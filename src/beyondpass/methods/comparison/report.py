@@ -8,9 +8,9 @@ second model's ratio minus the first's, in percentage points, as the seed's tabl
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
+from beyondpass.analysis.formatting import percent
 from beyondpass.methods.comparison.analysis import EPSILON, TaskResult, collect
 from beyondpass.methods.comparison.quality_table import (
     MARK,
@@ -18,23 +18,23 @@ from beyondpass.methods.comparison.quality_table import (
     collect_quality,
     language_averages,
     quality_rows,
-    to_html,
-    to_latex,
-    to_markdown,
+    quality_table,
 )
-from beyondpass.report.paper_tables import latex_escape
+from beyondpass.report.render import render_html
 from beyondpass.report.sections import ReportContext, SectionOutput
+from beyondpass.report.table import Table, text_rows, to_latex, to_markdown
 
 GROUPS = (("edge", False), ("edge", True), ("random", False), ("random", True))
 LATEX_FILE = "psb2_tables.tex"
 
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.2f}"
+_HTML = """\
+<p>{{ note }}</p>
+{% for t in tables %}{{ t|html_table }}{% endfor %}
+"""
 
 
 def _diff(a: float | None, b: float | None) -> str:
-    return "—" if a is None or b is None else f"{100 * (b - a):+.2f}"
+    return percent(None if a is None or b is None else b - a, sign=True)
 
 
 def table_rows(models: Sequence[str], results: dict[str, list[TaskResult]]) -> list[list[str]]:
@@ -48,7 +48,7 @@ def table_rows(models: Sequence[str], results: dict[str, list[TaskResult]]) -> l
             vals = [
                 by_task[m][task].ratio(kind, eps) if task in by_task[m] else None for m in models
             ]
-            row += [_pct(v) for v in vals]
+            row += [percent(v) for v in vals]
             if len(models) >= 2:
                 row.append(_diff(vals[0], vals[1]))
         rows.append(row)
@@ -59,7 +59,7 @@ def table_rows(models: Sequence[str], results: dict[str, list[TaskResult]]) -> l
             flags = [r.passed(kind, eps) for r in results.get(m, [])]
             known = [f for f in flags if f is not None]
             vals.append(sum(known) / len(known) if known else None)
-        row += [_pct(v) for v in vals]
+        row += [percent(v) for v in vals]
         if len(models) >= 2:
             row.append(_diff(vals[0], vals[1]))
     rows.append(row)
@@ -75,57 +75,17 @@ def group_labels() -> list[str]:
     return [f"{k.capitalize()} - {'Epsilon' if e else 'Exact'}" for k, e in GROUPS]
 
 
-def _markdown(title: str, models: Sequence[str], rows: list[list[str]]) -> str:
+def ratio_table(title: str, models: Sequence[str], rows: list[list[str]]) -> Table:
+    """Tables 1-2: one column group per case kind and comparison, a column per model."""
     width = len(models) + (1 if len(models) >= 2 else 0)
-    groups = " | ".join(f"{g} ({width} cols)" for g in group_labels())
-    lines = [f"### {title}", "", f"Column groups: {groups}.", ""]
     head = header(models)
-    lines.append("| " + " | ".join(h.replace("|", "\\|") for h in head) + " |")
-    lines.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
-    lines += [_md_row(r) for r in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _html(title: str, models: Sequence[str], rows: list[list[str]]) -> str:
-    width = len(models) + (1 if len(models) >= 2 else 0)
-    e = html.escape
-    groups = "".join(f'<th colspan="{width}">{e(g)}</th>' for g in group_labels())
-    head = "".join(f"<th>{e(h)}</th>" for h in header(models))
-    body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return (
-        f"<h3>{e(title)}</h3><table><thead><tr><th></th>{groups}</tr><tr>{head}</tr></thead>"
-        f"<tbody>{body}</tbody></table>"
+    return Table(
+        header=head,
+        rows=text_rows(rows),
+        align=["l"] + ["r"] * (len(head) - 1),
+        title=title,
+        groups=[("", 1), *((g, width) for g in group_labels())],
     )
-
-
-def _latex(title: str, models: Sequence[str], rows: list[list[str]]) -> str:
-    width = len(models) + (1 if len(models) >= 2 else 0)
-    cols = "l" + "r" * (len(header(models)) - 1)
-    groups = " & ".join(
-        rf"\multicolumn{{{width}}}{{c}}{{{latex_escape(g)}}}" for g in group_labels()
-    )
-    out = [
-        r"\begin{table}[t]\centering",
-        rf"\caption{{{latex_escape(title)}}}",
-        r"\resizebox{\textwidth}{!}{%",
-        rf"\begin{{tabular}}{{{cols}}}\toprule",
-        f" & {groups} \\\\",
-        " & ".join(latex_escape(h) for h in header(models)) + r" \\\midrule",
-    ]
-    out += [" & ".join(latex_escape(c) for c in r) + r" \\" for r in rows]
-    out += [r"\bottomrule\end{tabular}}", r"\end{table}", ""]
-    return "\n".join(out)
-
-
-def _plain_html(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    e = html.escape
-    th = "".join(f"<th>{e(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def _md_row(cells: Sequence[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
 
 
 def _failures(models: Sequence[str], results: dict[str, list[TaskResult]]) -> list[list[str]]:
@@ -138,11 +98,11 @@ def _failures(models: Sequence[str], results: dict[str, list[TaskResult]]) -> li
     return rows
 
 
-def _quality_tables(ctx: ReportContext, models: Sequence[str]) -> tuple[str, str, str]:
-    """Table 3 (Markdown, HTML, LaTeX) of every benchmark (language) and condition, then
-    the per-language averages side by side."""
-    md, htm, tex = [], [], []
-    note = f"{MARK}: >= {WORSE:g}x the best other model on the task."
+def _quality_tables(ctx: ReportContext, models: Sequence[str]) -> list[Table]:
+    """Table 3 of every benchmark (language) and condition, then the per-language
+    averages side by side."""
+    tables = []
+    note = f"Marked {MARK} (bold): >= {WORSE:g}x the best other model on the task."
     for cond in ctx.order("conditions"):
         per_language = {}
         for bench in ctx.order("benchmarks"):
@@ -152,18 +112,13 @@ def _quality_tables(ctx: ReportContext, models: Sequence[str]) -> tuple[str, str
                 continue
             per_language[bench] = values
             title = f"{bench} · {cond}: technical quality (lower is better)"
-            head, rows = quality_rows(values, present)
-            md.append(to_markdown(title, note, head, rows))
-            htm.append(to_html(title, note, head, rows))
-            tex.append(to_latex(title, head, rows))
+            tables.append(quality_table(title, note, *quality_rows(values, present)))
         if per_language:
             title = f"{cond}: technical quality, average per language (lower is better)"
-            head, rows = language_averages(per_language, models)
             avg_note = "Each language's average row of its table above."
-            md.append(to_markdown(title, avg_note, head, rows))
-            htm.append(to_html(title, avg_note, head, rows))
-            tex.append(to_latex(title, head, rows))
-    return "\n".join(md), "".join(htm), "\n".join(tex)
+            head, rows = language_averages(per_language, models)
+            tables.append(quality_table(title, avg_note, head, rows))
+    return tables
 
 
 class Psb2ReportSection:
@@ -177,7 +132,7 @@ class Psb2ReportSection:
         if not data:
             return None
         models = [m for m in ctx.order("models") if any(k[2] == m for k in data)]
-        md, htm, tex = [], [], []
+        tables: list[Table] = []
         for bench in ctx.order("benchmarks"):
             for cond in ctx.order("conditions"):
                 results = {m: data[(bench, cond, m)] for m in models if (bench, cond, m) in data}
@@ -185,21 +140,18 @@ class Psb2ReportSection:
                     continue
                 present = [m for m in models if m in results]
                 title = f"{bench} · {cond}: pass ratio (%) per task"
-                rows = table_rows(present, results)
-                md.append(_markdown(title, present, rows))
-                htm.append(_html(title, present, rows))
-                tex.append(_latex(title, present, rows))
+                tables.append(ratio_table(title, present, table_rows(present, results)))
                 fails = _failures(present, results)
                 if fails:
-                    md.append("Failure breakdown (cases per kind; first failing case):\n")
-                    md.append("| Model | Task | Failures | First failure |\n|---|---|---|---|")
-                    md += [_md_row(f) for f in fails]
-                    md.append("")
-                    htm.append(_plain_html(["Model", "Task", "Failures", "First failure"], fails))
-        quality = _quality_tables(ctx, models)
-        md.append(quality[0])
-        htm.append(quality[1])
-        tex.append(quality[2])
+                    tables.append(
+                        Table(
+                            ["Model", "Task", "Failures", "First failure"],
+                            text_rows(fails),
+                            ["l"] * 4,
+                            caption="Failure breakdown (cases per kind; first failing case)",
+                        )
+                    )
+        tables += _quality_tables(ctx, models)
         note = (
             f"Exact: every output line equal (blank runs collapsed). Epsilon: numbers within "
             f"{EPSILON:g} (absolute). Diff: second model minus first, percentage points. "
@@ -208,7 +160,8 @@ class Psb2ReportSection:
         return SectionOutput(
             key=self.key,
             title=self.title,
-            markdown=note + "\n\n" + "\n".join(md),
-            html=f"<p>{html.escape(note)}</p>" + "".join(htm),
-            artifacts={LATEX_FILE: "\n".join(tex)},
+            markdown=note + "\n\n" + "\n".join(to_markdown(t) for t in tables),
+            html=render_html(_HTML, note=note, tables=tables),
+            # the failure breakdowns (untitled) are for the report, not the paper
+            artifacts={LATEX_FILE: "\n".join(to_latex(t) for t in tables if t.title)},
         )

@@ -16,23 +16,26 @@ name the right program; a pair missing an ordering is left out and counted in a 
 task's accuracy is the mean over its sample indexes (one with greedy decoding). The parse
 rate (answers a choice could be read from) is a second table of the same shape.
 
-Markdown, HTML (escaped, with a plot unless the ``plots`` option is off) and LaTeX artifacts.
+Markdown, HTML (with a plot unless the ``plots`` option is off) and LaTeX artifacts (bare
+tabulars), all rendered from one table model (:mod:`beyondpass.report.table`).
 """
 
 from __future__ import annotations
 
-import html
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
 from typing import Any
 
+from beyondpass.analysis.formatting import MISSING, percent
 from beyondpass.methods.nofuneval.classify_evaluator import ordering_of
 from beyondpass.methods.nofuneval.plots import accuracy_svg, diffbleu_range_svg
 from beyondpass.methods.nofuneval.runtime_columns import RUNTIME_NOTE, runtime_columns
 from beyondpass.methods.nofuneval.samples import score_at_k
+from beyondpass.report.render import render_html
 from beyondpass.report.sections import ReportContext, SectionOutput
+from beyondpass.report.table import Table, text_rows, to_latex, to_markdown
 
 TaskValues = dict[str, list[float]]
 
@@ -85,35 +88,18 @@ def _plots_on(ctx: ReportContext) -> bool:
     return bool(ctx.options.get("nofuneval_plots", ctx.options.get("plots", True)))
 
 
-@dataclass
-class _Table:
-    head: list[str]
-    rows: list[list[str]]
+_HTML = """\
+<p>{{ note }}</p>
+{% for t in tables %}{{ t|html_table }}{% endfor %}
+{% for n in notes %}<p>{{ n }}</p>{% endfor %}
+{% if plot %}<figure>{{ plot|safe }}
+<figcaption class="muted">{{ caption }}</figcaption></figure>{% endif %}
+"""
 
-    def markdown(self) -> str:
-        lines = ["| " + " | ".join(self.head) + " |", "|" + "---|" * len(self.head)]
-        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in self.rows]) + "\n"
 
-    def html(self) -> str:
-        esc = html.escape
-        head = "".join(f"<th>{esc(h)}</th>" for h in self.head)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in self.rows
-        )
-        return f"<table><tr>{head}</tr>{body}</table>"
-
-    def latex(self) -> str:
-        return (
-            "\n".join(
-                [
-                    "\\begin{tabular}{l" + "c" * (len(self.head) - 1) + "}",
-                    " & ".join(_tex(h) for h in self.head) + " \\\\ \\hline",
-                    *(" & ".join(_tex(c) for c in r) + " \\\\" for r in self.rows),
-                    "\\end{tabular}",
-                ]
-            )
-            + "\n"
-        )
+def _table(head: list[str], rows: list[list[str]], caption: str = "") -> Table:
+    """A model column, then centred score columns (as the seed's tables)."""
+    return Table(head, text_rows(rows), ["l"] + ["c"] * (len(head) - 1), caption=caption)
 
 
 class NoFunEditTable:
@@ -142,11 +128,11 @@ class NoFunEditTable:
             row = [m]
             for b in benches:
                 vals = [v for (mm, bb, _), v in scores.items() if mm == m and bb == b]
-                row.append(f"{min(vals):.3f}-{max(vals):.3f}" if vals else "—")
+                row.append(f"{min(vals):.3f}-{max(vals):.3f}" if vals else MISSING)
             rows.append(row)
         # runtime-efficiency columns (Speedup/Correct/Improved@k): runtime_columns.py
         rt_head, rt_cells = runtime_columns(ctx.rows, models, benches)
-        table = _Table([*head, *rt_head], [[*row, *rt_cells[row[0]]] for row in rows])
+        table = _table([*head, *rt_head], [[*row, *rt_cells[row[0]]] for row in rows])
         note = (
             f"score@{k},n min-max over prompt conditions (seed Table 1 layout): DiffBLEU; "
             "DiffBLEU x oracle pass for security and maintainability (each sample's DiffBLEU "
@@ -156,13 +142,14 @@ class NoFunEditTable:
             note += RUNTIME_NOTE
         notes = _table1_notes(ctx.rows, benches, metrics, scores, k)
         plot = diffbleu_range_svg(benches, models, scores, k=k) if _plots_on(ctx) else ""
-        extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
         return SectionOutput(
             key=self.key,
             title="NoFunEdit (DiffBLEU, DiffBLEU x oracle)",
-            markdown="\n\n".join([note, table.markdown(), *notes]) + "\n",
-            html=f"<p>{html.escape(note)}</p>{table.html()}{extra}" + _figure(plot, note),
-            artifacts={"nofuneval-table1.tex": table.latex()},
+            markdown="\n\n".join([note, to_markdown(table), *notes]) + "\n",
+            html=render_html(
+                _HTML, note=note, tables=[table], notes=notes, plot=plot, caption=note
+            ),
+            artifacts={"nofuneval-table1.tex": to_latex(table, environment=None)},
             notes=notes,
         )
 
@@ -270,10 +257,6 @@ def classify_cells(rows: Sequence[Any]) -> dict[tuple[str, str], ClassifyCell]:
     return dict(cells)
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}"
-
-
 class NoFunClassifyTable:
     key = "nofuneval-classify"
 
@@ -297,17 +280,17 @@ class NoFunClassifyTable:
         head = ["model", *columns]
         models = [m for m in ctx.order("models") if any((m, b) in cells for b in benches)]
 
-        def table(value: str) -> _Table:
+        def table(value: str, caption: str = "") -> Table:
             rows = []
             for m in models:
                 row = [m]
                 for b in benches:
                     cell = cells.get((m, b))
-                    row.append(_pct(getattr(cell, value)) if cell else "—")
+                    row.append(percent(getattr(cell, value) if cell else None, 1))
                 rows.append(row)
-            return _Table(head, rows)
+            return _table(head, rows, caption)
 
-        acc, parse = table("accuracy"), table("parse_rate")
+        acc, parse = table("accuracy"), table("parse_rate", "Parse rate (%)")
         note = (
             "Accuracy (%): an example is correct only when the answers to both orderings "
             f"name the right program; {MICRO} is micro-averaged over the requirements shown "
@@ -326,33 +309,17 @@ class NoFunClassifyTable:
                 if value is not None:
                     accuracy[(m, names.get(b, b))] = value
         plot = accuracy_svg(columns, models, accuracy) if _plots_on(ctx) else ""
-        extra = "".join(f"<p>{html.escape(n)}</p>" for n in notes)
+        caption = "Classification accuracy per requirement and model."
         return SectionOutput(
             key=self.key,
             title="NoFunClassify and HumanEvalClassify (accuracy)",
-            markdown="\n\n".join(
-                [note, acc.markdown(), "Parse rate (%):", parse.markdown(), *notes]
-            )
-            + "\n",
-            html=f"<p>{html.escape(note)}</p>{acc.html()}<p>Parse rate (%)</p>{parse.html()}"
-            + extra
-            + _figure(plot, "Classification accuracy per requirement and model."),
+            markdown="\n\n".join([note, to_markdown(acc), to_markdown(parse), *notes]) + "\n",
+            html=render_html(
+                _HTML, note=note, tables=[acc, parse], notes=notes, plot=plot, caption=caption
+            ),
             artifacts={
-                "nofuneval-table2.tex": acc.latex(),
-                "nofuneval-table2-parse.tex": parse.latex(),
+                "nofuneval-table2.tex": to_latex(acc, environment=None),
+                "nofuneval-table2-parse.tex": to_latex(parse, environment=None),
             },
             notes=notes,
         )
-
-
-def _figure(svg: str, caption: str) -> str:
-    if not svg:
-        return ""
-    return f'<figure>{svg}<figcaption class="muted">{html.escape(caption)}</figcaption></figure>'
-
-
-_TEX = {"\\": "\\textbackslash{}", **{c: "\\" + c for c in "&%$#_{}"}}
-
-
-def _tex(text: str) -> str:
-    return "".join(_TEX.get(ch, ch) for ch in text)

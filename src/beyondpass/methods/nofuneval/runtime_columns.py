@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from beyondpass.analysis.formatting import MISSING, percent
 from beyondpass.methods.nofuneval.speedup import runtime_at_k
 
 #: stored metric -> the key runtime_at_k reads
@@ -64,14 +65,14 @@ def runtime_columns(
                         for (mm, bb, _), v in scores.items()
                         if mm == m and bb == bench and f"{key}@{k}" in v
                     ]
-                    cells[m].append(_range(vals, percent=key != "speedup"))
+                    cells[m].append(_range(vals, as_percent=key != "speedup"))
     return head, cells
 
 
-def _range(values: list[float], percent: bool) -> str:
+def _range(values: list[float], as_percent: bool) -> str:
     if not values:
-        return "—"
+        return MISSING
     lo, hi = min(values), max(values)
-    if percent:
-        return f"{100 * lo:.1f}-{100 * hi:.1f}"
+    if as_percent:
+        return f"{percent(lo, 1)}-{percent(hi, 1)}"
     return f"{lo:.3f}-{hi:.3f}"

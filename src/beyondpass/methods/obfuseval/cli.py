@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from beyondpass.analysis.formatting import percent
 from beyondpass.cli.base import emit_json
 from beyondpass.errors import ConfigError
 
@@ -128,7 +129,7 @@ def obfuscate(
         return
     click.echo(
         f"{bench.name}: {summary['n_verified']} of {summary['n_variants']} variants verified "
-        f"({100 * summary['verified_rate']:.1f}%) -> {path}"
+        f"({percent(summary['verified_rate'], 1, unit='%')}) -> {path}"
     )
     for item in summary["excluded"]:
         click.echo(f"  excluded {item['task_id']} (variant {item['variant']}): {item['reason']}")

@@ -21,12 +21,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from statistics import mean
 from typing import Any
 
+from beyondpass.analysis.formatting import bench_label, fmt_num, percent
 from beyondpass.analysis.meta import as_dict
-from beyondpass.analysis.tables import Cell, PaperTable, bench_label, fmt_num
 from beyondpass.methods.obfuseval.analysis import decrease_ratio, rank_stability, robust_pass_at_k
-from beyondpass.report.paper_tables import tables_latex
 from beyondpass.report.render import TABLES_MARKDOWN, render_html, render_markdown
 from beyondpass.report.sections import ReportContext, SectionOutput
+from beyondpass.report.table import Cell, Table, tables_latex
 
 _VARIANT = re.compile(r"^(?P<task>.*)#v(?P<k>\d+)$")
 #: (benchmark, model, condition) -> original task -> variant -> pass/fail per sample index
@@ -34,9 +34,8 @@ Groups = dict[tuple[str, str, str], dict[str, dict[int, list[bool]]]]
 
 
 _HTML = """\
-{% from "macros.html.j2" import paper %}
 {% for note in notes %}<p class="muted">{{ note }}</p>{% endfor %}
-{% for t in tables %}{{ paper(t) }}{% endfor %}
+{% for t in tables %}{{ t|html_table("paper") }}{% endfor %}
 {% if plot %}<figure>{{ plot|safe }}
 <figcaption class="muted">{{ caption }}</figcaption></figure>{% endif %}
 """
@@ -96,7 +95,7 @@ def _label(model: str, condition: str, conditions: set[str]) -> str:
     return f"{model} · {condition}" if len(conditions) > 1 else model
 
 
-def variants_table(groups: Groups, benchmark: str) -> PaperTable:
+def variants_table(groups: Groups, benchmark: str) -> Table:
     keys = sorted(k for k in groups if k[0] == benchmark)
     conditions = {k[2] for k in keys}
     rows = []
@@ -109,12 +108,12 @@ def variants_table(groups: Groups, benchmark: str) -> PaperTable:
                 Cell(_label(key[1], key[2], conditions)),
                 Cell(str(len(tasks)), len(tasks)),
                 Cell(str(n_variants), n_variants),
-                _pct(pass1(tasks)),
-                _pct(worst_variant_pass1(tasks)),
-                _pct(robust),
+                _pct_cell(pass1(tasks)),
+                _pct_cell(worst_variant_pass1(tasks)),
+                _pct_cell(robust),
             ]
         )
-    return PaperTable(
+    return Table(
         key=f"obfuseval-variants-{benchmark}",
         title=f"{bench_label(benchmark)}: scores over obfuscated variants",
         caption="pass@1 (%) averaged over variants, of the worst variant, and robust pass@1 "
@@ -126,8 +125,9 @@ def variants_table(groups: Groups, benchmark: str) -> PaperTable:
     )
 
 
-def _pct(value: float | None) -> Cell:
-    return Cell(fmt_num(None if value is None else value * 100, 2), value)
+def _pct_cell(value: float | None) -> Cell:
+    """A percentage cell keeping the fraction behind it."""
+    return Cell(percent(value), value)
 
 
 def _is_obfuscated(meta: Mapping[str, Any], benchmark: str) -> bool:
@@ -165,7 +165,7 @@ class ObfuscationSection:
 
 def compare_groups(original: Groups, obfuscated: Groups, seed: int = 0) -> dict[str, Any]:
     """Tables and numbers of the comparison (see the module docstring)."""
-    tables: list[PaperTable] = []
+    tables: list[Table] = []
     numbers: dict[str, Any] = {}
     for benchmark in sorted({k[0] for k in obfuscated} & {k[0] for k in original}):
         keys = sorted(k for k in obfuscated if k[0] == benchmark and k in original)
@@ -189,10 +189,10 @@ def compare_groups(original: Groups, obfuscated: Groups, seed: int = 0) -> dict[
                 [
                     Cell(_label(key[1], key[2], conditions)),
                     Cell(str(len(shared)), len(shared)),
-                    _pct(o),
-                    _pct(b),
-                    _pct(ratio),
-                    _pct(robust),
+                    _pct_cell(o),
+                    _pct_cell(b),
+                    _pct_cell(ratio),
+                    _pct_cell(robust),
                 ]
             )
         notes = []
@@ -214,7 +214,7 @@ def compare_groups(original: Groups, obfuscated: Groups, seed: int = 0) -> dict[
                 f"{fmt_num(stability['ci_high'], 3)}) over {int(stability['n_tasks'])} tasks."
             )
         tables.append(
-            PaperTable(
+            Table(
                 key=f"obfuseval-compare-{benchmark}",
                 title=f"{bench_label(benchmark)}: original vs obfuscated",
                 caption="pass@1 (%) on the original and the obfuscated tasks (mean over "
@@ -272,11 +272,12 @@ def comparison_outputs(original: Groups, obfuscated: Groups, seed: int = 0) -> d
     notes: list[str] = []  # the tables carry their own notes (ranking stability)
     plot = compare_plot(done["numbers"]) if done["numbers"] else ""
     caption = "pass@1 on original and obfuscated tasks"
-    body = render_html(_HTML, tables=tables, notes=notes, plot=plot, caption=caption)
+    page = "<!doctype html><meta charset='utf-8'><title>ObfusEval comparison</title>" + _HTML
     return {
         "obfuseval-compare.md": render_markdown(TABLES_MARKDOWN, tables=tables, notes=notes),
-        "obfuseval-compare.html": f"<!doctype html><meta charset='utf-8'>"
-        f"<title>ObfusEval comparison</title>{body}",
+        "obfuseval-compare.html": render_html(
+            page, tables=tables, notes=notes, plot=plot, caption=caption
+        ),
         "obfuseval-compare.tex": tables_latex(tables),
         "obfuseval-compare.json": json.dumps(done["numbers"], indent=2, sort_keys=True),
     }

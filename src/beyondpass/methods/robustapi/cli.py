@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from beyondpass.analysis.formatting import percent
 from beyondpass.cli.base import cli, default_out, emit_json
 from beyondpass.cli.progress import RichProgress
 
@@ -77,10 +78,6 @@ def check(
     _print_summary(summary)
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
 def _print_summary(s: dict[str, Any]) -> None:
     from rich.table import Table
 
@@ -100,13 +97,17 @@ def _print_summary(s: dict[str, Any]) -> None:
             str(row["n_pass"]),
             str(row["n_unparsable"]),
             str(row["n_no_code"]),
-            _pct(row["misuse_rate"]),
-            _pct(row["executable_rate"]),
+            percent(row["misuse_rate"], 1, missing="-", unit="%"),
+            percent(row["executable_rate"], 1, missing="-", unit="%"),
         )
     _console().print(table)
+    rate = {
+        key: percent(s[key], 1, missing="-", unit="%")
+        for key in ("misuse_rate", "executable_rate", "overall_misuse_rate")
+    }
     click.echo(
-        f"semantics {s['semantics']}: misuse rate {_pct(s['misuse_rate'])}, executable "
-        f"{_pct(s['executable_rate'])}, overall misuse {_pct(s['overall_misuse_rate'])}"
+        f"semantics {s['semantics']}: misuse rate {rate['misuse_rate']}, executable "
+        f"{rate['executable_rate']}, overall misuse {rate['overall_misuse_rate']}"
     )
     click.echo(f"verdicts: {s['verdicts_path']}")
 

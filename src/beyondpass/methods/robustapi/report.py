@@ -15,12 +15,12 @@ from typing import Any
 import matplotlib
 from matplotlib.figure import Figure
 
-from beyondpass.analysis.tables import fmt_pct
+from beyondpass.analysis.formatting import percent
 from beyondpass.methods.robustapi.analysis import summarize_rows as summarize_misuse
-from beyondpass.report.model import Table
 from beyondpass.report.plots import PLOT_RC, figure_svg, short_label, zero_nan
 from beyondpass.report.render import render_html, render_markdown
 from beyondpass.report.sections import Fragment, ReportContext, SectionOutput
+from beyondpass.report.table import Table, text_rows
 from beyondpass.store.run_store import Row
 
 _MARKDOWN = """\
@@ -40,17 +40,16 @@ By API:
 """
 
 _HTML = """\
-{% from "macros.html.j2" import table %}
 <h3>API misuse (RobustAPI)</h3>
 <p class="muted">{{ t.note }}</p>
-{{ table(t.main) }}
+{{ t.main|html_table }}
 <figure>{{ t.svg|safe }}<figcaption class="muted">API misuse rate among answers with \
 executable code (red: beyondpass's checker; hatched: the published checker's semantics) and \
 share of answers without executable code (white, dotted), per prompt setting.</figcaption></figure>
 <h4>By domain</h4>
-{{ table(t.domains) }}
+{{ t.domains|html_table }}
 <h4>By API</h4>
-{{ table(t.apis) }}
+{{ t.apis|html_table }}
 """
 
 
@@ -77,9 +76,6 @@ def misuse_tables(
     if not groups:
         return None
 
-    def rate(value: float | None) -> str:
-        return "—" if value is None else fmt_pct(value)
-
     header = ["Model", "Setting", "Answers", "Misuse", "Pass", "Unparsable", "No code"]
     header += [
         "Misuse rate (%)",
@@ -93,11 +89,11 @@ def misuse_tables(
         c, o = g.correct.total, g.original.total
         rows_out.append(
             [g.model, g.condition, str(c.n), str(c.n_misuse), str(c.n_pass)]
-            + [str(c.n_unparsable), str(c.n_no_code), rate(c.misuse_rate)]
-            + [rate(c.executable_rate), rate(c.overall_misuse_rate), rate(o.misuse_rate)]
-            + [rate(o.executable_rate)]
+            + [str(c.n_unparsable), str(c.n_no_code), percent(c.misuse_rate)]
+            + [percent(c.executable_rate), percent(c.overall_misuse_rate), percent(o.misuse_rate)]
+            + [percent(o.executable_rate)]
         )
-    main = Table(header, rows_out, ["l", "l"] + ["r"] * (len(header) - 2))
+    main = Table(header, text_rows(rows_out), ["l", "l"] + ["r"] * (len(header) - 2))
     note = (
         "Misuse rate = misuse / (misuse + pass), over answers with executable code; executable "
         "= (misuse + pass) / answers; overall misuse = misuse / answers. The verdict is "
@@ -119,10 +115,10 @@ def misuse_tables(
                     continue
                 out.append(
                     [g.model, g.condition, name, str(c.n), str(c.n_misuse), str(c.n_pass)]
-                    + [str(c.n_unparsable + c.n_no_code), rate(c.misuse_rate)]
-                    + [rate(o.misuse_rate if o is not None else None)]
+                    + [str(c.n_unparsable + c.n_no_code), percent(c.misuse_rate)]
+                    + [percent(o.misuse_rate if o is not None else None)]
                 )
-        return Table(head, out, ["l", "l", "l"] + ["r"] * (len(head) - 3))
+        return Table(head, text_rows(out), ["l", "l", "l"] + ["r"] * (len(head) - 3))
 
     return MisuseTables(
         main, note, breakdown("by_domain"), breakdown("by_api"), misuse_svg(groups, plot_id=plot_id)

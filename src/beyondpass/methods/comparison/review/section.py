@@ -3,17 +3,26 @@ ranking when more than two models are reviewed, agreement and tests."""
 
 from __future__ import annotations
 
-import html
 import json
-import re
 from typing import Any
 
+from beyondpass.report.render import render_html
 from beyondpass.report.sections import ReportContext, SectionOutput
+from beyondpass.report.table import Table, text_rows, to_latex, to_markdown
+from beyondpass.report.text import md_escape
 
 from . import db
 
-LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#",
-         "$": r"\$", "{": r"\{", "}": r"\}", "†": r"$^\dagger$"}  # fmt: skip
+_HTML = """\
+{% for p in pairs %}
+<h4>{{ p.a }} vs {{ p.b }}</h4>
+{{ p.table|html_table("review-table4") }}
+<ul>{% for x in p.bullets %}<li>{{ x }}</li>{% endfor %}</ul>
+{% endfor %}
+{% if ranking %}<h4>Bradley-Terry ranking</h4>
+{{ ranking|html_table("review-bt") }}{% elif ranking_note %}<p>{{ ranking_note }}</p>{% endif %}
+<ul>{% for x in study %}<li>{{ x }}</li>{% endfor %}</ul>
+"""
 SHORT = {
     "first_impression": "F.Impr.",
     "readability": "Read.",
@@ -31,7 +40,8 @@ def _fmt(value: Any, digits: int = 2) -> str:
     return str(value)
 
 
-def _table4_rows(block: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+def _table4(block: dict[str, Any]) -> Table:
+    """The seed's Table 4 of one pair: summed scores per task, then averages."""
     t = block["table4"]
     a, b = block["pair"]
     header = ["Task", *[f"{SHORT[p]} {m}" for p in db.PROPERTIES for m in (a, b)], f"{a}/{b}"]
@@ -48,82 +58,90 @@ def _table4_rows(block: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                     *[_fmt(t[scope][c][stat]) for c in cols],
                 ]
             )
-    return header, body
+    return Table(header, text_rows(body), ["l"] + ["r"] * (len(header) - 1))
 
 
-def _pair_markdown(block: dict[str, Any]) -> list[str]:
-    a, b = block["pair"]
-    header, body = _table4_rows(block)
-    lines = [
-        f"Blind side-by-side review of **{a}** vs **{b}**: {block['ratings']} rated items. "
-        "Summed scores per task (first ratings); the last column is times "
-        f"{b} was preferred minus times {a} was (negative favours {a}). † : not both models "
-        f"reached {block['table4']['min_pass_rate']:.0%} pass rate.",
-        "",
-        "| " + " | ".join(header) + " |",
-        "|" + "---|" * len(header),
-        *["| " + " | ".join(row) + " |" for row in body],
-        "",
-        "| Model | Property | sum | mean | stdev | n |",
-        "|---|---|---|---|---|---|",
+def _per_model(block: dict[str, Any]) -> Table:
+    rows = [
+        [model, db.LABELS[prop], _fmt(d["sum"]), _fmt(d["mean"]), _fmt(d["stdev"]), str(d["n"])]
+        for model, info in block["per_model"].items()
+        for prop, d in info["properties"].items()
     ]
-    for model, info in block["per_model"].items():
-        for prop, d in info["properties"].items():
-            lines.append(
-                f"| {model} | {db.LABELS[prop]} | {_fmt(d['sum'])} | {_fmt(d['mean'])} | "
-                f"{_fmt(d['stdev'])} | {d['n']} |"
-            )
+    header = ["Model", "Property", "sum", "mean", "stdev", "n"]
+    return Table(header, text_rows(rows), ["l", "l", "r", "r", "r", "r"])
+
+
+def _pair_bullets(block: dict[str, Any]) -> list[str]:
+    a, b = block["pair"]
     prefs = ", ".join(f"{m}: {i['preferred']}" for m, i in block["per_model"].items())
-    lines += ["", f"- Preferred: {prefs}."]
+    lines = [f"Preferred: {prefs}."]
     for prop, t in block["paired_tests"].items():
         lines.append(
-            f"- {db.LABELS[prop]}: mean {a} − {b} = {_fmt(t['mean_diff'])}, Wilcoxon "
+            f"{db.LABELS[prop]}: mean {a} − {b} = {_fmt(t['mean_diff'])}, Wilcoxon "
             f"p={_fmt(t['p_value'], 3)} (n={t['n']})"
         )
     return lines
 
 
+def _pair_markdown(block: dict[str, Any]) -> list[str]:
+    a, b = (md_escape(m) for m in block["pair"])
+    return [
+        f"Blind side-by-side review of **{a}** vs **{b}**: {block['ratings']} rated items. "
+        "Summed scores per task (first ratings); the last column is times "
+        f"{b} was preferred minus times {a} was (negative favours {a}). † : not both models "
+        f"reached {block['table4']['min_pass_rate']:.0%} pass rate.",
+        "",
+        to_markdown(_table4(block)),
+        to_markdown(_per_model(block)),
+        *(f"- {md_escape(x)}" for x in _pair_bullets(block)),
+    ]
+
+
+def _ranking(ranking: dict[str, Any]) -> Table:
+    rows = [
+        [str(m["rank"]), m["model"], f"{m['strength']:.2f}"]
+        + [f"{m['ci'][0]:.2f}–{m['ci'][1]:.2f}" if m["ci"] else "–"]
+        + [str(m["wins"]), str(m["comparisons"])]
+        for m in ranking["models"]
+    ]
+    header = ["Rank", "Model", "Strength", "95% CI", "Wins", "Comparisons"]
+    return Table(header, text_rows(rows), ["r", "l", "r", "r", "r", "r"])
+
+
 def _ranking_markdown(ranking: dict[str, Any]) -> list[str]:
     if not ranking["estimable"]:
-        return [f"Bradley-Terry ranking: not estimable — {ranking['reason']}."]
-    lines = [
+        return [f"Bradley-Terry ranking: not estimable — {md_escape(ranking['reason'])}."]
+    return [
         f"Bradley-Terry ranking from {ranking['comparisons']} first choices (strength: "
         "geometric mean 1; 95% CI: item bootstrap, "
         f"{ranking['resamples_used']} of {ranking['resamples']} resamples estimable):",
         "",
-        "| Rank | Model | Strength | 95% CI | Wins | Comparisons |",
-        "|---|---|---|---|---|---|",
+        to_markdown(_ranking(ranking)),
     ]
-    for m in ranking["models"]:
-        ci = f"{m['ci'][0]:.2f}–{m['ci'][1]:.2f}" if m["ci"] else "–"
-        lines.append(
-            f"| {m['rank']} | {m['model']} | {m['strength']:.2f} | {ci} | {m['wins']} | "
-            f"{m['comparisons']} |"
-        )
-    return lines
 
 
 def _study_bullets(res: dict[str, Any]) -> list[str]:
+    """Agreement, consistency, position bias and time per item, one line each."""
     ag, pb, tm = res["agreement"], res["position_bias"], res["time_per_item"]
     ci = ag["ci"]
     lines = [
-        f"- Krippendorff's alpha (ordinal): {_fmt(ag['alpha'], 3)}"
+        f"Krippendorff's alpha (ordinal): {_fmt(ag['alpha'], 3)}"
         + (f" (95% bootstrap CI {ci[0]:.3f}–{ci[1]:.3f})" if ci else "")
         + f" over {ag['units']} units rated at least twice."
     ]
     for pair, k in ag["kappa"].items():
-        lines.append(f"- Cohen's kappa {pair}: {_fmt(k['kappa'], 3)} (n={k['n']})")
+        lines.append(f"Cohen's kappa {pair}: {_fmt(k['kappa'], 3)} (n={k['n']})")
     for name, c in res["consistency"].items():
         lines.append(
-            f"- Consistency of {name} on repeated items: {c['identical']:.0%} identical, "
+            f"Consistency of {name} on repeated items: {c['identical']:.0%} identical, "
             f"mean |difference| {_fmt(c['mean_abs_diff'])}"
         )
     lines.append(
-        f"- Position bias: left called better in {_fmt(pb['left_share'])} of {pb['n']} "
+        f"Position bias: left called better in {_fmt(pb['left_share'])} of {pb['n']} "
         f"choices (binomial p={_fmt(pb['p_value'], 3)})."
     )
     lines.append(
-        f"- Time per item: active {_fmt(tm['active']['mean'], 1)} s on average "
+        f"Time per item: active {_fmt(tm['active']['mean'], 1)} s on average "
         f"(sd {_fmt(tm['active']['stdev'], 1)}, n={tm['active']['n']}; pauses longer than "
         f"{tm['idle_cap_s']:.0f} s between actions count as {tm['idle_cap_s']:.0f} s), wall "
         f"{_fmt(tm['wall']['mean'], 1)} s."
@@ -137,63 +155,31 @@ def markdown(res: dict[str, Any]) -> str:
         lines += [*_pair_markdown(block), ""]
     if res.get("ranking"):
         lines += [*_ranking_markdown(res["ranking"]), ""]
-    lines += _study_bullets(res)
+    lines += [f"- {md_escape(x)}" for x in _study_bullets(res)]
     return "\n".join(lines) + "\n"
 
 
-def _html_table(header: list[str], body: list[list[str]], css: str) -> str:
-    e = html.escape
-    rows = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in body)
-    head = "".join(f"<th>{e(h)}</th>" for h in header)
-    return f'<table class="{css}"><tr>{head}</tr>{rows}</table>'
-
-
-def _html_bullets(lines: list[str]) -> str:
-    e = html.escape
-    return "<ul>" + "".join(f"<li>{e(x[2:])}</li>" for x in lines if x.startswith("- ")) + "</ul>"
-
-
 def to_html(res: dict[str, Any]) -> str:
-    parts = []
-    for block in res["pairs"]:
-        a, b = block["pair"]
-        parts.append(f"<h4>{html.escape(a)} vs {html.escape(b)}</h4>")
-        parts.append(_html_table(*_table4_rows(block), "review-table4"))
-        parts.append(_html_bullets(_pair_markdown(block)))
-    ranking = res.get("ranking")
-    if ranking and ranking["estimable"]:
-        body = [
-            [str(m["rank"]), m["model"], f"{m['strength']:.2f}"]
-            + [f"{m['ci'][0]:.2f}–{m['ci'][1]:.2f}" if m["ci"] else "–"]
-            + [str(m["wins"]), str(m["comparisons"])]
-            for m in ranking["models"]
-        ]
-        header = ["Rank", "Model", "Strength", "95% CI", "Wins", "Comparisons"]
-        parts.append("<h4>Bradley-Terry ranking</h4>" + _html_table(header, body, "review-bt"))
-    elif ranking:
-        parts.append(f"<p>{html.escape(_ranking_markdown(ranking)[0])}</p>")
-    parts.append(_html_bullets(_study_bullets(res)))
-    return "".join(parts)
+    pairs = [
+        {"a": p["pair"][0], "b": p["pair"][1], "table": _table4(p), "bullets": _pair_bullets(p)}
+        for p in res["pairs"]
+    ]
+    ranking = res.get("ranking") or {}
+    estimable = bool(ranking.get("estimable"))
+    return render_html(
+        _HTML,
+        pairs=pairs,
+        ranking=_ranking(ranking) if estimable else None,
+        ranking_note=""
+        if estimable or not ranking
+        else f"Bradley-Terry ranking: not estimable — {ranking['reason']}.",
+        study=_study_bullets(res),
+    )
 
 
 def latex(res: dict[str, Any]) -> str:
-    """Table 4 of each pair as a LaTeX tabular (booktabs), labels escaped."""
-
-    def esc(text: str) -> str:
-        return re.sub(r"[\\&%_#${}†]", lambda m: LATEX[m.group()], text)
-
-    lines: list[str] = []
-    for block in res["pairs"]:
-        header, body = _table4_rows(block)
-        lines += [
-            r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}",
-            r"\toprule",
-            " & ".join(esc(h) for h in header) + r" \\",
-            r"\midrule",
-        ]
-        lines += [" & ".join(esc(c) for c in row) + r" \\" for row in body]
-        lines += [r"\bottomrule", r"\end{tabular}", ""]
-    return "\n".join(lines)
+    """Table 4 of each pair as a bare booktabs tabular, every text escaped."""
+    return "\n".join(to_latex(_table4(block), environment=None) for block in res["pairs"])
 
 
 class ReviewReportSection:

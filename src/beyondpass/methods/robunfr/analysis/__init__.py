@@ -35,8 +35,8 @@ from beyondpass.analysis.cells import (
     compare_cells,
     pct_change,
 )
+from beyondpass.analysis.formatting import bench_label
 from beyondpass.analysis.metrics import MetricDef
-from beyondpass.analysis.tables import bench_label
 from beyondpass.methods.robunfr.analysis.data import Group, RunData
 from beyondpass.methods.robunfr.analysis.failures import failure_counts, failure_table
 from beyondpass.methods.robunfr.analysis.metrics import (

@@ -7,8 +7,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from beyondpass.analysis.tables import MISSING, Cell, PaperTable, bench_label
+from beyondpass.analysis.formatting import MISSING, bench_label, percent
 from beyondpass.methods.robunfr.analysis.data import Group
+from beyondpass.report.table import Cell, Table
 from beyondpass.store.run_store import Row
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def failure_counts(rows: Iterable[Row]) -> dict[str, Any]:
     return {"evaluated": evaluated, "counts": dict(counts), "exceptions": top}
 
 
-def failure_table(an: Analysis, bench: str) -> PaperTable:
+def failure_table(an: Analysis, bench: str) -> Table:
     """Per model and group: how answers fail (MISSION §1; seed section 5.2)."""
     d = an.data
     groups = (
@@ -77,7 +78,7 @@ def failure_table(an: Analysis, bench: str) -> PaperTable:
 
             def share(k: str, fc: dict[str, Any] = fc, n: int = n) -> Cell:
                 v = fc["counts"].get(k, 0)
-                return Cell(f"{v} ({100 * v / n:.1f}%)" if n else str(v), value=float(v))
+                return Cell(f"{v} ({percent(v / n, 1)}%)" if n else str(v), value=float(v))
 
             row = [
                 Cell(model),
@@ -90,7 +91,7 @@ def failure_table(an: Analysis, bench: str) -> PaperTable:
             top = ", ".join(f"{name} {count}" for name, count in fc["exceptions"][:4])
             row.append(Cell(top or MISSING, extra={"exceptions": dict(fc["exceptions"])}))
             rows.append(row)
-    return PaperTable(
+    return Table(
         key=f"failures-{bench}",
         title=f"Failure analysis: {bench_label(bench)}",
         caption=(

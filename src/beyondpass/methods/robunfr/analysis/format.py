@@ -6,7 +6,8 @@ import math
 from typing import Any
 
 from beyondpass.analysis.cells import CellStats, Comparison
-from beyondpass.analysis.tables import MISSING, Cell, fmt_delta, fmt_num
+from beyondpass.analysis.formatting import MISSING, fmt_delta, fmt_num
+from beyondpass.report.table import Cell
 
 
 def label_cells(*texts: str) -> list[Cell]:

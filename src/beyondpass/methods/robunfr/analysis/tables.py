@@ -8,8 +8,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from beyondpass.analysis.cells import Comparison, adjust, pooled_compare
+from beyondpass.analysis.formatting import MISSING, bench_label, fmt_num
 from beyondpass.analysis.stats import BOOTSTRAP_RESAMPLES
-from beyondpass.analysis.tables import MISSING, Cell, PaperTable, bench_label, fmt_num
 from beyondpass.methods.robunfr.analysis.data import Group, RunData
 from beyondpass.methods.robunfr.analysis.failures import failure_table
 from beyondpass.methods.robunfr.analysis.format import (
@@ -26,9 +26,10 @@ from beyondpass.methods.robunfr.analysis.metrics import METRICS, NFR_METRICS, PA
 from beyondpass.methods.robunfr.analysis.run import Analysis
 from beyondpass.methods.robunfr.analysis.versions import VersionPair, compare_versions, table4
 from beyondpass.methods.robunfr.prompts import ENHANCED, INTEGRATED, WORKFLOW_LABELS
+from beyondpass.report.table import Cell, Table
 
 
-def table2(an: Analysis, workflow: str) -> PaperTable:
+def table2(an: Analysis, workflow: str) -> Table:
     """Seed Table 2: Pass@1 AVG, STDEV across prompts and Δ% vs Function-Only."""
     d = an.data
     fo = d.function_only
@@ -49,7 +50,7 @@ def table2(an: Analysis, workflow: str) -> PaperTable:
                 row.append(Cell(fmt_num(st.sd, 2), value=st.sd))
                 row.append(delta_cell(comp) if g is not fo else Cell(MISSING))
             rows.append(row)
-    return PaperTable(
+    return Table(
         key=f"table2-{workflow}",
         title=f"Table 2 ({WORKFLOW_LABELS[workflow]}): Pass@1 across semantically equivalent "
         "prompts",
@@ -74,7 +75,7 @@ def _static_benchmarks(d: RunData) -> list[str]:
     return [b for b in d.benchmarks if not (b.endswith("-et") and b[:-3] in names)]
 
 
-def table3(an: Analysis, workflow: str) -> PaperTable | None:
+def table3(an: Analysis, workflow: str) -> Table | None:
     """Seed Table 3: NFR metrics AVG ± STDEV (Δ% vs Function-Only)."""
     d = an.data
     fo = d.function_only
@@ -98,7 +99,7 @@ def table3(an: Analysis, workflow: str) -> PaperTable | None:
                     comp = None if g is fo else an.vs_baseline.get((b, model, g.key, m))
                     row.append(metric_cell(st, comp, METRICS[m].decimals))
             rows.append(row)
-    return PaperTable(
+    return Table(
         key=f"table3-{workflow}",
         title=f"Table 3 ({WORKFLOW_LABELS[workflow]}): NFR metrics across prompts",
         caption=(
@@ -122,7 +123,7 @@ def _pooled(an: Analysis, bench: str, base: Group, other: Group, metric: str) ->
     return pooled_compare(pairs, metric, alpha=an.alpha)
 
 
-def table5(an: Analysis) -> tuple[PaperTable, PaperTable | None]:
+def table5(an: Analysis) -> tuple[Table, Table | None]:
     """Seed Tables 5 and 6: workflows, averaged over the run's models."""
     d = an.data
     fo = d.function_only
@@ -160,7 +161,7 @@ def table5(an: Analysis) -> tuple[PaperTable, PaperTable | None]:
             row.append(Cell(avg_sd(c.other, 2), value=c.other.avg, sd=c.other.sd))
             row.append(Cell(MISSING) if g is fo else delta_cell(c))
         rows.append(row)
-    t5 = PaperTable(
+    t5 = Table(
         key="table5",
         title="Table 5: Pass@1 by workflow, averaged over models",
         caption=(
@@ -197,7 +198,7 @@ def table5(an: Analysis) -> tuple[PaperTable, PaperTable | None]:
                 c = comps[(b, g.key, m)]
                 row.append(metric_cell(c.other, None if g is fo else c, METRICS[m].decimals))
         rows6.append(row)
-    t6 = PaperTable(
+    t6 = Table(
         key="table6",
         title="Table 6: NFR metrics by workflow, averaged over models",
         caption="AVG ± STDEV across prompts averaged over the run's models (Δ% vs Function-Only).",
@@ -214,7 +215,7 @@ def table5(an: Analysis) -> tuple[PaperTable, PaperTable | None]:
     return t5, t6
 
 
-def workflow_table(an: Analysis) -> PaperTable | None:
+def workflow_table(an: Analysis) -> Table | None:
     """RQ3 beyond the seed: NFR-Enhanced vs NFR-Integrated per NFR, pooled over models."""
     d = an.data
     if len(d.workflows) < 2:
@@ -262,7 +263,7 @@ def workflow_table(an: Analysis) -> PaperTable | None:
                 num_cell(c.t_seed.effect, 2),
             ]
         )
-    return PaperTable(
+    return Table(
         key="workflows",
         title="Workflow comparison: NFR-Enhanced vs NFR-Integrated",
         caption=(
@@ -278,7 +279,7 @@ def workflow_table(an: Analysis) -> PaperTable | None:
     )
 
 
-def statistics_table(an: Analysis) -> PaperTable:
+def statistics_table(an: Analysis) -> Table:
     """Every AVG with its CI, and every comparison with Function-Only with all tests."""
     d = an.data
     header = [
@@ -345,7 +346,7 @@ def statistics_table(an: Analysis) -> PaperTable:
                             num_cell(c.t_seed.effect, 2),
                         ]
                     rows.append(row)
-    return PaperTable(
+    return Table(
         key="statistics",
         title="Statistics: every AVG and every comparison with Function-Only",
         caption=(
@@ -360,10 +361,10 @@ def statistics_table(an: Analysis) -> PaperTable:
     )
 
 
-def robunfr_tables(an: Analysis, version_pairs: Sequence[VersionPair] = ()) -> list[PaperTable]:
+def robunfr_tables(an: Analysis, version_pairs: Sequence[VersionPair] = ()) -> list[Table]:
     """Every table of the report, in the seed's order."""
     d = an.data
-    tables: list[PaperTable] = []
+    tables: list[Table] = []
     if d.is_robunfr:
         for w in d.workflows:
             tables.append(table2(an, w))

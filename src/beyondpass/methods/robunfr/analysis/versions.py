@@ -6,11 +6,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from beyondpass.analysis.cells import Comparison, adjust, compare_cells
+from beyondpass.analysis.formatting import MISSING, bench_label
 from beyondpass.analysis.regression import VersionComparison, VersionPair
-from beyondpass.analysis.tables import MISSING, Cell, PaperTable, bench_label
 from beyondpass.methods.robunfr.analysis.format import metric_cell
 from beyondpass.methods.robunfr.analysis.metrics import METRICS, NFR_METRICS, PASS, metric_def
 from beyondpass.methods.robunfr.analysis.run import Analysis
+from beyondpass.report.table import Cell, Table
 
 
 def compare_versions(
@@ -68,7 +69,7 @@ def _datasets(benches: Sequence[str]) -> list[tuple[str, str | None, str | None]
     return out
 
 
-def table4(vcs: Sequence[VersionComparison]) -> PaperTable:
+def table4(vcs: Sequence[VersionComparison]) -> Table:
     """Seed Table 4: old version AVG ± STDEV and Δ% of the new version, per dataset."""
     metrics = [m for m in NFR_METRICS if any(m in vc.metrics for vc in vcs)]
     header = ["Model", "Dataset", "NFR Dimension", "Pass@1 (Δ%)", "ET-Pass@1 (Δ%)"]
@@ -98,7 +99,7 @@ def table4(vcs: Sequence[VersionComparison]) -> PaperTable:
                     else:
                         row.append(metric_cell(c.base, c, metric_def(metric).decimals))
                 rows.append(row)
-    return PaperTable(
+    return Table(
         key="table4",
         title="Table 4: model versions (old AVG ± STDEV, Δ% of the new version)",
         caption=(

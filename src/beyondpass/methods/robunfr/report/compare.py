@@ -8,12 +8,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from beyondpass.analysis.regression import VersionComparison, VersionPair
-from beyondpass.analysis.tables import PaperTable
 from beyondpass.methods.robunfr.analysis.data import RunData
 from beyondpass.methods.robunfr.analysis.metrics import NFR_METRICS, PASS
 from beyondpass.methods.robunfr.analysis.run import Analysis
 from beyondpass.methods.robunfr.analysis.versions import compare_versions, table4
 from beyondpass.methods.robunfr.report.plots import version_delta_svg
+from beyondpass.report.table import Table
 from beyondpass.store.run_store import Row
 
 
@@ -32,7 +32,7 @@ class RobunfrVersionComparison:
     ) -> list[VersionComparison]:
         return compare_versions(old, new, pairs, groups="all", metrics=metrics)
 
-    def table(self, vcs: Sequence[VersionComparison]) -> PaperTable:
+    def table(self, vcs: Sequence[VersionComparison]) -> Table:
         t4 = table4(vcs)
         t4.title = "Δ of the new version (old AVG ± STDEV, Δ%)"
         return t4

@@ -13,8 +13,8 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from beyondpass.analysis.formatting import bench_label
 from beyondpass.analysis.regression import VersionComparison
-from beyondpass.analysis.tables import bench_label
 from beyondpass.methods.robunfr.analysis.metrics import PASS, metric_def
 from beyondpass.methods.robunfr.analysis.run import Analysis
 from beyondpass.methods.robunfr.prompts import ENHANCED, INTEGRATED, WORKFLOW_LABELS

@@ -12,17 +12,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from beyondpass.analysis.formatting import bench_label
 from beyondpass.analysis.meta import as_dict
-from beyondpass.analysis.tables import PaperTable, bench_label
 from beyondpass.methods.robunfr.analysis.metrics import NFR_METRICS, PASS
 from beyondpass.methods.robunfr.analysis.run import Analysis, analyse
 from beyondpass.methods.robunfr.analysis.tables import robunfr_tables
 from beyondpass.methods.robunfr.analysis.versions import VersionPair, compare_versions
 from beyondpass.methods.robunfr.report.plots import prompt_spread_svg, version_delta_svg
 from beyondpass.report.artifacts import json_text
-from beyondpass.report.paper_tables import tables_latex
 from beyondpass.report.render import TABLES_MARKDOWN, render_html, render_markdown
 from beyondpass.report.sections import ReportContext, SectionOutput
+from beyondpass.report.table import Table, tables_latex
 from beyondpass.store.run_store import Row
 
 LATEX_FILE = "robunfr-tables.tex"
@@ -30,7 +30,6 @@ JSON_FILE = "robunfr-tables.json"
 
 
 _HTML = """\
-{% from "macros.html.j2" import paper %}
 <style>
 table.paper th.span { text-align: center; }
 table.paper td.sig { font-weight: 700; }
@@ -39,10 +38,10 @@ table.paper td.sig { font-weight: 700; }
 {% for t in tables %}
 {% if t.key == 'statistics' or t.key.startswith('failures') %}
 <details><summary>{{ t.title }}</summary>
-{{ paper(t) }}
+{{ t|html_table("paper") }}
 </details>
 {% else %}
-{{ paper(t) }}
+{{ t|html_table("paper") }}
 {% endif %}
 {% endfor %}
 {% if plots %}
@@ -64,7 +63,7 @@ class Plot:
 
 @dataclass
 class RobunfrSection:
-    tables: list[PaperTable]
+    tables: list[Table]
     plots: list[Plot] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
