@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from beyondpass.execution.sandboxed import wire
+from beyondpass.execution import wire
 from beyondpass.methods.obfuseval.project import codec
 
 

@@ -16,7 +16,7 @@ import fnmatch
 from collections.abc import Iterable
 from pathlib import Path
 
-from beyondpass.execution.sandbox import HERE as SANDBOXED
+from beyondpass.execution import wire
 from beyondpass.methods.obfuseval.project.splice import splice
 from beyondpass.methods.obfuseval.project.tasks import ProjectTask
 from beyondpass.methods.obfuseval.project.workspace import PLUGIN_DIR, fresh_copy
@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 WIRE, CODEC = "_beyondpass_wire", "_beyondpass_codec"
 PROXY, WORKER = "_beyondpass_proxy", "_beyondpass_worker"
 _SOURCES = {
-    WIRE: SANDBOXED / "wire.py",  # the sandbox channel's frames, the one framing
+    WIRE: Path(wire.__file__),  # the sandbox channel's frames, the one framing
     CODEC: HERE / "codec.py",
     PROXY: HERE / "proxy.py",
     WORKER: HERE / "worker.py",
