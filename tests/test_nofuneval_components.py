@@ -9,11 +9,12 @@ from statistics import mean
 import pytest
 
 from beyondpass import registry
+from beyondpass.analysis.passk import pass_at_k
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.nofuneval.classify import parse_choice
 from beyondpass.methods.nofuneval.extraction import compat_extract, robust_extract
 from beyondpass.methods.nofuneval.prompts import edit_plan
-from beyondpass.methods.nofuneval.samples import pass_at_k, score_at_k
+from beyondpass.methods.nofuneval.samples import score_at_k
 from nofuneval_data import nofuneval_dir
 
 PROMPT = "### Instruction:\nEdit it.\n```java\nclass A {}\n```\n\n### Response:\n```java\n"
@@ -86,11 +87,12 @@ def test_score_at_k_is_expected_max_of_k():
             assert score_at_k(values, k) == pytest.approx(_brute_force(values, k))
 
 
-def test_pass_at_k_matches_enumeration():
+def test_score_at_k_of_pass_fail_values_is_pass_at_k():
     for n in range(1, 7):
         for c in range(n + 1):
             values = [1.0] * c + [0.0] * (n - c)
             for k in range(1, n + 1):
+                assert score_at_k(values, k) == pytest.approx(pass_at_k(n, c, k), abs=1e-12)
                 assert pass_at_k(n, c, k) == pytest.approx(_brute_force(values, k))
 
 

@@ -1,4 +1,4 @@
-"""The data codec and the proxy's helpers of project mode, without a sandbox.
+"""The data codec, the proxy's channel and its helpers of project mode, without a sandbox.
 
 What crosses from the worker (the model's process) to the test process is data: these
 tests build values the way a hostile worker could and check what the decoder makes of
@@ -10,10 +10,13 @@ from __future__ import annotations
 import collections
 import importlib
 import json
+import socket
 import sys
+import threading
 
 import pytest
 
+from beyondpass.execution import wire
 from beyondpass.methods.obfuseval.project import codec
 
 
@@ -112,11 +115,78 @@ def test_deep_nesting_is_refused_not_a_crash():
         codec.encode(deep)
 
 
+@pytest.mark.parametrize(
+    "body", [b"[1, 2]", b'"text"', b"{not json", b"\xff", b"[" * 100_000 + b"]" * 100_000]
+)
+def test_a_frame_that_is_not_one_json_object_is_refused(body):
+    with pytest.raises(ValueError):
+        codec.message(body)
+
+
 @pytest.fixture
 def proxy(monkeypatch):
     monkeypatch.setitem(sys.modules, "_beyondpass_codec", codec)
+    monkeypatch.setitem(sys.modules, "_beyondpass_wire", wire)
     module = importlib.import_module("beyondpass.methods.obfuseval.project.proxy")
     return importlib.reload(module)
+
+
+def _worker_answers(proxy, monkeypatch, answer: str | bytes) -> object:
+    """Call through the proxy to a worker that reads the request and answers: a message
+    (``str``, ``ID`` standing for the request's id) in a frame, or ``bytes`` as they are."""
+    ours, theirs = socket.socketpair()
+    monkeypatch.setitem(proxy._state, "sock", ours)
+    monkeypatch.setattr(proxy, "_TIMEOUT", 0.5)
+
+    def serve() -> None:
+        request = codec.message(wire.recv_frame(theirs))
+        if isinstance(answer, str):
+            theirs.sendall(_frame(answer.replace("ID", str(request["id"]))))
+        else:
+            theirs.sendall(answer)
+
+    server = threading.Thread(target=serve)
+    server.start()
+    try:
+        return proxy.call("pkg", "f", (1,), {})
+    finally:
+        server.join()
+        ours.close()
+        theirs.close()
+
+
+def _frame(text: str) -> bytes:
+    body = text.encode()
+    return wire.HEADER.pack(len(body)) + body
+
+
+_FORGED_CLASS = '["t", 0, [["t", 1, []], ["d", 2, []], ["k", ["os", "system"]]]]'
+
+
+def test_the_proxy_returns_a_well_formed_answer(proxy, monkeypatch):
+    value = json.dumps(codec.encode(((1,), {}, 42)))
+    answer = '{"id": ID, "ok": true, "value": VALUE}'.replace("VALUE", value)
+    assert _worker_answers(proxy, monkeypatch, answer) == 42
+
+
+@pytest.mark.parametrize(
+    ("answer", "failure"),
+    [
+        ("[1]", "WorkerGone"),  # not a message
+        ("{broken", "WorkerGone"),  # not JSON
+        (wire.HEADER.pack(wire.MAX_FRAME + 1) + b"{}", "WorkerGone"),  # larger than a frame
+        (b'{"nodeid": "t", "when": "call"}\n', "WorkerGone"),  # a forged row, not a frame
+        (b"", "WorkerTimeout"),  # silence
+        (
+            '{"id": ID, "ok": true, "value": FORGED}'.replace("FORGED", _FORGED_CLASS),
+            "ResultCannotCross",
+        ),  # a class that is not the project's
+    ],
+)
+def test_a_worker_that_breaks_the_protocol_fails_the_call(proxy, monkeypatch, answer, failure):
+    with pytest.raises(Exception) as caught:
+        _worker_answers(proxy, monkeypatch, answer)
+    assert type(caught.value).__name__ == failure
 
 
 def test_write_back_changes_the_callers_objects_in_place(proxy):
@@ -173,6 +243,7 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
     assert "sys.exit" not in proxied and "return 1" not in proxied
     assert (tests / "tests" / "test_box.py").is_file()
     assert {p.name for p in (tests / ".beyondpass").iterdir()} == {
+        "_beyondpass_wire.py",
         "_beyondpass_codec.py",
         "_beyondpass_proxy.py",
     }
@@ -181,6 +252,7 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
     left = sorted(p.relative_to(worker).as_posix() for p in worker.rglob("*.py"))
     assert left == [
         ".beyondpass/_beyondpass_codec.py",
+        ".beyondpass/_beyondpass_wire.py",
         ".beyondpass/_beyondpass_worker.py",
         "pkg/box.py",
     ]

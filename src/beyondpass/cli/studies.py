@@ -24,11 +24,11 @@ def _builtin_files() -> list[Path]:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def studies_list(as_json: bool) -> None:
     """List the built-in studies (run one as `beyondpass run studies/NAME.toml --model SPEC`)."""
-    import tomllib
+    from beyondpass.tomlfile import read_toml
 
     rows = []
     for path in _builtin_files():
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = read_toml(path, "study file")
         rows.append(
             {
                 "name": path.stem,

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -59,6 +58,7 @@ from beyondpass.studies import (  # noqa: F401 - re-exported: the study loader's
     builtin_study_path,
     resolve_study_path,
 )
+from beyondpass.tomlfile import read_toml
 
 _TOP_KEYS = {
     "name",
@@ -165,15 +165,7 @@ def load_study(path: str | Path, extra_models: list[str] | None = None) -> Study
     relative to the working directory, not to the study file.
     """
     path, _ = resolve_study_path(path)
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"study file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read study file {path}: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML ({exc})") from exc
-    return study_from_dict(raw, path, extra_models)
+    return study_from_dict(read_toml(path, "study file"), path, extra_models)
 
 
 def study_from_dict(

@@ -1,8 +1,9 @@
-"""score@k,n and pass@k,n: the expected best of k samples drawn from n without replacement.
+"""score@k,n: the expected best of k samples drawn from n without replacement.
 
 score@k,n (NoFunEval, after MGCoder): with the n values sorted in decreasing order
 ``v_1 >= ... >= v_n``, ``sum_i v_i * C(n-i, k-1) / C(n, k)`` — the i-th best value is the
-maximum of exactly ``C(n-i, k-1)`` of the ``C(n, k)`` subsets. For 0/1 values it is pass@k,n.
+maximum of exactly ``C(n-i, k-1)`` of the ``C(n, k)`` subsets. For 0/1 values it is pass@k,n,
+whose one implementation is :func:`beyondpass.analysis.passk.pass_at_k`.
 """
 
 from __future__ import annotations
@@ -18,12 +19,3 @@ def score_at_k(values: Sequence[float], k: int) -> float:
     ordered = sorted(values, reverse=True)
     total = sum(v * math.comb(n - i, k - 1) for i, v in enumerate(ordered, 1))
     return total / math.comb(n, k)
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k of n samples with c correct (Chen et al.)."""
-    if not (0 <= c <= n and 1 <= k <= n):
-        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -31,6 +30,7 @@ from typing import Any
 
 from beyondpass.errors import ConfigError
 from beyondpass.prompts.plan import PLACEHOLDERS, Condition, PromptPlan, PromptTemplate
+from beyondpass.tomlfile import read_toml_text
 
 #: Workflow names as recorded in every condition (and shown in tables).
 FUNCTION_ONLY = "function-only"
@@ -108,15 +108,8 @@ def load_templates(path: str | Path | None = None) -> TemplateSet:
 
 
 def _read_toml(file: Path) -> tuple[dict[str, Any], str]:
-    try:
-        data = file.read_bytes()
-        return tomllib.loads(data.decode("utf-8")), hashlib.sha256(data).hexdigest()
-    except FileNotFoundError:
-        raise ConfigError(f"prompt template file {file} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read prompt template file {file}: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{file}: invalid TOML ({exc})") from exc
+    raw, text = read_toml_text(file, "prompt template file")
+    return raw, hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def templates_from_dict(

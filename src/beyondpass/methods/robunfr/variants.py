@@ -25,6 +25,7 @@ from beyondpass.methods.robunfr.prompts import templates_from_dict
 from beyondpass.models.base import Generation, GenerationRequest, Message, SamplingParams
 from beyondpass.models.client import ModelClient
 from beyondpass.study.provenance import now_iso
+from beyondpass.tomlfile import read_toml, read_toml_text
 
 #: The instruction sent to the generating model; ``{n}`` and ``{seed}`` are filled in.
 DEFAULT_INSTRUCTION = (
@@ -205,11 +206,8 @@ def write_nfr_table(path: Path, key: str, table_text: str, *, force: bool = Fals
     """
     existing = ""
     if path.exists():
-        try:
-            existing = path.read_text(encoding="utf-8")
-            parsed = tomllib.loads(existing)
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise DataError(f"{path} is not a readable template file ({exc})") from exc
+        parsed, existing = read_toml_text(path, "prompt template file")
+        existing = existing.replace("\r\n", "\n")  # what we append is written with \n
         if key in parsed.get("nfrs", {}):
             if not force:
                 raise DataError(
@@ -235,7 +233,7 @@ def write_nfr_table(path: Path, key: str, table_text: str, *, force: bool = Fals
 def _builtin_frames() -> dict[str, Any]:
     from beyondpass.methods.robunfr.prompts import builtin_templates_path
 
-    return dict(tomllib.loads(builtin_templates_path().read_text(encoding="utf-8"))["frames"])
+    return dict(read_toml(builtin_templates_path(), "built-in prompt template file")["frames"])
 
 
 def _drop_nfr_tables(text: str, key: str) -> str:

@@ -14,12 +14,13 @@ Per-task values reach the templates through the task's ``prompt_fields`` (``{api
 from __future__ import annotations
 
 import functools
-import tomllib
 from importlib import resources
+from pathlib import Path
 
 from beyondpass.benchmarks.task import Task
 from beyondpass.errors import DataError
 from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate, render
+from beyondpass.tomlfile import read_toml
 
 HEADER = (
     "Please answer my code questions using the given API following this format: "
@@ -48,10 +49,9 @@ def format_shot(shot: dict[str, str]) -> str:
 @functools.cache
 def shots() -> dict[str, dict[str, str]]:
     """The one-shot-relevant demonstrations by API."""
-    shots = resources.files("beyondpass.methods.robustapi") / "robustapi_shots.toml"
-    text = shots.read_text("utf-8")
+    shots = Path(str(resources.files("beyondpass.methods.robustapi") / "robustapi_shots.toml"))
     out = {}
-    for shot in tomllib.loads(text)["shot"]:
+    for shot in read_toml(shots, "RobustAPI demonstrations file")["shot"]:
         out[shot["api"]] = {k: str(v) for k, v in shot.items()}
     return out
 

@@ -5,7 +5,9 @@ call to the proxy (``proxy.py``); the project's tests run on it, and the pytest 
 that reports outcomes never holds a line of the model's code. The **worker copy** has the
 model's function spliced in (or the original, when checking that a task's calls can cross
 at all) and none of the project's test files; a worker process (``worker.py``) serves
-calls from it in a sandbox of its own. Both get the data codec (``codec.py``).
+calls from it in a sandbox of its own. Both get the channel's frames (the sandbox
+channel's ``wire``, one framing for every channel to hostile code) and the data codec
+(``codec.py``), under names no project module has.
 """
 
 from __future__ import annotations
@@ -14,13 +16,20 @@ import fnmatch
 from collections.abc import Iterable
 from pathlib import Path
 
+from beyondpass.execution import wire
 from beyondpass.methods.obfuseval.project.splice import splice
 from beyondpass.methods.obfuseval.project.tasks import ProjectTask
 from beyondpass.methods.obfuseval.project.workspace import PLUGIN_DIR, fresh_copy
 
 HERE = Path(__file__).resolve().parent
-CODEC, PROXY, WORKER = "_beyondpass_codec", "_beyondpass_proxy", "_beyondpass_worker"
-_SOURCES = {CODEC: "codec.py", PROXY: "proxy.py", WORKER: "worker.py"}
+WIRE, CODEC = "_beyondpass_wire", "_beyondpass_codec"
+PROXY, WORKER = "_beyondpass_proxy", "_beyondpass_worker"
+_SOURCES = {
+    WIRE: Path(wire.__file__),  # the sandbox channel's frames, the one framing
+    CODEC: HERE / "codec.py",
+    PROXY: HERE / "proxy.py",
+    WORKER: HERE / "worker.py",
+}
 #: pytest's default test file names, and its fixtures' file
 TEST_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
 
@@ -40,7 +49,7 @@ def _support(copy: Path, names: Iterable[str]) -> None:
     folder = copy / PLUGIN_DIR
     folder.mkdir(exist_ok=True)
     for name in names:
-        text = (HERE / _SOURCES[name]).read_text(encoding="utf-8")
+        text = _SOURCES[name].read_text(encoding="utf-8")
         (folder / f"{name}.py").write_text(text, encoding="utf-8")
 
 
@@ -49,7 +58,7 @@ def testing_copy(pristine: Path, target: Path, task: ProjectTask, module: str) -
     copy = fresh_copy(pristine, target)
     path = copy / task.path
     path.write_text(splice(path.read_text("utf-8"), task.scope, proxy_stub(task, module)), "utf-8")
-    _support(copy, (CODEC, PROXY))
+    _support(copy, (WIRE, CODEC, PROXY))
     return copy
 
 
@@ -68,5 +77,5 @@ def worker_copy(
     if code is not None:
         source = copy / task.path
         source.write_text(splice(source.read_text("utf-8"), task.scope, code), "utf-8")
-    _support(copy, (CODEC, WORKER))
+    _support(copy, (WIRE, CODEC, WORKER))
     return copy

@@ -1,4 +1,4 @@
-"""A data-only codec and frames for calls between the test process and the worker.
+"""A data-only codec for calls between the test process and the worker.
 
 Project mode runs a project's tests in one sandboxed process (trusted: the project's own
 code and tests) and the model's function in another (hostile). Arguments, results and
@@ -15,6 +15,13 @@ and cyclic references are kept (an id per container). Anything else — function
 generators, files, locks, classes defined inside functions — cannot cross:
 :class:`CannotCross`.
 
+Frames are the sandbox channel's (``wire``: a length-prefixed JSON body of at most 64 MiB,
+read with deadlines); this module is what is inside them. Its rules differ from
+``wire``'s value tags on purpose: ``wire`` lets no object of the candidate reach the judge
+(plain values and opaque handles only), while here the project's own class instances
+cross, with identity, so the proxy can write a call's effects back into the caller's
+objects. A message is one JSON object (:func:`message`), its values trees of this module.
+
 This file imports nothing from beyondpass: it is copied into both sandboxes.
 """
 
@@ -23,13 +30,7 @@ import collections
 import contextlib
 import enum
 import json
-import select
-import socket
-import struct
-import time
 
-HEADER = struct.Struct(">I")
-MAX_FRAME = 64 << 20  # bytes: a larger message is a protocol error
 MAX_DEPTH = 150  # nesting of containers and objects
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 _STDLIB = {
@@ -67,49 +68,18 @@ class CannotCross(Exception):
     """A value that is not data (or not of an admitted class) cannot cross the boundary."""
 
 
-class ChannelClosed(Exception):
-    """The peer closed the channel or broke the protocol."""
+def message(body: bytes) -> dict:
+    """The message in a frame's body: one JSON object (``ValueError`` when it is not).
 
-
-class ChannelTimeout(Exception):
-    """No complete message arrived before the deadline."""
-
-
-# -- frames -------------------------------------------------------------------------------
-def send(sock: socket.socket, message: object) -> None:
-    body = json.dumps(message, separators=(",", ":")).encode()
-    if len(body) > MAX_FRAME:
-        raise CannotCross(f"message of {len(body)} bytes exceeds {MAX_FRAME} bytes")
-    sock.sendall(HEADER.pack(len(body)) + body)
-
-
-def _exactly(sock: socket.socket, size: int, deadline: "float | None") -> bytes:
-    chunks, got = [], 0
-    while got < size:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([sock], [], [], left)[0]:
-                raise ChannelTimeout("no answer before the deadline")
-        chunk = sock.recv(min(size - got, 1 << 20))
-        if not chunk:
-            raise ChannelClosed("the peer closed the channel")
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
-
-
-def receive(sock: socket.socket, deadline: "float | None" = None) -> dict:
-    """One message (a JSON object); ``deadline`` is a ``time.monotonic()`` value."""
-    (size,) = HEADER.unpack(_exactly(sock, HEADER.size, deadline))
-    if size > MAX_FRAME:
-        raise ChannelClosed(f"frame of {size} bytes exceeds {MAX_FRAME} bytes")
+    Only ``json.loads`` runs here; the values inside are built later by a :class:`Decoder`.
+    """
     try:
-        message = json.loads(_exactly(sock, size, deadline))
-    except ValueError:
-        raise ChannelClosed("a frame is not JSON") from None
-    if not isinstance(message, dict):
-        raise ChannelClosed("a frame is not a JSON object")
-    return message
+        found = json.loads(body)
+    except RecursionError:
+        raise ValueError("a frame is nested too deeply") from None
+    if not isinstance(found, dict):
+        raise ValueError("a frame is not a JSON object")
+    return found
 
 
 # -- encoding -----------------------------------------------------------------------------

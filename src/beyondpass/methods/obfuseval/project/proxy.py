@@ -1,11 +1,12 @@
 """The stand-in for the model's function inside the test process (trusted side).
 
 In the copy the project's tests run on, the target function's body is replaced by a call
-of :func:`call`: the arguments go, as data (``_beyondpass_codec``), to the worker process
-that holds the model's function; the answer comes back as data, is decoded with the
-project's own classes only, changes of mutable arguments (lists, dicts, sets, ``self``)
-are written back into the caller's objects, and the result is returned — or the worker's
-exception is raised here under its own type name. A worker that hangs, dies or breaks the
+of :func:`call`: the arguments go, as data (``_beyondpass_codec`` values in
+``_beyondpass_wire`` frames), to the worker process that holds the model's function; the
+answer comes back as data, is decoded with the project's own classes only, changes of
+mutable arguments (lists, dicts, sets, ``self``) are written back into the caller's
+objects, and the result is returned — or the worker's exception is raised here under its
+own type name. A worker that hangs, dies or breaks the
 protocol makes this call (and every later one) fail; it can never make a test pass.
 
 Copied into the test copy as ``_beyondpass_proxy.py``; imports nothing from beyondpass.
@@ -21,6 +22,7 @@ import threading
 import time
 
 import _beyondpass_codec as codec
+import _beyondpass_wire as wire
 
 _ROOT = os.environ.get("BEYONDPASS_PROJECT_ROOT", "")
 _FD = os.environ.get("BEYONDPASS_WORKER_FD", "")
@@ -86,15 +88,15 @@ def _exchange(message: dict) -> dict:
             sock = _connect()
             deadline = time.monotonic() + _TIMEOUT
             sock.settimeout(_TIMEOUT)
-            codec.send(sock, message)
+            wire.send_frame(sock, message)
             while True:
-                answer = codec.receive(sock, deadline)
+                answer = codec.message(wire.recv_frame(sock, deadline))
                 if answer.get("id") == ident:
                     return answer
-        except (TimeoutError, codec.ChannelTimeout):
+        except (TimeoutError, wire.DeadlineExceeded):
             _state["broken"] = WorkerTimeout
             raise WorkerTimeout(f"no answer within {_TIMEOUT:g} s") from None
-        except (codec.ChannelClosed, OSError) as exc:
+        except (wire.PeerGone, wire.ProtocolError, ValueError, OSError) as exc:
             _state["broken"] = WorkerGone
             raise WorkerGone(f"the worker ended ({exc})") from None
 
@@ -105,7 +107,10 @@ def call(module: str, target: str, args: tuple, kwargs: dict) -> object:
         value = codec.encode((args, kwargs))
     except codec.CannotCross as exc:
         raise ArgumentsCannotCross(f"{target}: {exc}") from None
-    answer = _exchange({"target": target, "value": value})
+    try:
+        answer = _exchange({"target": target, "value": value})
+    except wire.EncodeError as exc:  # larger than a frame may be; nothing was sent
+        raise ArgumentsCannotCross(f"{target}: {exc}") from None
     decoder = codec.Decoder(find_class)
     if answer.get("ok") is True:
         try:

@@ -8,12 +8,12 @@ as the seed's redis and libgit2; only Python projects are run here.
 from __future__ import annotations
 
 import shlex
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError
+from beyondpass.tomlfile import read_toml
 
 LANGUAGES = ("python", "c")
 #: the seed's rule: a test counts as passing only when it passes every one of its runs
@@ -98,14 +98,7 @@ def load_project(path: str | Path) -> ProjectSpec:
     """Read and check a project description; every problem is one ConfigError line."""
     file = Path(path)
     where = str(file)
-    try:
-        raw = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{where}: no such project description") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{where}: cannot read ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{where}: not valid TOML ({exc})") from None
+    raw = read_toml(file, "project description")
     unknown = sorted(set(raw) - _KEYS[""])
     if unknown:
         raise ConfigError(

@@ -15,6 +15,7 @@ import socket
 import sys
 
 import _beyondpass_codec as codec
+import _beyondpass_wire as wire
 
 
 def find_class(module: str, qualname: str) -> "type | None":
@@ -79,8 +80,8 @@ def main() -> None:
         failure = exc
     while True:
         try:
-            request = codec.receive(sock)
-        except (codec.ChannelClosed, OSError):
+            request = codec.message(wire.recv_frame(sock))
+        except (wire.PeerGone, wire.ProtocolError, ValueError, OSError):
             return
         ident = request.get("id")
         try:
@@ -96,9 +97,11 @@ def main() -> None:
         except BaseException as exc:
             answer = _error(ident, exc)
         try:
-            codec.send(sock, answer)
-        except codec.CannotCross as exc:
-            codec.send(sock, _error(ident, exc))
+            wire.send_frame(sock, answer)
+        except wire.EncodeError as exc:  # larger than a frame may be
+            answer = _error(ident, exc)
+            answer["error"]["type"] = "ResultCannotCross"
+            wire.send_frame(sock, answer)
 
 
 if __name__ == "__main__":
