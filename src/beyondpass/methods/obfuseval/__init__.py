@@ -21,7 +21,7 @@ METHOD = Method(
             description="symbol/structure/semantic obfuscation, verified by execution",
         ),
     ),
-    commands=(f"{_HERE}.cli:obfuscate", f"{_HERE}.commands:obfuseval"),
+    commands=(f"{_HERE}.cli:obfuscate", f"{_HERE}.cli:obfuseval"),
     report_sections=(f"{_HERE}.report:ObfuscationSection",),
     studies=f"{_HERE}.studies",
 )

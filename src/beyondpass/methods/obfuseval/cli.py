@@ -1,5 +1,9 @@
-"""``beyondpass obfuscate``: a benchmark as verified obfuscated variants, written as a task
-file (loadable as ``file:PATH``) plus a verification report (``PATH`` + ``.report.json``)."""
+"""ObfusEval's commands, all of them.
+
+``beyondpass obfuscate``: a benchmark as verified obfuscated variants, written as a task file
+(loadable as ``file:PATH``) plus a verification report (``PATH`` + ``.report.json``).
+``beyondpass obfuseval``: the analysis (``compare``: a run on the original tasks beside one
+on the obfuscated tasks) and project-level mode (``project``, from ``project/cli.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +15,8 @@ import click
 
 from beyondpass.analysis.formatting import percent
 from beyondpass.cli.base import emit_json
-from beyondpass.errors import ConfigError
+from beyondpass.errors import ConfigError, DataError
+from beyondpass.methods.obfuseval.project.cli import project
 
 
 def parse_levels(raw: str) -> list[str]:
@@ -134,3 +139,52 @@ def obfuscate(
     for item in summary["excluded"]:
         click.echo(f"  excluded {item['task_id']} (variant {item['variant']}): {item['reason']}")
     click.echo(f"report: {report_path}")
+
+
+@click.group("obfuseval")
+def obfuseval() -> None:
+    """ObfusEval: how much of a score survives obfuscation; project-level mode."""
+
+
+obfuseval.add_command(project)
+
+
+def _groups(run: Path) -> dict:
+    from beyondpass.methods.obfuseval.report import outcome_groups
+    from beyondpass.store.run_store import RunStore
+
+    if not (run / "run.sqlite3").exists():
+        raise DataError(f"{run} is not a run directory (no run.sqlite3)")
+    with RunStore(run, create=False) as store:
+        groups = outcome_groups(store.rows())
+    if not groups:
+        raise DataError(f"{run} has no scored samples")
+    return groups
+
+
+@obfuseval.command("compare")
+@click.argument("original", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("obfuscated", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--out", type=click.Path(file_okay=False, path_type=Path), help="write the tables here"
+)
+@click.option("--seed", default=0, show_default=True, help="bootstrap seed (Kendall tau CI)")
+def compare(original: Path, obfuscated: Path, out: Path | None, seed: int) -> None:
+    """Put a run on the original tasks beside one on the obfuscated tasks (same models,
+    conditions and benchmarks): pass@1, decrease ratio, robust pass@1, ranking stability."""
+    from beyondpass.methods.obfuseval.report import comparison_outputs
+
+    before, after = _groups(original), _groups(obfuscated)
+    if not set(before) & set(after):
+        raise DataError(
+            "the runs share no (benchmark, model, condition) — run the same study with and "
+            "without the obfuscate transform"
+        )
+    files = comparison_outputs(before, after, seed)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (out / name).write_text(text, encoding="utf-8")
+    click.echo(files["obfuseval-compare.md"], nl=False)
+    if out is not None:
+        click.echo(f"wrote {', '.join(sorted(files))} to {out}")
