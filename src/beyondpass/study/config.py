@@ -54,7 +54,7 @@ from beyondpass.execution.base import ExecutionLimits
 from beyondpass.models.base import SamplingParams
 from beyondpass.models.factory import parse_spec
 from beyondpass.prompts.plan import PromptPlan, builtin_plan, plan_by_name, plan_from_config
-from beyondpass.studies import (  # noqa: F401 - re-exported: the study loader's own API
+from beyondpass.study.builtin import (  # noqa: F401 - re-exported: the study loader's own API
     builtin_study_path,
     resolve_study_path,
 )
