@@ -191,7 +191,7 @@ def _key(loc: tuple[Any, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             text += f"[{part + 1}]"
-        elif part in ("str", "int", "float", "function-after[_positive(), int]"):
+        elif part in ("str", "int", "float"):
             continue  # the branch of a union pydantic tried, not a key of the file
         else:
             text += f".{part}" if text else str(part)
