@@ -136,7 +136,7 @@ def test_study_without_evaluation_table_has_no_nfr(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ("nfr = true\npylint = true\n", "evaluation: unknown key(s) ['pylint']"),
+        ("nfr = true\npylint = true\n", "unknown key 'pylint' in [evaluation]"),
         ('nfr = "yes"\n', "evaluation.nfr: expected bool"),
         ("nfr = true\ntiming_repeats = -1\n", "timing_repeats must be an integer >= 0"),
     ],

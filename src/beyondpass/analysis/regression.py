@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,98 +188,131 @@ def analyse_regression(
     *,
     require_significance: bool = True,
 ) -> RegressionReport:
+    """Significant changes of each version pair, and what they add up to: trade-offs within a
+    cell, metrics that move both ways across benchmarks, and breached gates."""
     alpha = vcs[0].old.alpha if vcs else 0.05
     rep = RegressionReport(list(vcs), alpha, gates=list(gates))
     for vc in vcs:
-        pair = vc.pair.label
-        group_label = {g.key: g.display_label for g in vc.groups}
-        by_cell: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
-        by_metric: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(
-            lambda: {"improved": [], "regressed": []}
-        )
+        changes = _significant_changes(vc)
+        rep.changes.extend(_change_finding(vc, key, c) for key, c in changes)
+        rep.trade_offs.extend(_trade_offs(vc, changes))
+        rep.inconsistencies.extend(_inconsistencies(vc, changes))
+        rep.violations.extend(_gate_violations(vc, gates, require_significance))
+    return rep
+
+
+_Key = tuple[str, str, str]  # benchmark, group, metric
+
+
+def _significant_changes(vc: VersionComparison) -> list[tuple[_Key, Comparison]]:
+    """The comparisons that moved, significantly, in the pair's order."""
+    return [
+        (key, c)
+        for key, c in vc.comparisons.items()
+        if c.significant and c.direction != "unchanged"
+    ]
+
+
+def _change_finding(vc: VersionComparison, key: _Key, c: Comparison) -> Finding:
+    bench, gkey, metric = key
+    return Finding(
+        "change",
+        f"{vc.pair.label} · {bench_label(bench)} · {_group_label(vc, gkey)}: "
+        f"{_fmt_change(c)} {c.direction}",
+        {
+            "pair": vc.pair.label,
+            "benchmark": bench,
+            "group": gkey,
+            "metric": metric,
+            "direction": c.direction,
+            "delta_pct": c.delta_pct,
+            "delta": c.delta,
+            "p_holm": c.p_adj,
+        },
+    )
+
+
+def _group_label(vc: VersionComparison, gkey: str) -> str:
+    return {g.key: g.display_label for g in vc.groups}[gkey]
+
+
+def _trade_offs(vc: VersionComparison, changes: list[tuple[_Key, Comparison]]) -> Iterator[Finding]:
+    """A cell (benchmark, group) where one metric improves while another regresses."""
+    by_cell: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
+    for (bench, gkey, _), c in changes:
+        by_cell[(bench, gkey)].append(c)
+    for (bench, gkey), cs in by_cell.items():
+        up = [c for c in cs if c.direction == "improved"]
+        down = [c for c in cs if c.direction == "regressed"]
+        if up and down:
+            yield Finding(
+                "trade-off",
+                f"{vc.pair.label} · {bench_label(bench)} · {_group_label(vc, gkey)}: "
+                + ", ".join(_fmt_change(c) for c in up)
+                + " improves while "
+                + ", ".join(_fmt_change(c) for c in down)
+                + " regresses",
+                {
+                    "pair": vc.pair.label,
+                    "benchmark": bench,
+                    "group": gkey,
+                    "improved": [c.metric for c in up],
+                    "regressed": [c.metric for c in down],
+                },
+            )
+
+
+def _inconsistencies(
+    vc: VersionComparison, changes: list[tuple[_Key, Comparison]]
+) -> Iterator[Finding]:
+    """A metric of a group that improves on some benchmarks and regresses on others."""
+    by_metric: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(
+        lambda: {"improved": [], "regressed": []}
+    )
+    for (bench, gkey, metric), c in changes:
+        by_metric[(gkey, metric)][c.direction].append(bench)
+    for (gkey, metric), dirs in by_metric.items():
+        if dirs["improved"] and dirs["regressed"]:
+            yield Finding(
+                "inconsistency",
+                f"{vc.pair.label} · {_group_label(vc, gkey)}: {metric_def(metric).label} "
+                "improves on "
+                + ", ".join(bench_label(b) for b in sorted(dirs["improved"]))
+                + " but regresses on "
+                + ", ".join(bench_label(b) for b in sorted(dirs["regressed"])),
+                {
+                    "pair": vc.pair.label,
+                    "group": gkey,
+                    "metric": metric,
+                    "improved_on": sorted(dirs["improved"]),
+                    "regressed_on": sorted(dirs["regressed"]),
+                },
+            )
+
+
+def _gate_violations(
+    vc: VersionComparison, gates: Sequence[GateSpec], require_significance: bool
+) -> Iterator[Finding]:
+    """Each comparison a gate covers that breaches it (significantly, unless not required)."""
+    for gate in gates:
         for (bench, gkey, metric), c in vc.comparisons.items():
-            if not c.significant or c.direction == "unchanged":
+            if metric != gate.metric or not _in_scope(gate, vc, bench, gkey):
                 continue
-            rep.changes.append(
-                Finding(
-                    "change",
-                    f"{pair} · {bench_label(bench)} · {group_label[gkey]}: "
-                    f"{_fmt_change(c)} {c.direction}",
+            if gate.breached(c) and (c.significant or not require_significance):
+                yield Finding(
+                    "gate",
+                    f"FAIL {gate.text}: {vc.pair.label} · {bench_label(bench)} · "
+                    f"{_group_label(vc, gkey)}: {_fmt_change(c)}",
                     {
-                        "pair": pair,
+                        "spec": gate.text,
+                        "pair": vc.pair.label,
                         "benchmark": bench,
                         "group": gkey,
                         "metric": metric,
-                        "direction": c.direction,
-                        "delta_pct": c.delta_pct,
-                        "delta": c.delta,
+                        "change": gate.measure(c),
                         "p_holm": c.p_adj,
                     },
                 )
-            )
-            by_cell[(bench, gkey)].append(c)
-            by_metric[(gkey, metric)][c.direction].append(bench)
-        for (bench, gkey), cs in by_cell.items():
-            up = [c for c in cs if c.direction == "improved"]
-            down = [c for c in cs if c.direction == "regressed"]
-            if up and down:
-                rep.trade_offs.append(
-                    Finding(
-                        "trade-off",
-                        f"{pair} · {bench_label(bench)} · {group_label[gkey]}: "
-                        + ", ".join(_fmt_change(c) for c in up)
-                        + " improves while "
-                        + ", ".join(_fmt_change(c) for c in down)
-                        + " regresses",
-                        {
-                            "pair": pair,
-                            "benchmark": bench,
-                            "group": gkey,
-                            "improved": [c.metric for c in up],
-                            "regressed": [c.metric for c in down],
-                        },
-                    )
-                )
-        for (gkey, metric), dirs in by_metric.items():
-            if dirs["improved"] and dirs["regressed"]:
-                rep.inconsistencies.append(
-                    Finding(
-                        "inconsistency",
-                        f"{pair} · {group_label[gkey]}: {metric_def(metric).label} improves on "
-                        + ", ".join(bench_label(b) for b in sorted(dirs["improved"]))
-                        + " but regresses on "
-                        + ", ".join(bench_label(b) for b in sorted(dirs["regressed"])),
-                        {
-                            "pair": pair,
-                            "group": gkey,
-                            "metric": metric,
-                            "improved_on": sorted(dirs["improved"]),
-                            "regressed_on": sorted(dirs["regressed"]),
-                        },
-                    )
-                )
-        for gate in gates:
-            for (bench, gkey, metric), c in vc.comparisons.items():
-                if metric != gate.metric or not _in_scope(gate, vc, bench, gkey):
-                    continue
-                if gate.breached(c) and (c.significant or not require_significance):
-                    rep.violations.append(
-                        Finding(
-                            "gate",
-                            f"FAIL {gate.text}: {pair} · {bench_label(bench)} · "
-                            f"{group_label[gkey]}: {_fmt_change(c)}",
-                            {
-                                "spec": gate.text,
-                                "pair": pair,
-                                "benchmark": bench,
-                                "group": gkey,
-                                "metric": metric,
-                                "change": gate.measure(c),
-                                "p_holm": c.p_adj,
-                            },
-                        )
-                    )
-    return rep
 
 
 def _in_scope(gate: GateSpec, vc: VersionComparison, bench: str, gkey: str) -> bool:

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from beyondpass import registry
 from beyondpass.benchmarks.transforms import TransformChoice, parse_transform
 from beyondpass.errors import ConfigError
@@ -58,21 +60,17 @@ from beyondpass.study.builtin import (  # noqa: F401 - re-exported: the study lo
     builtin_study_path,
     resolve_study_path,
 )
+from beyondpass.study.config_model import (
+    EvaluationTable,
+    ExecutionTable,
+    ModelTable,
+    PromptsTable,
+    SamplingTable,
+    StudyFile,
+    parse_model_table,
+    parse_study_file,
+)
 from beyondpass.tomlfile import read_toml
-
-_TOP_KEYS = {
-    "name",
-    "description",
-    "seed",
-    "benchmarks",
-    "models",
-    "prompts",
-    "sampling",
-    "execution",
-    "report",
-    "evaluation",
-}
-
 
 FUNCTIONAL = "functional"
 
@@ -138,13 +136,6 @@ class StudyConfig:
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def _expect(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
-    if not isinstance(value, kind):
-        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise ConfigError(f"{where}: expected {names}, got {value!r}")
-    return value
-
-
 def _resolve_spec(spec: str, base: Path) -> str:
     parsed = parse_spec(spec)
     if parsed.provider == "replay":
@@ -171,181 +162,166 @@ def load_study(path: str | Path, extra_models: list[str] | None = None) -> Study
 def study_from_dict(
     raw: dict[str, Any], path: Path, extra_models: list[str] | None = None
 ) -> StudyConfig:
+    """The study ``raw`` (read from ``path``): its shape checked by :class:`StudyFile`, then
+    each concept built and checked against the registry, errors naming file and key."""
     where = str(path)
-    unknown = sorted(set(raw) - _TOP_KEYS)
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {unknown} — valid: {sorted(_TOP_KEYS)}")
+    study = parse_study_file(raw, path)
     base = path.parent.resolve()
-
-    benchmarks = []
-    for i, b in enumerate(_expect(raw.get("benchmarks", []), list, f"{where}: benchmarks"), 1):
-        _expect(b, dict, f"{where}: benchmarks[{i}]")
-        if "name" not in b:
-            raise ConfigError(f"{where}: benchmarks[{i}] needs a name")
-        name = str(b["name"])
-        if name.startswith("file:") and not Path(name[5:]).is_absolute():
-            name = f"file:{(base / name[5:]).resolve()}"
-        tasks = b.get("tasks")
-        limit = b.get("limit")
-        if tasks is not None:
-            tasks = tuple(str(t) for t in _expect(tasks, list, f"{where}: benchmarks[{i}].tasks"))
-        if limit is not None and (not isinstance(limit, int) or limit < 1):
-            raise ConfigError(f"{where}: benchmarks[{i}].limit must be a positive integer")
-        transform = None
-        if "transform" in b:
-            study_seed = raw.get("seed", 0) if isinstance(raw.get("seed", 0), int) else 0
-            transform = parse_transform(
-                b["transform"], study_seed, f"{where}: benchmarks[{i}].transform"
-            )
-        benchmarks.append(BenchmarkChoice(name, tasks, limit, transform))
-    if not benchmarks:
-        raise ConfigError(f"{where}: no [[benchmarks]] — name at least one (e.g. humaneval)")
-
-    model_tables = raw.get("models", [])
-    model_base = base
-    if extra_models:
-        model_tables = [{"spec": s} for s in extra_models]
-        model_base = Path.cwd()
-    models = []
-    for i, m in enumerate(_expect(model_tables, list, f"{where}: models"), 1):
-        _expect(m, dict, f"{where}: models[{i}]")
-        if "spec" not in m:
-            raise ConfigError(f"{where}: models[{i}] needs a spec (e.g. openai:gpt-4o)")
-        spec = _resolve_spec(str(m["spec"]), model_base)
-        client_keys = ("spec", "label", "max_concurrency", "max_attempts")
-        options = {k: v for k, v in m.items() if k not in client_keys}
-        models.append(
-            ModelChoice(
-                spec=spec,
-                label=str(m.get("label") or default_label(spec)),
-                max_concurrency=int(m.get("max_concurrency", 4)),
-                max_attempts=int(m.get("max_attempts", 5)),
-                options=options,
-            )
-        )
-    if not models:
-        raise ConfigError(f"{where}: no [[models]] — add one or pass --model SPEC")
-    labels = [m.label for m in models]
-    if len(set(labels)) != len(labels):
-        raise ConfigError(f"{where}: model labels must be unique, got {labels}")
-
-    prompts = dict(_expect(raw.get("prompts", {}), dict, f"{where}: prompts"))
-    answer_format = prompts.pop("answer_format", None)
-    if "conditions" in prompts:
-        conds = _expect(prompts["conditions"], list, f"{where}: prompts.conditions")
-        plan = plan_from_config(str(prompts.get("plan", "custom")), conds)
-    else:
-        name = str(prompts.get("plan", "function-only"))
-        plan = plan_by_name(name, prompts, base, f"{where}: prompts") or builtin_plan(name)
-    if answer_format is not None:  # what the prompts ask for: extraction reads it that way
-        if not isinstance(answer_format, str) or answer_format not in registry.answer_formats():
-            raise ConfigError(
-                f"{where}: prompts.answer_format must be one of "
-                f"{', '.join(registry.answer_formats())}, got {answer_format!r}"
-            )
-        plan = replace(plan, answer_format=answer_format)
-
-    sampling_raw = dict(_expect(raw.get("sampling", {}), dict, f"{where}: sampling"))
-    n = sampling_raw.pop("n", 1)
-    if not isinstance(n, int) or n < 1:
-        raise ConfigError(f"{where}: sampling.n must be a positive integer")
-    if "stop" in sampling_raw:
-        sampling_raw["stop"] = tuple(sampling_raw["stop"])
-    try:
-        sampling = SamplingParams(**sampling_raw)
-    except TypeError as exc:
-        raise ConfigError(f"{where}: sampling: {exc}") from exc
-
-    execution_raw = dict(_expect(raw.get("execution", {}), dict, f"{where}: execution"))
-    try:
-        executor = ExecutorChoice(
-            name=str(execution_raw.pop("executor", DEFAULT_EXECUTOR)),
-            isolation=str(execution_raw.pop("isolation", "auto")),
-            ray_address=execution_raw.pop("ray_address", None),
-            process_budget=str(execution_raw.pop("process_budget", "auto")),
-        )
-    except ConfigError as exc:
-        raise ConfigError(f"{where}: execution: {exc}") from exc
-    try:
-        limits = ExecutionLimits(**execution_raw)
-    except TypeError as exc:
-        raise ConfigError(f"{where}: execution: {exc}") from exc
-
-    evaluators, verdict_options = _evaluation(raw.get("evaluation", {}), where)
-
-    seed = raw.get("seed", 0)
-    if not isinstance(seed, int):
-        raise ConfigError(f"{where}: seed must be an integer")
-    _check_report_table(raw.get("report", {}), where)
     return StudyConfig(
-        name=str(raw.get("name") or path.stem),
-        description=str(raw.get("description", "")),
-        seed=seed,
-        benchmarks=tuple(benchmarks),
-        models=tuple(models),
-        plan=plan,
-        sampling=sampling,
-        n=n,
-        limits=limits,
-        executor=executor,
-        evaluators=evaluators,
-        verdict_options=verdict_options,
+        name=study.name or path.stem,
+        description=study.description,
+        seed=study.seed,
+        benchmarks=_benchmarks(study, base, where),
+        models=_models(study.models, extra_models, base, path),
+        plan=_plan(study.prompts, base, where),
+        sampling=_sampling(study.sampling),
+        n=study.sampling.n,
+        limits=_limits(study.execution),
+        executor=_executor(study.execution, where),
+        **_evaluation(study.evaluation, where),
         source=str(path.resolve()),
         raw=raw,
     )
 
 
-def _check_report_table(report: Any, where: str) -> None:
-    """``[report] version_pairs = [["old-label", "new-label"], ...]`` (Table 4 pairs)."""
-    _expect(report, dict, f"{where}: report")
-    unknown = sorted(set(report) - {"version_pairs"})
-    if unknown:
-        raise ConfigError(f"{where}: report: unknown key(s) {unknown} — valid: ['version_pairs']")
-    pairs = report.get("version_pairs", [])
-    _expect(pairs, list, f"{where}: report.version_pairs")
-    for i, pair in enumerate(pairs, 1):
-        if (
-            not isinstance(pair, list)
-            or len(pair) != 2
-            or not all(isinstance(x, str) and x for x in pair)
-            or pair[0] == pair[1]
-        ):
-            raise ConfigError(
-                f"{where}: report.version_pairs[{i}] must be two different model labels "
-                f'["old", "new"], got {pair!r}'
+def _set(table: BaseModel, exclude: set[str] | None = None) -> dict[str, Any]:
+    """The keys a table sets: the defaults stay with the dataclasses the values go to."""
+    return table.model_dump(exclude_unset=True, exclude=exclude)
+
+
+def _sampling(sampling: SamplingTable) -> SamplingParams:
+    values = _set(sampling, exclude={"n"})
+    if "stop" in values:
+        values["stop"] = tuple(values["stop"])
+    return SamplingParams(**values)
+
+
+def _benchmarks(study: StudyFile, base: Path, where: str) -> tuple[BenchmarkChoice, ...]:
+    """``[[benchmarks]]``: ``file:`` paths relative to the study file, transforms checked."""
+    benchmarks = []
+    for i, b in enumerate(study.benchmarks, 1):
+        name = b.name
+        if name.startswith("file:") and not Path(name[5:]).is_absolute():
+            name = f"file:{(base / name[5:]).resolve()}"
+        transform = None
+        if b.transform is not None:
+            transform = parse_transform(
+                b.transform, study.seed, f"{where}: benchmarks[{i}].transform"
             )
+        tasks = tuple(b.tasks) if b.tasks is not None else None
+        benchmarks.append(BenchmarkChoice(name, tasks, b.limit, transform))
+    if not benchmarks:
+        raise ConfigError(f"{where}: no [[benchmarks]] — name at least one (e.g. humaneval)")
+    return tuple(benchmarks)
 
 
-def _evaluation(
-    table: Any, where: str
-) -> tuple[tuple[EvaluatorChoice, ...], dict[str, dict[str, Any]]]:
-    """``[evaluation]``: the evaluators to run and each one's options.
+def _models(
+    tables: list[ModelTable], extra_models: list[str] | None, base: Path, path: Path
+) -> tuple[ModelChoice, ...]:
+    """``[[models]]``, or the ``--model`` specs that replace them (relative to the cwd)."""
+    if extra_models:
+        tables = [parse_model_table({"spec": s}, path) for s in extra_models]
+        base = Path.cwd()
+    models = []
+    for m in tables:
+        spec = _resolve_spec(m.spec, base)
+        models.append(
+            ModelChoice(
+                spec=spec,
+                label=m.label or default_label(spec),
+                max_concurrency=m.max_concurrency,
+                max_attempts=m.max_attempts,
+                options=dict(m.model_extra or {}),
+            )
+        )
+    if not models:
+        raise ConfigError(f"{path}: no [[models]] — add one or pass --model SPEC")
+    labels = [m.label for m in models]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"{path}: model labels must be unique, got {labels}")
+    return tuple(models)
+
+
+def _plan(prompts: PromptsTable, base: Path, where: str) -> PromptPlan:
+    """``[prompts]``: a registered plan (given the table) or ``[[prompts.conditions]]``."""
+    if prompts.conditions is not None:
+        plan = plan_from_config(prompts.plan or "custom", prompts.conditions)
+    else:
+        name = prompts.plan or "function-only"
+        table = _set(prompts, exclude={"answer_format"})
+        plan = plan_by_name(name, table, base, f"{where}: prompts") or builtin_plan(name)
+    if prompts.answer_format is not None:  # what the prompts ask for: extraction reads it so
+        if prompts.answer_format not in registry.answer_formats():
+            raise ConfigError(
+                f"{where}: prompts.answer_format must be one of "
+                f"{', '.join(registry.answer_formats())}, got {prompts.answer_format!r}"
+            )
+        plan = replace(plan, answer_format=prompts.answer_format)
+    return plan
+
+
+_EXECUTOR_KEYS = {"executor", "isolation", "ray_address", "process_budget"}
+
+
+def _limits(execution: ExecutionTable) -> ExecutionLimits:
+    return ExecutionLimits(**_set(execution, exclude=_EXECUTOR_KEYS))
+
+
+def _executor(execution: ExecutionTable, where: str) -> ExecutorChoice:
+    """The executor and how it isolates; the choice checks names against the registry."""
+    try:
+        return ExecutorChoice(
+            name=execution.executor or DEFAULT_EXECUTOR,
+            isolation=execution.isolation or "auto",
+            ray_address=execution.ray_address,
+            process_budget=execution.process_budget or "auto",
+        )
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: execution: {exc}") from exc
+
+
+def _evaluation(table: EvaluationTable, where: str) -> dict[str, Any]:
+    """``[evaluation]``: the evaluators that add metrics, and the verdict evaluators' options.
 
     ``evaluators = ["nfr", ...]`` lists them; ``[evaluation.NAME]`` gives one its options
     (and turns it on); ``NAME = true`` is the short form; ``timing_repeats`` is the older
     spelling of ``[evaluation.functional] timing_repeats``. Options are checked by each
     evaluator's own schema.
     """
-    table = _expect(table, dict, f"{where}: evaluation")
+    chosen = _chosen_evaluators(table, where)
+    add_ons: list[EvaluatorChoice] = []
+    verdict: dict[str, dict[str, Any]] = {FUNCTIONAL: {}}
+    for name, options in chosen.items():
+        spec, _ = registry.evaluator(name)
+        if spec.decides_verdict:
+            verdict[name] = options
+            continue
+        for key, default in spec.verdict_options.items():  # e.g. nfr: timed test re-runs
+            verdict[FUNCTIONAL].setdefault(key, default)
+        add_ons.append(EvaluatorChoice(name, _options(name, options, where)))
+    if table.timing_repeats is not None:
+        verdict[FUNCTIONAL]["timing_repeats"] = table.timing_repeats
+    if FUNCTIONAL in chosen:
+        verdict[FUNCTIONAL].update(chosen[FUNCTIONAL])
+    verdict = {name: _options(name, options, where) for name, options in verdict.items()}
+    return {"evaluators": tuple(add_ons), "verdict_options": verdict}
+
+
+def _chosen_evaluators(table: EvaluationTable, where: str) -> dict[str, dict[str, Any]]:
+    """Evaluator name -> its options as written, from the list and the ``NAME`` keys."""
     known = registry.evaluator_names()
-    unknown = sorted(set(table) - {"evaluators", "timing_repeats", *known})
+    extra = table.model_extra or {}
+    unknown = sorted(set(extra) - set(known))
     if unknown:
-        valid = sorted({"evaluators", "timing_repeats", *known})
-        raise ConfigError(f"{where}: evaluation: unknown key(s) {unknown} — valid: {valid}")
+        valid = ", ".join(sorted({"evaluators", "timing_repeats", *known}))
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} in [evaluation] — valid: {valid}")
     chosen: dict[str, dict[str, Any]] = {}
-    for i, item in enumerate(_expect(table.get("evaluators", []), list, f"{where}: evaluators")):
+    for item in table.evaluators:
         if isinstance(item, str):
             chosen.setdefault(item, {})
-        elif isinstance(item, dict) and isinstance(item.get("name"), str):
-            chosen[item["name"]] = {k: v for k, v in item.items() if k != "name"}
         else:
-            raise ConfigError(
-                f"{where}: evaluation.evaluators[{i + 1}]: expected an evaluator name or a "
-                f"table with a name, got {item!r}"
-            )
-    for key, value in table.items():
-        if key in ("evaluators", "timing_repeats"):
-            continue
+            chosen[item["name"]] = {k: v for k, v in item.items() if k != "name"}
+    for key, value in extra.items():
         if isinstance(value, bool):
             if value:
                 chosen.setdefault(key, {})
@@ -358,25 +334,7 @@ def _evaluation(
                 f"{where}: evaluation.{key}: expected bool (on/off) or a table of options, "
                 f"got {value!r}"
             )
-    add_ons: list[EvaluatorChoice] = []
-    verdict: dict[str, dict[str, Any]] = {FUNCTIONAL: {}}
-    for name, options in chosen.items():
-        spec, _ = registry.evaluator(name)
-        if spec.decides_verdict:
-            verdict[name] = options
-            continue
-        for key, default in spec.verdict_options.items():  # e.g. nfr: timed test re-runs
-            verdict[FUNCTIONAL].setdefault(key, default)
-        add_ons.append(EvaluatorChoice(name, _options(name, options, where)))
-    if "timing_repeats" in table:
-        repeats = table["timing_repeats"]
-        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 0:
-            raise ConfigError(f"{where}: evaluation.timing_repeats must be an integer >= 0")
-        verdict[FUNCTIONAL]["timing_repeats"] = repeats
-    if FUNCTIONAL in chosen:
-        verdict[FUNCTIONAL].update(chosen[FUNCTIONAL])
-    verdict = {name: _options(name, options, where) for name, options in verdict.items()}
-    return tuple(add_ons), verdict
+    return chosen
 
 
 def _options(name: str, options: dict[str, Any], where: str) -> dict[str, Any]:

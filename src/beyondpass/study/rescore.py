@@ -116,12 +116,7 @@ def rescore(
         kind = meta.get("kind")
         if kind not in ("study", "evaluate"):
             raise DataError(f"{run_dir}: not a run of `beyondpass run` or `evaluate` ({kind=})")
-        names = list(dict.fromkeys(names)) or [e.name for e in store.evaluators()]
-        if not names:
-            raise ConfigError(f"{run_dir} has no evaluators yet; name one with --evaluator")
-        unknown_options = sorted(set(options) - set(names))
-        if unknown_options:
-            raise ConfigError(f"options given for evaluators not rescored: {unknown_options}")
+        names = _names(store, names, options, run_dir)
         benchmarks = _benchmarks(meta, data_dir)
         answers = None
         if kind == "evaluate":
@@ -129,30 +124,12 @@ def rescore(
             answers = _answers(meta, bench, run_dir, samples_path)
         context = _context(run_dir, meta, benchmarks, data_dir, workers, executor)
         keys = sorted(store.sample_keys())
-        missing = {
-            (s.benchmark, s.task_id)
-            for k in keys
-            if (s := store.get_sample(k)) and (s.benchmark, s.task_id) not in context.tasks
-        }
-        if missing:
-            raise DataError(f"{run_dir}: tasks of stored samples not in the benchmark: {missing}")
         try:
+            _check_tasks_known(store, keys, context, run_dir)
             evaluators = [build(name, options.get(name, {}), context) for name in names]
             evaluators.sort(key=lambda ev: not ev.decides_verdict)
-            check_evaluators(store, evaluators)
-            register_evaluators(store, evaluators)
-            started = dict(store.get_meta(IN_PROGRESS, {}))
-            now = time.time()
-            redo = {ev.name: float(started.get(ev.name, now)) for ev in evaluators}
-            store.set_meta(IN_PROGRESS, {**started, **redo})
             began = now_iso()
-            counts = {
-                ev.name: len(keys) - len(store.evaluation_keys(ev.name, since=redo[ev.name]))
-                for ev in evaluators
-            }
-            score_pending(
-                store, context.tasks, evaluators, keys, progress, "rescore", redo_before=redo
-            )
+            counts = _score(store, evaluators, keys, context, progress)
         finally:
             context.close()
         records = [
@@ -171,6 +148,58 @@ def rescore(
         plan = evaluation_plan(add_ons)
         outcome.results = write_results(run_dir, bench, rows_in, resolved, line_keys, rows, plan)
     return outcome
+
+
+def _names(
+    store: RunStore, names: Sequence[str], options: Mapping[str, Any], run_dir: Path
+) -> list[str]:
+    """The evaluators to rescore: those named, else all the run has; options only for them."""
+    names = list(dict.fromkeys(names)) or [e.name for e in store.evaluators()]
+    if not names:
+        raise ConfigError(f"{run_dir} has no evaluators yet; name one with --evaluator")
+    unknown_options = sorted(set(options) - set(names))
+    if unknown_options:
+        raise ConfigError(f"options given for evaluators not rescored: {unknown_options}")
+    return names
+
+
+def _check_tasks_known(
+    store: RunStore, keys: list[str], context: RunContext, run_dir: Path
+) -> None:
+    """Every stored sample's task is in the benchmark as loaded now."""
+    missing = {
+        (s.benchmark, s.task_id)
+        for k in keys
+        if (s := store.get_sample(k)) and (s.benchmark, s.task_id) not in context.tasks
+    }
+    if missing:
+        raise DataError(f"{run_dir}: tasks of stored samples not in the benchmark: {missing}")
+
+
+def _score(
+    store: RunStore,
+    evaluators: list[Evaluator],
+    keys: list[str],
+    context: RunContext,
+    progress: Progress,
+) -> dict[str, int]:
+    """Score ``keys`` again with ``evaluators``; samples scored per evaluator.
+
+    Each evaluator's start is kept in the store until it finishes, so an interrupted
+    rescore resumes: evaluations older than the start are redone, newer ones are kept.
+    """
+    check_evaluators(store, evaluators)
+    register_evaluators(store, evaluators)
+    started = dict(store.get_meta(IN_PROGRESS, {}))
+    now = time.time()
+    redo = {ev.name: float(started.get(ev.name, now)) for ev in evaluators}
+    store.set_meta(IN_PROGRESS, {**started, **redo})
+    counts = {
+        ev.name: len(keys) - len(store.evaluation_keys(ev.name, since=redo[ev.name]))
+        for ev in evaluators
+    }
+    score_pending(store, context.tasks, evaluators, keys, progress, "rescore", redo_before=redo)
+    return counts
 
 
 def _record(
