@@ -40,7 +40,7 @@ def item(request: Request, token: str, position: int) -> Any:
                 request, "message.html", 409, title="Already rated", message=message, token=token
             )
         nonce = repository.issue_form(conn, row)
-        draft = repository.drafts(conn, row.id)
+        saved = repository.drafts(conn, row.id)
     left, right = (row.code_b, row.code_a) if row.swapped else (row.code_a, row.code_b)
     return page(
         request,
@@ -55,7 +55,7 @@ def item(request: Request, token: str, position: int) -> Any:
         nonce=nonce,
         properties=[(p, db.LABELS[p]) for p in db.PROPERTIES],
         scale=db.SCALE,
-        draft=draft,
+        draft=saved,
     )
 
 

@@ -21,7 +21,7 @@ def templates() -> Jinja2Templates:
 
 def run_dir(request: Request) -> Path:
     """The run directory whose study this app serves."""
-    return request.app.state.run_dir  # type: ignore[no-any-return]
+    return Path(request.app.state.run_dir)
 
 
 def page(request: Request, name: str, status: int = 200, **context: Any) -> Any:
