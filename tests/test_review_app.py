@@ -22,7 +22,13 @@ import beyondpass as beyondpass_pkg
 from beyondpass.methods.comparison.review.cli import review as REVIEW_COMMAND
 from beyondpass.methods.comparison.review.results import results
 from beyondpass.methods.comparison.review.server import create_app
-from beyondpass.methods.comparison.review.study import find_identity, identity_patterns
+from beyondpass.methods.comparison.review.study import (
+    _deal,
+    _reviewer_order,
+    _swapped,
+    find_identity,
+    identity_patterns,
+)
 from beyondpass.store.run_store import RunStore
 from review_helpers import PAIR, beyondpass, demo_run, form, nonce_of, study
 
@@ -84,6 +90,23 @@ def test_create_assigns_each_item_to_overlap_reviewers_with_recorded_sides(templ
     assert all(
         p.split("/")[-1] not in str(rows(run, "SELECT * FROM reviewers")) for p in links.values()
     )
+
+
+def test_study_order_is_fixed_by_the_seed():
+    """The dealing, each reviewer's order and the sides are drawn from the study seed only:
+    these values are pinned so that a study made again from the same run and seed (or by a
+    later version) gives every reviewer the same list."""
+    assert _deal(5, 3, 2, seed=0) == [[0, 1, 2], [0, 3, 2, 4], [3, 1, 4]]
+    assert _reviewer_order([0, 1, 2, 3], 2, 0, "reviewer-1") == [
+        (2, 0),
+        (1, 0),
+        (3, 0),
+        (0, 0),
+        (1, 1),
+        (3, 1),
+    ]
+    sides = [_swapped(0, "reviewer-1", item, rep) for item in (1, 2, 3) for rep in (0, 1)]
+    assert sides == [False, True, False, False, True, True]
 
 
 def test_create_rejects_bad_input_with_one_line(template, tmp_path):

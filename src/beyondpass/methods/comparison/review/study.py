@@ -12,10 +12,8 @@ the study seed and recorded (``assignments.swapped``).
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 import re
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +22,7 @@ from typing import Any
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.store.run_store import RunStore
 
-from . import db
+from . import db, repository
 
 #: vendor and model names a solution may reveal itself with ("As ChatGPT, ...")
 VENDOR_WORDS = (
@@ -57,10 +55,6 @@ class CreatedStudy:
     assignments: int
     flagged: list[dict[str, Any]] = field(default_factory=list)
     excluded: list[str] = field(default_factory=list)
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def identity_patterns(meta: dict[str, Any], models: Sequence[str]) -> list[str]:
@@ -108,6 +102,21 @@ def _check_pairs(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
+Key = tuple[str, str, str, int]  # benchmark, task, condition, sample index
+Pair = tuple[str, str]
+
+
+@dataclass
+class Screened:
+    """The items that go into a study after the identity screen, ready to be written."""
+
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    flagged: list[dict[str, Any]] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+    # (index into rows, side, pattern, count, sha256 of the text before)
+    redactions: list[tuple[int, str, str, int, str]] = field(default_factory=list)
+
+
 def create_study(
     run_dir: str | Path,
     pairs: Sequence[tuple[str, str]],
@@ -120,9 +129,38 @@ def create_study(
     seed: int = 0,
     redact: bool = False,
 ) -> CreatedStudy:
-    """Build the study in ``run_dir/review.sqlite3`` and return each reviewer's link."""
+    """Build the study in ``run_dir/review.sqlite3`` and return each reviewer's link.
+
+    The steps: check the options, choose the items both models of a pair answered, screen
+    them for text naming a model, deal them to reviewers in a seeded order, write it all."""
     run_dir = Path(run_dir)
     pairs = _check_pairs(pairs)
+    _check_options(reviewers, overlap, repeat, min_pass_rate)
+    models = list(dict.fromkeys(m for pair in pairs for m in pair))
+    meta, samples = _load_run(run_dir, models)
+    by_key, chosen = _choose_items(samples, pairs, models, tasks)
+    patterns = identity_patterns(meta, models)
+    screened = _screen(by_key, chosen, patterns, several_pairs=len(pairs) > 1, redact=redact)
+    per_reviewer = _deal(len(screened.rows), reviewers, overlap, seed)
+    study = {
+        "pairs": [list(pair) for pair in pairs],
+        "tasks": sorted(set(tasks)),
+        "reviewers": reviewers,
+        "overlap": overlap,
+        "repeat": repeat,
+        "min_pass_rate": min_pass_rate,
+        "seed": seed,
+        "redact": redact,
+        "created_at": db.now(),
+        "identity_patterns": patterns,
+        "excluded": screened.excluded,
+        "flagged": screened.flagged,
+    }
+    links, n_assign = _write(run_dir, screened, per_reviewer, repeat=repeat, seed=seed, study=study)
+    return CreatedStudy(links, len(screened.rows), n_assign, screened.flagged, screened.excluded)
+
+
+def _check_options(reviewers: int, overlap: int, repeat: int, min_pass_rate: float) -> None:
     if reviewers < 1:
         raise ConfigError("--reviewers must be at least 1")
     if not 1 <= overlap <= reviewers:
@@ -131,6 +169,11 @@ def create_study(
         raise ConfigError("--repeat must not be negative")
     if not 0.0 <= min_pass_rate <= 1.0:
         raise ConfigError("--min-pass-rate must be between 0 and 1")
+
+
+def _load_run(run_dir: Path, models: Sequence[str]) -> tuple[dict[str, Any], list[Any]]:
+    """The run's metadata and samples; refused if a study exists (its ratings would be lost)
+    or the run lacks a reviewed model."""
     if db.db_path(run_dir).exists():
         raise DataError(
             f"{run_dir} already has a review study ({db.DB_NAME}); its ratings would be lost — "
@@ -142,12 +185,18 @@ def create_study(
         meta = store.all_meta()
         samples = [row.sample for row in store.rows()]
     present = sorted({s.model for s in samples})
-    models = list(dict.fromkeys(m for pair in pairs for m in pair))
     for model in models:
         if model not in present:
             raise DataError(f"run has no model {model!r} (models: {', '.join(present) or 'none'})")
+    return meta, samples
 
-    by_key: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+
+def _choose_items(
+    samples: Sequence[Any], pairs: Sequence[Pair], models: Sequence[str], tasks: Sequence[str]
+) -> tuple[dict[Key, dict[str, Any]], list[tuple[Key, Pair]]]:
+    """The samples by key and model, and the (key, pair) items: every key (of ``tasks``,
+    if given) both models of a pair answered, pair by pair, keys in sorted order."""
+    by_key: dict[Key, dict[str, Any]] = {}
     for s in samples:
         if s.model in models:
             by_key.setdefault((s.benchmark, s.task_id, s.condition, s.sample_index), {})[
@@ -166,120 +215,123 @@ def create_study(
     for pair in pairs:
         if not any(p == pair for _, p in chosen):
             raise DataError(f"no task has answers from both {pair[0]} and {pair[1]}")
+    return by_key, chosen
 
-    patterns = identity_patterns(meta, models)
-    rows: list[tuple[Any, ...]] = []
-    flagged: list[dict[str, Any]] = []
-    excluded: list[str] = []
-    redactions: list[tuple[int, str, str, int, str]] = []
+
+def _screen(
+    by_key: dict[Key, dict[str, Any]],
+    chosen: Sequence[tuple[Key, Pair]],
+    patterns: Sequence[str],
+    *,
+    several_pairs: bool,
+    redact: bool,
+) -> Screened:
+    """The item rows, with solutions that name a model flagged and then excluded, or with
+    ``redact`` redacted (what was removed is recorded, with a hash of the text before)."""
+    out = Screened()
     for key, pair in chosen:
         a, b = by_key[key][pair[0]], by_key[key][pair[1]]
         texts = {"a": _solution(a), "b": _solution(b)}
         label = f"{key[0]}/{key[1]} [{key[2]}#{key[3]}]"
-        if len(pairs) > 1:
+        if several_pairs:
             label += f" {pair[0]}/{pair[1]}"
         hits = {side: find_identity(text, patterns) for side, text in texts.items()}
         flags = [{"side": side, "patterns": found} for side, found in hits.items() if found]
         if flags:
-            flagged.append({"item": label, "flags": flags})
+            out.flagged.append({"item": label, "flags": flags})
             if not redact:
-                excluded.append(label)
+                out.excluded.append(label)
                 continue
-            for side, found in hits.items():
-                for pattern in found:
-                    original = texts[side]
-                    texts[side], count = re.subn(
-                        pattern, "[redacted]", original, flags=re.IGNORECASE
-                    )
-                    sha = hashlib.sha256(original.encode()).hexdigest()
-                    redactions.append((len(rows), side, pattern, count, sha))
-        rows.append(
+            for side, pattern, count, sha in _redact(texts, hits):
+                out.redactions.append((len(out.rows), side, pattern, count, sha))
+        out.rows.append(
             (*key, a.key, b.key, _task_text(a), texts["a"], texts["b"], flags, pair[0], pair[1])
         )
-    if not rows:
+    if not out.rows:
         raise DataError("every item names a model; pass --redact to redact them")
+    return out
 
+
+def _redact(texts: dict[str, str], hits: dict[str, list[str]]) -> list[tuple[str, str, int, str]]:
+    """Replace each match in ``texts`` (in place); (side, pattern, count, sha256 before)."""
+    done: list[tuple[str, str, int, str]] = []
+    for side, found in hits.items():
+        for pattern in found:
+            original = texts[side]
+            texts[side], count = re.subn(pattern, "[redacted]", original, flags=re.IGNORECASE)
+            done.append((side, pattern, count, hashlib.sha256(original.encode()).hexdigest()))
+    return done
+
+
+def _deal(n_items: int, reviewers: int, overlap: int, seed: int) -> list[list[int]]:
+    """Each reviewer's items (row indices): round robin over a seeded order, each item to
+    ``overlap`` consecutive reviewers, so the load is even."""
     rng = random.Random(f"review:{seed}")
-    order = list(range(len(rows)))
+    order = list(range(n_items))
     rng.shuffle(order)
     per_reviewer: list[list[int]] = [[] for _ in range(reviewers)]
     for slot, item in enumerate(order):
         for k in range(overlap):
             per_reviewer[(slot + k) % reviewers].append(item)
+    return per_reviewer
 
+
+def _reviewer_order(
+    items: Sequence[int], repeat: int, seed: int, name: str
+) -> list[tuple[int, int]]:
+    """A reviewer's list as (item, repeat flag): their items in a seeded order of their own,
+    then ``repeat`` of them again, shuffled."""
+    personal = random.Random(f"review:{seed}:{name}")
+    sequence = list(items)
+    personal.shuffle(sequence)
+    repeats = personal.sample(sequence, min(repeat, len(sequence)))
+    personal.shuffle(repeats)
+    return [(i, 0) for i in sequence] + [(i, 1) for i in repeats]
+
+
+def _swapped(seed: int, name: str, item_id: int, rep: int) -> bool:
+    """Whether model B is shown on the left: drawn per reviewer, item and showing."""
+    return random.Random(f"review:{seed}:{name}:{item_id}:{rep}").random() < 0.5
+
+
+def _write(
+    run_dir: Path,
+    screened: Screened,
+    per_reviewer: Sequence[Sequence[int]],
+    *,
+    repeat: int,
+    seed: int,
+    study: dict[str, Any],
+) -> tuple[dict[str, str], int]:
+    """Create the database with everything in one transaction; each reviewer's personal
+    link and the number of assignments."""
     links: dict[str, str] = {}
     n_assign = 0
     with db.connect(run_dir, create=True) as conn, db.transaction(conn):
-        ids = []
-        for row in rows:
-            cur = conn.execute(
-                "INSERT INTO items(benchmark, task_id, condition, sample_index, key_a, key_b, "
-                "task_text, code_a, code_b, flags, model_a, model_b) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*row[:9], json.dumps(row[9]), *row[10:]),
-            )
-            ids.append(cur.lastrowid)
-        for index, side, pattern, count, sha in redactions:
-            conn.execute(
-                "INSERT INTO redactions VALUES (?,?,?,?,?,?)",
-                (ids[index], side, pattern, count, sha, db.now()),
-            )
+        ids = [repository.add_item(conn, row) for row in screened.rows]
+        for index, side, pattern, count, sha in screened.redactions:
+            repository.add_redaction(conn, ids[index], side, pattern, count, sha)
         for r, items in enumerate(per_reviewer):
             name = f"reviewer-{r + 1}"
-            token = secrets.token_urlsafe(24)
-            rid = conn.execute(
-                "INSERT INTO reviewers(name, token_hash) VALUES (?, ?)", (name, hash_token(token))
-            ).lastrowid
+            rid, token = repository.add_reviewer(conn, name)
             links[name] = f"/r/{token}"
-            personal = random.Random(f"review:{seed}:{name}")
-            sequence = list(items)
-            personal.shuffle(sequence)
-            repeats = personal.sample(sequence, min(repeat, len(sequence)))
-            personal.shuffle(repeats)
-            for position, (item, rep) in enumerate(
-                [(i, 0) for i in sequence] + [(i, 1) for i in repeats], start=1
-            ):
-                swapped = random.Random(f"review:{seed}:{name}:{ids[item]}:{rep}").random() < 0.5
-                conn.execute(
-                    "INSERT INTO assignments(reviewer_id, position, item_id, repeat, swapped) "
-                    "VALUES (?,?,?,?,?)",
-                    (rid, position, ids[item], rep, int(swapped)),
-                )
+            order = _reviewer_order(items, repeat, seed, name)
+            for position, (item, rep) in enumerate(order, start=1):
+                swapped = _swapped(seed, name, ids[item], rep)
+                repository.add_assignment(conn, rid, position, ids[item], rep, swapped)
                 n_assign += 1
-        db.set_meta(
-            conn,
-            "study",
-            {
-                "pairs": [list(pair) for pair in pairs],
-                "tasks": sorted(wanted),
-                "reviewers": reviewers,
-                "overlap": overlap,
-                "repeat": repeat,
-                "min_pass_rate": min_pass_rate,
-                "seed": seed,
-                "redact": redact,
-                "created_at": db.now(),
-                "identity_patterns": patterns,
-                "excluded": excluded,
-                "flagged": flagged,
-            },
-        )
-    return CreatedStudy(links, len(rows), n_assign, flagged, excluded)
+        db.set_meta(conn, "study", study)
+    return links, n_assign
 
 
 def revoke(run_dir: str | Path, reviewer: str, *, reissue: bool = False) -> str | None:
     """Revoke a reviewer's link; with ``reissue`` give them a new one (their ratings stay)."""
     with db.connect(run_dir) as conn, db.transaction(conn):
-        row = conn.execute("SELECT id FROM reviewers WHERE name=?", (reviewer,)).fetchone()
-        if row is None:
-            names = [r[0] for r in conn.execute("SELECT name FROM reviewers ORDER BY id")]
+        rid = repository.reviewer_id(conn, reviewer)
+        if rid is None:
+            names = repository.reviewer_names(conn)
             raise DataError(f"no reviewer {reviewer!r} (reviewers: {', '.join(names)})")
         if not reissue:
-            conn.execute("UPDATE reviewers SET revoked_at=? WHERE id=?", (db.now(), row[0]))
+            repository.revoke_token(conn, rid)
             return None
-        token = secrets.token_urlsafe(24)
-        conn.execute(
-            "UPDATE reviewers SET token_hash=?, revoked_at=NULL WHERE id=?",
-            (hash_token(token), row[0]),
-        )
-        return f"/r/{token}"
+        return f"/r/{repository.reissue_token(conn, rid)}"
