@@ -68,9 +68,11 @@ def verdict_evaluator(
     timing_repeats: int = 0,
     options: Mapping[str, Mapping[str, Any]] | None = None,
     workers: int | None = None,
+    run_dir: str | os.PathLike[str] | None = None,
 ) -> Evaluator:
     """The evaluator that decides the verdicts of ``tasks``; ``options`` by evaluator name
-    (``timing_repeats`` is shorthand for the functional one's)."""
+    (``timing_repeats`` is shorthand for the functional one's); ``run_dir``: the study run's
+    folder, for evaluators that keep state across a resumed run."""
     kinds = sorted({kind_of(t) for t in tasks}) or [FUNCTIONAL]
     verdict_names = [s.name for s, _ in registry.iter_specs("evaluators") if s.decides_verdict]
     unknown = [k for k in kinds if k not in verdict_names]
@@ -83,6 +85,7 @@ def verdict_evaluator(
         limits=limits,
         workers=workers,
         data_dir=os.fspath(data_dir) if data_dir is not None else None,
+        run_dir=os.fspath(run_dir) if run_dir is not None else None,
     )
     chosen = {k: dict((options or {}).get(k, {})) for k in kinds}
     if FUNCTIONAL in chosen and timing_repeats and "timing_repeats" not in chosen[FUNCTIONAL]:

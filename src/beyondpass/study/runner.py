@@ -147,11 +147,13 @@ class StudyRunner:
                 data_dir=self.data_dir,
                 options=cfg.verdict_options,
                 workers=self.workers,
+                run_dir=self.run_dir,
             )
         ]
         ctx = registry.EvaluatorContext(
-            executor, cfg.limits, self.workers, self.data_dir, seed=cfg.seed
-        )
+            executor, cfg.limits, self.workers, self.data_dir, seed=cfg.seed,
+            run_dir=str(self.run_dir),
+        )  # fmt: skip
         evaluators += [build_evaluator(e.name, e.options, ctx) for e in cfg.evaluators]
 
         with RunStore(self.run_dir) as store:
