@@ -82,7 +82,7 @@ def _main() -> None:
     print(agreement_table(results))
     rows = sum(r.agreement["rows"] for r in results if r.agreement)
     equal = sum(r.agreement["equal"] for r in results if r.agreement)
-    worst = min((r.agreement["equal"] / r.agreement["rows"] for r in results if r.agreement))
+    worst = min(r.agreement["equal"] / r.agreement["rows"] for r in results if r.agreement)
     print(f"\n{len(results)} files, {rows} rows: {equal} equal ({100 * equal / rows:.2f} %), ")
     print(f"lowest per file {100 * worst:.2f} %; {wall:.0f} s")
     if args.pie and args.scores:
