@@ -58,28 +58,34 @@ def dataset_prompts(subset: str, data_dir: str | None) -> dict[int, tuple[str, .
 
 
 def score_file(
-    file: PublishedFile, rows: list[PublishedRow], prompts: dict[int, tuple[str, ...]]
+    file: PublishedFile,
+    rows: list[PublishedRow],
+    prompts: dict[int, tuple[str, ...]],
+    scorer: Any,
 ) -> FileResult:
-    """DiffBLEU of every row's first answer, read both ways."""
-    from beyondpass.methods.nofuneval.diffbleu import DiffBleu
-
+    """DiffBLEU of every row's first answer, read both ways (``scorer``: a DiffBleu, shared
+    by the files so that each row's reference edit is computed once)."""
     result = FileResult(file)
-    with DiffBleu() as scorer:
-        for r in rows:
-            answer = r.answers[0] if r.answers else ""
-            compat = compat_extract(answer, file.prompt, r.pl)
-            robust = robust_extract(answer, prompts.get(r.row, ()), r.pl)
-            result.rows.append(
-                {
-                    "row": r.row,
-                    "pl": r.pl,
-                    "diffbleu_compat": scorer.score(r.source, r.target, compat.code, r.pl),
-                    "template_followed_compat": compat.template_followed,
-                    "diffbleu_default": scorer.score(r.source, r.target, robust.code, r.pl),
-                    "template_followed_default": robust.template_followed,
-                    "_programs": (compat.code, robust.code),
-                }
-            )
+    for r in rows:
+        answer = r.answers[0] if r.answers else ""
+        compat = compat_extract(answer, file.prompt, r.pl)
+        robust = robust_extract(answer, prompts.get(r.row, ()), r.pl)
+        score = scorer.score(r.source, r.target, compat.code, r.pl)
+        if robust.code != compat.code:
+            default = scorer.score(r.source, r.target, robust.code, r.pl)
+        else:
+            default = score
+        result.rows.append(
+            {
+                "row": r.row,
+                "pl": r.pl,
+                "diffbleu_compat": score,
+                "template_followed_compat": compat.template_followed,
+                "diffbleu_default": default,
+                "template_followed_default": robust.template_followed,
+                "_programs": (compat.code, robust.code),
+            }
+        )
     return result
 
 
@@ -170,13 +176,29 @@ def run_table(
     progress: Callable[[FileResult], None] | None = None,
 ) -> list[FileResult]:
     """Score every file (in the given order); extras as asked."""
+    from beyondpass.methods.nofuneval.diffbleu import DiffBleu
+
+    with DiffBleu() as scorer:
+        return _run(files, data_dir, reference, executor, runs, oracle, progress, scorer)
+
+
+def _run(
+    files: Iterable[PublishedFile],
+    data_dir: str | None,
+    reference: Path | None,
+    executor: Any,
+    runs: int,
+    oracle: bool,
+    progress: Callable[[FileResult], None] | None,
+    scorer: Any,
+) -> list[FileResult]:
     results = []
     prompts_of: dict[str, dict[int, tuple[str, ...]]] = {}
     for file in files:
         rows = read_rows(file)
         if file.subset not in prompts_of:
             prompts_of[file.subset] = dataset_prompts(file.subset, data_dir)
-        result = score_file(file, rows, prompts_of[file.subset])
+        result = score_file(file, rows, prompts_of[file.subset], scorer)
         if reference is not None and reference_path(reference, file).is_file():
             result.agreement = compare(result, read_reference(reference_path(reference, file)))
         if executor is not None and file.subset == "runtime_efficiency":
