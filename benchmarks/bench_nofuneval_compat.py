@@ -96,7 +96,7 @@ def _pie(folder: Path, scores: Path) -> None:
         s = json.loads(line)
         if "correct_compat" in s:
             ours[(s["file"], s["row"])] = bool(s["correct_compat"])
-    total, differ = 0, []
+    total, differ, timed_out = 0, [], []
     for path in sorted(folder.glob("runtime_efficiency__*.jsonl")):
         _, model, prompt = path.stem.split("__")
         key = f"runtime_efficiency/{model}/{prompt}/1"
@@ -104,12 +104,18 @@ def _pie(folder: Path, scores: Path) -> None:
             h = json.loads(line)
             if (key, h["row"]) not in ours:
                 continue
+            if h.get("nan_time"):  # stopped by a 10 s timeout (load decides) or an exception
+                timed_out.append((key, h["row"], ours[(key, h["row"])]))
+                continue
             total += 1
             if ours[(key, h["row"])] != (h["acc"] == 1.0):
                 differ.append((key, h["row"], h["acc"]))
-    print(f"\nruntime correctness: {total} rows, {total - len(differ)} equal to the PIE harness")
+    print(f"\nruntime correctness: {total} rows the harness ran to the end, "
+          f"{total - len(differ)} equal to its verdict")  # fmt: skip
     for d in differ:
         print(f"  differs: {d[0]} row {d[1]} (harness accuracy {d[2]})")
+    for t in timed_out:
+        print(f"  harness timed out (not compared): {t[0]} row {t[1]}, compat correct {t[2]}")
 
 
 def _fixture(files: list, ref: Path, out: Path) -> None:
