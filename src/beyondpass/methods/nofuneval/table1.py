@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,23 @@ def dataset_prompts(subset: str, data_dir: str | None) -> dict[int, tuple[str, .
     }
 
 
+_HEADER = re.compile(r"^###[ \t]*(Response|Thought):[ \t]*$", re.M)
+
+
+def echoed_prompt(answer: str, source: str) -> str:
+    """The prompt a published answer starts with, when the dataset's is not at hand
+    (maintainability): up to the first ``### Response:``/``### Thought:`` header after the
+    row's source code, which the prompt quotes. Without it the default reader would take
+    the one-shot example's ``### Response:`` for the answer's."""
+    if not answer.lstrip().startswith("Below is an instruction"):
+        return ""
+    at = answer.find(source.strip())
+    if at < 0:
+        return ""
+    header = _HEADER.search(answer, at + len(source.strip()))
+    return answer[: header.end()] if header else ""
+
+
 def score_file(
     file: PublishedFile,
     rows: list[PublishedRow],
@@ -69,7 +87,8 @@ def score_file(
     for r in rows:
         answer = r.answers[0] if r.answers else ""
         compat = compat_extract(answer, file.prompt, r.pl)
-        robust = robust_extract(answer, prompts.get(r.row, ()), r.pl)
+        own = prompts.get(r.row) or (echoed_prompt(answer, r.source),)
+        robust = robust_extract(answer, own, r.pl)
         score = scorer.score(r.source, r.target, compat.code, r.pl)
         if robust.code != compat.code:
             default = scorer.score(r.source, r.target, robust.code, r.pl)
