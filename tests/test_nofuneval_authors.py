@@ -140,3 +140,23 @@ def test_table1_command_bad_input_is_one_line(run_cli, tmp_path):
         )
         assert proc.returncode == 2 and message in proc.stderr
         assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_default_reading_of_a_published_answer_skips_the_echoed_example():
+    from beyondpass.methods.nofuneval.extraction import robust_extract
+    from beyondpass.methods.nofuneval.table1 import echoed_prompt
+
+    source = "import math\nimport os\nprint(os.sep)\n"
+    prompt = (
+        "Below is an instruction that describes a task.\n\n### Instruction:\nRewrite it.\n"
+        "```python\nimport math\nprint('Hi')\n```\n\n### Thought:\nmath is unused.\n\n"
+        '### Response:\n```python\nprint("Hi")\n```\n\n### Instruction:\nRewrite it.\n'
+        f"```python\n{source}```\n\n### Thought:\n"
+    )
+    answer = prompt + "math is unused, so:\n```python\nimport os\nprint(os.sep)\n```"
+    assert echoed_prompt(answer, source) == prompt.rstrip("\n")
+    read = robust_extract(answer, (echoed_prompt(answer, source),), "python")
+    assert read.code == "import os\nprint(os.sep)\n" and read.template_followed
+    # without it, the example's response is taken for the answer's
+    assert robust_extract(answer, (), "python").code == 'print("Hi")\n'
+    assert echoed_prompt("no echo here", source) == ""
