@@ -21,6 +21,7 @@ import pytest
 from beyondpass.methods.nofuneval.diffbleu import DiffBleu
 from beyondpass.methods.nofuneval.extraction import compat_extract
 from beyondpass.methods.nofuneval.parsable import GRAMMARS, parser_for
+from beyondpass.methods.nofuneval.table1_render import PAPER_NAMES, SHORT
 
 FIXTURE = Path(__file__).parent / "data" / "nofuneval_authors_rows.json.gz"
 PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
@@ -124,7 +125,9 @@ def test_table1_command_scores_a_checkout_and_agrees_with_the_authors(fixture, r
         ]
         assert s["agreement"]["equal"] == s["rows"] == len(theirs)
         assert s["diffbleu_compat"] == pytest.approx(sum(theirs) / len(theirs), abs=1e-9)
-        assert f"| {subset} | {model} | {prompt} | {len(theirs)} | {len(theirs)} | — |" in table
+        name, short = PAPER_NAMES[model], SHORT[prompt]
+        line = next(x for x in table.splitlines() if x.startswith(f"| {name} | {short} |"))
+        assert f"{len(theirs)}/{len(theirs)}" in line and "rows" not in line
     assert "GPT-4" in table and "33.2^B – 51.1^CoCo" in table  # the paper's cell beside
     # the 20-sample file of this checkout is a Git LFS pointer: named, not scored
     assert "latency/gpt-4/base_prompt/20" not in summary

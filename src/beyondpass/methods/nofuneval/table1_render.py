@@ -123,19 +123,24 @@ def diffbleu_tables(results: list[FileResult]) -> str:
 
 
 def agreement_table(results: list[FileResult]) -> str:
-    """Rows of each file whose compat DiffBLEU and template flag equal the authors' code."""
-    lines = [
-        "| subset | model | prompt | rows | equal | differing rows |",
-        "|---|---|---|---|---|---|",
-    ]
+    """Per file (model x prompt, a column per subset): rows whose compat DiffBLEU and
+    template flag equal the authors' code, of the rows the file has; differing rows named."""
+    cells: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+    subsets: list[str] = []
     for r in results:
         a = r.agreement
         if a is None:
             continue
-        rows = ", ".join(str(d["row"]) for d in a["differ"]) or "—"
         f = r.file
-        lines.append(f"| {f.subset} | {f.model} | {f.prompt} | {a['rows']} | {a['equal']} "
-                     f"| {rows} |")  # fmt: skip
+        subsets += [f.subset] if f.subset not in subsets else []
+        cell = f"{a['equal']}/{a['rows']}"
+        if a["differ"]:
+            cell += " (rows " + ", ".join(str(d["row"]) for d in a["differ"]) + ")"
+        cells[(f.model, f.prompt)][f.subset] = cell
+    lines = [f"| model | prompt | {' | '.join(subsets)} |", "|---|---|" + "---|" * len(subsets)]
+    for (model, prompt), row in cells.items():
+        values = " | ".join(row.get(s, "—") for s in subsets)
+        lines.append(f"| {PAPER_NAMES.get(model, model)} | {SHORT[prompt]} | {values} |")
     return "\n".join(lines)
 
 
