@@ -89,6 +89,8 @@ def _paper(subset: str, model: str) -> str:
     if cell is None:
         return "—"
     lo, lo_p, hi, hi_p = cell
+    if subset == "runtime_efficiency":  # Average Speedup@1,20, not DiffBLEU
+        return f"Speedup {lo:.3f}^{lo_p} – {hi:.3f}^{hi_p}"
     return f"{lo}^{lo_p} – {hi}^{hi_p}"
 
 
