@@ -19,7 +19,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from beyondpass.errors import DataError
+from beyondpass.errors import BeyondpassError, DataError
 from beyondpass.methods.nofuneval.extraction import compat_extract, robust_extract
 from beyondpass.methods.nofuneval.published import PublishedFile, PublishedRow, read_rows
 
@@ -50,7 +50,7 @@ def dataset_prompts(subset: str, data_dir: str | None) -> dict[int, tuple[str, .
 
     try:
         bench = load_subset(subset, data_dir)
-    except Exception:  # not public, or no data here: the reader finds the echo itself
+    except (BeyondpassError, OSError):  # not public or not here: the echo is found itself
         return {}
     return {
         int(t.metadata["row"]): tuple(map(str, t.metadata["prompt_fields"].values()))
