@@ -3,7 +3,7 @@
 Their layout is ``generations/edit/<subset>/<model>/<prompt>/<n>_samples/generated_outputs.jsonl``;
 line *i* answers row *i* and carries the row's ``source_code``, ``target_code`` and ``pl``, so
 a file is scored from itself — maintainability included, whose dataset file is not public.
-A file the checkout holds only as a Git LFS pointer (their 20-sample files) is reported as
+A file missing from the checkout or held there only as a Git LFS pointer is reported as
 unreadable rather than scored.
 """
 
