@@ -76,6 +76,7 @@ class EvaluatorContext:
     workers: int | None = None
     data_dir: str | None = None
     seed: int = 0
+    run_dir: str | None = None  # the study run's folder, for evaluators that keep state
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ class EvaluationSetup:
     workers: int | None = None
     data_dir: str | os.PathLike[str] | None = None
     seed: int = 0
+    #: the study run's folder, for evaluators that keep state across a resumed run
+    run_dir: str | os.PathLike[str] | None = None
     defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     _executor: Executor | None = field(default=None, init=False, repr=False)
 
@@ -60,6 +62,7 @@ class EvaluationSetup:
             workers=self.workers,
             data_dir=os.fspath(self.data_dir) if self.data_dir is not None else None,
             seed=self.seed,
+            run_dir=os.fspath(self.run_dir) if self.run_dir is not None else None,
         )
 
     def evaluator(self, name: str, options: Mapping[str, Any] | None = None) -> Evaluator:

@@ -102,6 +102,7 @@ def evaluate_samples(
         limits,
         workers,
         data_dir,
+        run_dir=out_dir,
         defaults={FUNCTIONAL: plan.verdict_options},
     )
     with open_store(out_dir, digest, bench.name) as store, setup:

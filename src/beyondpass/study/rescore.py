@@ -298,6 +298,7 @@ def _context(
         workers,
         data_dir,
         seed=int(study.get("seed") or 0),
+        run_dir=run_dir,
         defaults={FUNCTIONAL: {"timing_repeats": int(recorded.get("timing_repeats") or 0)}},
     )
     return RunContext(run_dir=run_dir, meta=meta, tasks=tasks, setup=setup)

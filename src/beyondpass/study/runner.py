@@ -145,6 +145,7 @@ class StudyRunner:
             self.data_dir,
             seed=cfg.seed,
             defaults=cfg.verdict_options,
+            run_dir=self.run_dir,
         )
         with contextlib.ExitStack() as stack:
             stack.enter_context(setup)  # closes the executor, if one was started

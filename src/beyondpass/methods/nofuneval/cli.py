@@ -154,3 +154,113 @@ def _print(summary: dict[str, Any], target: Path) -> None:
             value = f"{value:.4f}"
         click.echo(f"{key}: {value}")
     click.echo(f"scores: {target}")
+
+
+@nofuneval.command("table1")
+@click.option(
+    "--published",
+    type=click.Path(file_okay=False),
+    help="A checkout of microsoft/NoFunEval (default: $BEYONDPASS_NOFUNEVAL_REPO).",
+)
+@click.option(
+    "--reference",
+    type=click.Path(file_okay=False),
+    help="Values the authors' code gave per file (<dir>/<subset>/<model>/<prompt>.jsonl): "
+    "compare each row's compat DiffBLEU with theirs.",
+)
+@click.option("--subset", "subsets", multiple=True, help="Only these subsets (repeatable).")
+@click.option("--model", "models", multiple=True, help="Only these model folders (repeatable).")
+@click.option(
+    "--run/--no-run",
+    "run_programs",
+    default=False,
+    help="runtime_efficiency: run the edits on their CodeNet cases (Correct@1).",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(0, 1000),
+    default=0,
+    show_default=True,
+    help="With --run: timed runs per case for Speedup@1/Improved@1 (0: correctness only).",
+)
+@click.option(
+    "--oracle/--no-oracle", default=False, help="Security/maintainability: DiffBLEU x oracle."
+)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False), help="Output directory.")
+@click.option("--data-dir", type=click.Path(), help="Data directory (default: $BEYONDPASS_DATA).")
+def table1(
+    published: str | None,
+    reference: str | None,
+    subsets: tuple[str, ...],
+    models: tuple[str, ...],
+    run_programs: bool,
+    runs: int,
+    oracle: bool,
+    workers: int,
+    out: str | None,
+    data_dir: str | None,
+) -> None:
+    """Score every published 1-sample file; write OUT/table1.md and OUT/scores.jsonl."""
+    from beyondpass.errors import ConfigError
+    from beyondpass.methods.nofuneval import published as pub
+    from beyondpass.methods.nofuneval.table1 import run_table
+    from beyondpass.methods.nofuneval.table1_render import render
+
+    root = pub.repo_root(published)
+    files = [
+        f
+        for f in pub.published_files(root, samples=1)
+        if (not subsets or f.subset in subsets) and (not models or f.model in models)
+    ]
+    if not files:
+        raise ConfigError(f"{root}: no 1-sample generations files match")
+    unreadable = [f.key for f in files if not f.readable()]
+    files = [f for f in files if f.readable()]
+    ref = Path(reference) if reference else None
+    if ref is not None and not ref.is_dir():
+        raise ConfigError(f"--reference {reference}: no such folder")
+    out_dir = Path(out) if out else default_out("beyondpass-nofuneval", "table1")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    executor = None
+    if run_programs:
+        from beyondpass.execution import create_executor
+
+        executor = create_executor("sandbox", workers=workers)
+    data = data_dir or os.environ.get("BEYONDPASS_DATA")
+    scores = (out_dir / "scores.jsonl").open("w", encoding="utf-8")
+
+    def progress(result: Any) -> None:
+        for line in result.rows:
+            scores.write(json.dumps({"file": result.file.key, **line}) + "\n")
+        scores.flush()
+        agree = result.agreement
+        note = f", {agree['equal']}/{agree['rows']} equal to the authors'" if agree else ""
+        click.echo(f"{result.file.key}: {len(result.rows)} rows{note}", err=True)
+
+    try:
+        results = run_table(
+            files, data_dir=data, reference=ref, executor=executor, runs=runs,
+            oracle=oracle, progress=progress,
+        )  # fmt: skip
+    finally:
+        scores.close()
+        if executor is not None:
+            executor.close()
+    text = render(results)
+    if unreadable:
+        text += "\nNot readable here (Git LFS pointers or missing): " + ", ".join(unreadable) + "\n"
+    (out_dir / "table1.md").write_text(text, "utf-8")
+    summary = {
+        r.file.key: {
+            "rows": len(r.rows),
+            "diffbleu_compat": r.mean("diffbleu_compat"),
+            "diffbleu_default": r.mean("diffbleu_default"),
+            "agreement": r.agreement,
+            "runtime": r.runtime or None,
+            "oracle": r.oracle or None,
+        }
+        for r in results
+    }
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    click.echo(f"table: {out_dir / 'table1.md'}")

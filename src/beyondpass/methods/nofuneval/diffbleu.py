@@ -129,6 +129,9 @@ class DiffBleu:
     def __post_init__(self) -> None:
         git_version()
         self._tmp = tempfile.TemporaryDirectory(prefix="beyondpass-diffbleu-")
+        #: (source, target, language) -> the normalised source and the reference edit's
+        #: tokens: every answer to a row (prompts, models, samples) shares them
+        self._reference: dict[tuple[str, str, str], tuple[str, list[str]]] = {}
 
     def close(self) -> None:
         self._tmp.cleanup()
@@ -146,8 +149,14 @@ class DiffBleu:
         gen = normalise(generation, language)
         if gen.strip() == "":
             return 0.0
-        src = normalise(source, language)
-        ref = wordpunct_tokenize(edit_diff(src, normalise(target, language), self._tmp.name))
+        key = (source, target, language)
+        if key not in self._reference:
+            if len(self._reference) > 4096:  # a bound, not a policy: rows come in order
+                self._reference.clear()
+            src = normalise(source, language)
+            diff = edit_diff(src, normalise(target, language), self._tmp.name)
+            self._reference[key] = (src, wordpunct_tokenize(diff))
+        src, ref = self._reference[key]
         hyp = wordpunct_tokenize(edit_diff(src, gen, self._tmp.name))
         with warnings.catch_warnings():  # nltk warns (and returns 0) when nothing matches
             warnings.simplefilter("ignore")

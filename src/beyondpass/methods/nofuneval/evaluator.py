@@ -19,7 +19,9 @@ with the timing method, the interpreter and the runs per case.
 Each row's source is run and timed once per evaluator, i.e. once per study run however
 many samples, prompts and models ask about it: the times are kept in the evaluator
 (``_sources``) and every sample's details record the source times it was compared with, so
-each stored speed-up can be checked on its own. A resumed run times the sources again once.
+each stored speed-up can be checked on its own. In a study run the times are also written
+to the run's folder (``source_times.py``), so a resumed run compares its new samples with
+the same source times instead of timing the sources again.
 """
 
 from __future__ import annotations
@@ -49,15 +51,28 @@ class DiffBleuEvaluator(Evaluator):
     version = "2"
     metrics = ("diffbleu", "template_followed", "speedup", "runtime_correct", "runtime_improved")
 
-    def __init__(self, options: EditOptions | None = None, executor: Any = None) -> None:
+    def __init__(
+        self,
+        options: EditOptions | None = None,
+        executor: Any = None,
+        workers: int | None = None,
+        run_dir: str | None = None,
+    ) -> None:
         self.options = options or EditOptions()
         self.executor = executor
-        #: (source digest, task id) -> the source's Measurement, for the whole run
-        self._sources: dict[tuple[str, str], Any] = {}
+        self.workers = workers
+        self.run_dir = run_dir
+        #: the sources' Measurements for the whole run (kept in ``run_dir`` when given)
+        self._sources: Any = None
 
     @classmethod
     def build(cls, options: EditOptions | None, ctx: Any) -> DiffBleuEvaluator:
-        return cls(options, getattr(ctx, "executor", None))
+        return cls(
+            options,
+            getattr(ctx, "executor", None),
+            getattr(ctx, "workers", None),
+            getattr(ctx, "run_dir", None),
+        )
 
     @property
     def compat(self) -> bool:
@@ -146,16 +161,22 @@ class DiffBleuEvaluator(Evaluator):
                 "nofuneval-edit: runtime-efficiency rows run the edit, but no executor was "
                 "given — build the evaluator through beyondpass.evaluators.setup"
             )
+        from beyondpass.methods.nofuneval.source_times import SourceTimes
+
         runs, timing = self.options.runs, self._timing()
+        if self._sources is None:
+            self._sources = SourceTimes(self.run_dir, timing)
         keys = [self._source_key(c) for c in candidates]
         missing = {k: c.task for k, c in zip(keys, candidates, strict=True)}
-        missing = {k: t for k, t in missing.items() if k not in self._sources}
+        missing = {k: t for k, t in missing.items() if k not in self._sources.known}
         if missing:
             found = measure_sources(list(missing.values()), self.executor, self.compat, runs)
-            self._sources.update(zip(missing, found, strict=True))
+            for key, measured in zip(missing, found, strict=True):
+                self._sources.add(key, measured)
 
         def done(j: int, measured: Any) -> None:
-            cand, ev, source = candidates[j], evaluations[j], self._sources[keys[j]]
+            cand, ev = candidates[j], evaluations[j]
+            source = self._sources.known[keys[j]]
             fields = edit_fields(
                 source, measured, str(cand.task.metadata["source_code"]),
                 cand.extraction.code, runs,

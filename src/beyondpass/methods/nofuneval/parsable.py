@@ -21,6 +21,7 @@ GRAMMARS = {
     "javascript": "tree_sitter_javascript",
     "kotlin": "tree_sitter_kotlin",
     "scala": "tree_sitter_scala",
+    "objectivec": "tree_sitter_objc",
 }
 
 

@@ -1,0 +1,168 @@
+"""NoFunEval compat vs the authors' own code, on every published 1-sample generations file.
+
+Inputs: a checkout of microsoft/NoFunEval (``--published``, or $BEYONDPASS_NOFUNEVAL_REPO)
+and the values their code produced for each file (``--reference``, or
+$BEYONDPASS_NOFUNEVAL_REFERENCE): ``<dir>/<subset>/<model>/<prompt>.jsonl`` lines ``{"row",
+"diffbleu", "template_followed", "code"}`` — their ``post_process_generations`` and
+``diff_bleu`` run once on each row (the environment is recorded in docs/nofuneval.md).
+Optionally ``--pie DIR``: their PIE harness's accuracy per runtime row
+(``<dir>/runtime_efficiency__<model>__<prompt>.jsonl`` lines ``{"row", "acc"}``), compared
+with compat correctness from ``--scores`` (``nofuneval table1 --run`` output).
+
+Prints the per-file agreement (Markdown, for docs/nofuneval.md) and the totals.
+``--write-fixture PATH`` also writes the seeded selection of rows the tests replay
+(tests/data/nofuneval_authors_rows.json.gz).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+from _common import argument_parser
+
+from beyondpass.errors import BeyondpassError
+from beyondpass.methods.nofuneval.published import (
+    PROMPTS,
+    SUBSETS,
+    published_files,
+    read_rows,
+    repo_root,
+)
+from beyondpass.methods.nofuneval.table1 import read_reference, reference_path, run_table
+from beyondpass.methods.nofuneval.table1_render import agreement_table
+
+SEED = 26
+#: what produced the reference values (recorded in the fixture)
+ENVIRONMENT = {
+    "nofuneval_commit": "c82a903259767e20be36c1a95d96e5b064587b66",
+    "python": "3.11.7",
+    "nltk": "3.8.1",
+    "tree_sitter": "0.20.4",
+    "grammars": (
+        "java, c, c++, javascript, python: the builds committed in their "
+        "src/evaluation/tree-sitter/build; kotlin 1.1.0, scala 0.23.4, objc 3.0.2 built "
+        "from the PyPI sdists (their setup clones these repositories unpinned)"
+    ),
+    "git": "2.39.5",
+}
+
+
+def main() -> None:
+    try:
+        _main()
+    except BeyondpassError as exc:  # bad input: one line, no traceback
+        raise SystemExit(f"error: {exc}") from None
+
+
+def _main() -> None:
+    parser = argument_parser(__doc__)
+    parser.add_argument("--published", default=os.environ.get("BEYONDPASS_NOFUNEVAL_REPO"))
+    parser.add_argument("--reference", default=os.environ.get("BEYONDPASS_NOFUNEVAL_REFERENCE"))
+    parser.add_argument("--pie", default="", help="the PIE harness's accuracy per runtime row")
+    parser.add_argument("--scores", default="", help="scores.jsonl of `nofuneval table1 --run`")
+    parser.add_argument("--write-fixture", default="")
+    parser.add_argument("--fixture-only", action="store_true", help="write it, score nothing")
+    args = parser.parse_args()
+    if not args.reference:
+        parser.error("--reference (or $BEYONDPASS_NOFUNEVAL_REFERENCE) is required")
+    root, ref = repo_root(args.published), Path(args.reference)
+    files = [f for f in published_files(root, samples=1) if f.readable()]
+    if args.write_fixture:
+        _fixture(files, ref, Path(args.write_fixture))
+    if args.fixture_only:
+        return
+    start = time.perf_counter()
+    results = run_table(files, data_dir=args.data_dir, reference=ref)
+    wall = time.perf_counter() - start
+    print(agreement_table(results))
+    rows = sum(r.agreement["rows"] for r in results if r.agreement)
+    equal = sum(r.agreement["equal"] for r in results if r.agreement)
+    worst = min(r.agreement["equal"] / r.agreement["rows"] for r in results if r.agreement)
+    print(f"\n{len(results)} files, {rows} rows: {equal} equal ({100 * equal / rows:.2f} %), ")
+    print(f"lowest per file {100 * worst:.2f} %; {wall:.0f} s")
+    if args.pie and args.scores:
+        _pie(Path(args.pie), Path(args.scores))
+
+
+def _pie(folder: Path, scores: Path) -> None:
+    """Compat correctness vs the harness's accuracy == 1, per runtime row."""
+    ours: dict[tuple[str, int], bool] = {}
+    for line in scores.read_text().splitlines():
+        s = json.loads(line)
+        if "correct_compat" in s:
+            ours[(s["file"], s["row"])] = bool(s["correct_compat"])
+    total, differ, timed_out = 0, [], []
+    for path in sorted(folder.glob("runtime_efficiency__*.jsonl")):
+        _, model, prompt = path.stem.split("__")
+        key = f"runtime_efficiency/{model}/{prompt}/1"
+        for line in path.read_text().splitlines():
+            h = json.loads(line)
+            if (key, h["row"]) not in ours:
+                continue
+            if h.get("nan_time"):  # stopped by a 10 s timeout (load decides) or an exception
+                timed_out.append((key, h["row"], ours[(key, h["row"])]))
+                continue
+            total += 1
+            if ours[(key, h["row"])] != (h["acc"] == 1.0):
+                differ.append((key, h["row"], h["acc"]))
+    print(f"\nruntime correctness: {total} rows the harness ran to the end, "
+          f"{total - len(differ)} equal to its verdict")  # fmt: skip
+    for d in differ:
+        print(f"  differs: {d[0]} row {d[1]} (harness accuracy {d[2]})")
+    for t in timed_out:
+        print(f"  harness timed out (not compared): {t[0]} row {t[1]}, compat correct {t[2]}")
+
+
+def _fixture(files: list, ref: Path, out: Path) -> None:
+    """Per model and prompt: one row of a subset in turn, and one row the authors read
+    without the template (their fallback paths); plus one such row per language."""
+    rng = random.Random(SEED)
+    picked: dict[tuple[str, str, str, int], str] = {}
+    fallback_by_lang: dict[str, list[tuple[str, str, str, int]]] = {}
+    models = sorted({f.model for f in files})
+    by_key = {(f.subset, f.model, f.prompt): f for f in files}
+    theirs: dict[tuple[str, str, str], list[dict]] = {}
+    for f in files:
+        theirs[(f.subset, f.model, f.prompt)] = read_reference(reference_path(ref, f))
+    for mi, model in enumerate(models):
+        for pi, prompt in enumerate(PROMPTS):
+            subset = SUBSETS[(mi + pi) % len(SUBSETS)]
+            values = theirs[(subset, model, prompt)]
+            picked[(subset, model, prompt, rng.randrange(len(values)))] = "random"
+            fallback = [
+                (s, model, prompt, x["row"])
+                for s in SUBSETS
+                for x in theirs[(s, model, prompt)]
+                if not x["template_followed"]
+            ]
+            if fallback:
+                picked[rng.choice(fallback)] = "template not followed"
+    for (s, m, p), values in sorted(theirs.items()):
+        for x in values:
+            if not x["template_followed"]:
+                fallback_by_lang.setdefault(x["pl"].lower(), []).append((s, m, p, x["row"]))
+    for _lang, keys in sorted(fallback_by_lang.items()):
+        picked.setdefault(rng.choice(keys), "language")
+    lines = []
+    for (s, m, p, row), why in sorted(picked.items()):
+        r = read_rows(by_key[(s, m, p)])[row]
+        x = theirs[(s, m, p)][row]
+        lines.append(
+            {
+                "subset": s, "model": m, "prompt": p, "row": row, "pl": r.pl, "why": why,
+                "answer": r.answers[0], "source_code": r.source, "target_code": r.target,
+                "authors": {k: x[k] for k in ("diffbleu", "template_followed", "code")},
+            }
+        )  # fmt: skip
+    doc = {"seed": SEED, "environment": ENVIRONMENT, "rows": lines}
+    out.write_bytes(gzip.compress(json.dumps(doc).encode("utf-8"), mtime=0))
+    print(f"fixture: {len(lines)} rows, {out.stat().st_size} bytes -> {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""The NoFunEval authors' published generation files, read from a checkout of their repository.
+
+Their layout is ``generations/edit/<subset>/<model>/<prompt>/<n>_samples/generated_outputs.jsonl``;
+line *i* answers row *i* and carries the row's ``source_code``, ``target_code`` and ``pl``, so
+a file is scored from itself — maintainability included, whose dataset file is not public.
+A file missing from the checkout or held there only as a Git LFS pointer is reported as
+unreadable rather than scored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from beyondpass.errors import ConfigError, DataError
+
+#: the edit subsets of Table 1, in the paper's order
+SUBSETS = ("maintainability", "latency", "resource_util", "runtime_efficiency", "security")
+#: the four prompts, in the paper's order
+PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
+#: environment variable naming a checkout of microsoft/NoFunEval
+REPO_ENV = "BEYONDPASS_NOFUNEVAL_REPO"
+_LFS = b"version https://git-lfs"
+
+
+@dataclass(frozen=True)
+class PublishedFile:
+    subset: str
+    model: str
+    prompt: str
+    samples: int
+    path: Path
+
+    @property
+    def key(self) -> str:
+        return f"{self.subset}/{self.model}/{self.prompt}/{self.samples}"
+
+    def readable(self) -> bool:
+        """False for a missing file or a Git LFS pointer in place of the data."""
+        try:
+            with self.path.open("rb") as fh:
+                return not fh.read(len(_LFS)).startswith(_LFS)
+        except OSError:
+            return False
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    row: int
+    answers: list[str]
+    source: str
+    target: str
+    pl: str
+    problem_id: str = ""
+    codeql_check: str = ""
+
+
+def repo_root(path: str | os.PathLike[str] | None) -> Path:
+    """The checkout given (else ``$BEYONDPASS_NOFUNEVAL_REPO``), with ``generations/edit``."""
+    value = path or os.environ.get(REPO_ENV)
+    if not value:
+        raise ConfigError(f"name a checkout of microsoft/NoFunEval (--published or ${REPO_ENV})")
+    root = Path(value)
+    if not (root / "generations" / "edit").is_dir():
+        raise ConfigError(f"{root}: no generations/edit folder (not a NoFunEval checkout)")
+    return root
+
+
+def published_files(root: Path, samples: int | None = None) -> list[PublishedFile]:
+    """Every generations file under ``root``, in Table 1's order (subset, model, prompt)."""
+    found = []
+    for path in (root / "generations" / "edit").glob("*/*/*/*_samples/generated_outputs.jsonl"):
+        subset, model, prompt, folder = path.parts[-5:-1]
+        n = folder.split("_", 1)[0]
+        if not n.isdigit() or (samples is not None and int(n) != samples):
+            continue
+        found.append(PublishedFile(subset, model, prompt, int(n), path))
+
+    def order(f: PublishedFile) -> tuple[Any, ...]:
+        sub = SUBSETS.index(f.subset) if f.subset in SUBSETS else len(SUBSETS)
+        kind = PROMPTS.index(f.prompt) if f.prompt in PROMPTS else len(PROMPTS)
+        return (sub, f.subset, f.model.lower(), kind, f.prompt, f.samples)
+
+    return sorted(found, key=order)
+
+
+def read_rows(file: PublishedFile) -> list[PublishedRow]:
+    """The rows of one file; a malformed line is a one-line :class:`DataError`."""
+    try:
+        lines = file.path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot read {file.path}: {exc}") from None
+    rows = []
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            answers = obj["generated_answers"]
+            if isinstance(answers, str):
+                answers = [answers]
+            rows.append(
+                PublishedRow(
+                    len(rows),
+                    [str(a) for a in answers],
+                    str(obj["source_code"]),
+                    str(obj["target_code"]),
+                    str(obj["pl"]),
+                    str(obj.get("problem_id", "")),
+                    str(obj.get("codeql_check", "")),
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            where = f"{file.path}:{n + 1}"
+            raise DataError(f"{where}: not a NoFunEval generation line ({exc})") from None
+    return rows

@@ -1,0 +1,232 @@
+"""Table 1 regenerated from the authors' published generations (``nofuneval table1``).
+
+Every published 1-sample file is scored twice — NoFunEval's reading (compat) and the
+default one — with the same DiffBLEU; runtime-efficiency files can also be run for
+Correct@1 (and timed for Average Speedup@1 / Improved@1), security and maintainability
+files judged by the open static oracle (DiffBLEU x oracle). Given a folder of values the
+authors' own code produced for the same files, each row's compat DiffBLEU and
+"template followed" are compared with theirs (the agreement table in docs/nofuneval.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from beyondpass.errors import BeyondpassError, DataError
+from beyondpass.methods.nofuneval.extraction import compat_extract, robust_extract
+from beyondpass.methods.nofuneval.published import PublishedFile, PublishedRow, read_rows
+
+#: DiffBLEU values equal to this tolerance count as equal (their floats and ours come from
+#: the same nltk arithmetic; 1e-9 only absorbs printing)
+TOLERANCE = 1e-9
+
+
+@dataclass
+class FileResult:
+    """One published file scored: per row, both readings; summaries of the extras."""
+
+    file: PublishedFile
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    runtime: dict[str, dict[str, Any]] = field(default_factory=dict)  # reading -> summary
+    oracle: dict[str, dict[str, Any]] = field(default_factory=dict)  # reading -> summary
+    agreement: dict[str, Any] | None = None
+
+    def mean(self, key: str) -> float:
+        values = [r[key] for r in self.rows if r.get(key) is not None]
+        return mean(values) if values else math.nan
+
+
+def dataset_prompts(subset: str, data_dir: str | None) -> dict[int, tuple[str, ...]]:
+    """Row -> the dataset's four prompts (the default reader strips an echoed one); empty
+    when the subset's file is not available (maintainability)."""
+    from beyondpass.methods.nofuneval.benchmark import load_subset
+
+    try:
+        bench = load_subset(subset, data_dir)
+    except (BeyondpassError, OSError):  # not public or not here: the echo is found itself
+        return {}
+    return {
+        int(t.metadata["row"]): tuple(map(str, t.metadata["prompt_fields"].values()))
+        for t in bench.tasks.values()
+    }
+
+
+_HEADER = re.compile(r"^###[ \t]*(Response|Thought):[ \t]*$", re.M)
+
+
+def echoed_prompt(answer: str, source: str) -> str:
+    """The prompt a published answer starts with, when the dataset's is not at hand
+    (maintainability): up to the first ``### Response:``/``### Thought:`` header after the
+    row's source code, which the prompt quotes. Without it the default reader would take
+    the one-shot example's ``### Response:`` for the answer's."""
+    if not answer.lstrip().startswith("Below is an instruction"):
+        return ""
+    at = answer.find(source.strip())
+    if at < 0:
+        return ""
+    header = _HEADER.search(answer, at + len(source.strip()))
+    return answer[: header.end()] if header else ""
+
+
+def score_file(
+    file: PublishedFile,
+    rows: list[PublishedRow],
+    prompts: dict[int, tuple[str, ...]],
+    scorer: Any,
+) -> FileResult:
+    """DiffBLEU of every row's first answer, read both ways (``scorer``: a DiffBleu, shared
+    by the files so that each row's reference edit is computed once)."""
+    result = FileResult(file)
+    for r in rows:
+        answer = r.answers[0] if r.answers else ""
+        compat = compat_extract(answer, file.prompt, r.pl)
+        own = prompts.get(r.row) or (echoed_prompt(answer, r.source),)
+        robust = robust_extract(answer, own, r.pl)
+        score = scorer.score(r.source, r.target, compat.code, r.pl)
+        if robust.code != compat.code:
+            default = scorer.score(r.source, r.target, robust.code, r.pl)
+        else:
+            default = score
+        result.rows.append(
+            {
+                "row": r.row,
+                "pl": r.pl,
+                "diffbleu_compat": score,
+                "template_followed_compat": compat.template_followed,
+                "diffbleu_default": default,
+                "template_followed_default": robust.template_followed,
+                "_programs": (compat.code, robust.code),
+            }
+        )
+    return result
+
+
+def read_reference(path: Path) -> list[dict[str, Any]]:
+    """The authors' values for one file: ``{"row", "diffbleu", "template_followed"}`` lines."""
+    try:
+        return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"cannot read reference {path}: {exc}") from None
+
+
+def reference_path(folder: Path, file: PublishedFile) -> Path:
+    return folder / file.subset / file.model / f"{file.prompt}.jsonl"
+
+
+def compare(result: FileResult, reference: list[dict[str, Any]]) -> dict[str, Any]:
+    """Rows whose compat DiffBLEU and template flag equal the authors' (and those that do not)."""
+    theirs = {int(x["row"]): x for x in reference}
+    differ = []
+    for r in result.rows:
+        ref = theirs.get(r["row"])
+        ok = (
+            ref is not None
+            and ref.get("diffbleu") is not None
+            and abs(r["diffbleu_compat"] - float(ref["diffbleu"])) <= TOLERANCE
+            and bool(r["template_followed_compat"]) == bool(ref["template_followed"])
+        )
+        if not ok:
+            differ.append(
+                {
+                    "row": r["row"],
+                    "pl": r["pl"],
+                    "ours": r["diffbleu_compat"],
+                    "theirs": None if ref is None else ref.get("diffbleu"),
+                }
+            )
+    return {"rows": len(result.rows), "equal": len(result.rows) - len(differ), "differ": differ}
+
+
+def add_runtime(
+    result: FileResult, rows: list[PublishedRow], executor: Any, runs: int, data_dir: str | None
+) -> None:
+    """Runtime efficiency: run each row's edit (both readings) and source on its cases."""
+    from beyondpass.methods.nofuneval.benchmark import load_subset
+    from beyondpass.methods.nofuneval.speedup import score_runtime
+
+    bench = load_subset("runtime_efficiency", data_dir)
+    tasks = {int(t.metadata["row"]): t for t in bench.tasks.values()}
+    for r in rows:
+        if tasks.get(r.row) is None or tasks[r.row].metadata["source_code"] != r.source:
+            raise DataError(f"{result.file.path}: row {r.row} is not runtime_efficiency's")
+    for i, reading in enumerate(("compat", "default")):
+        scores = [{"row": r["row"]} for r in result.rows]
+        programs = [r["_programs"][i] for r in result.rows]
+        summary = score_runtime(
+            scores, [r["row"] for r in result.rows], programs, tasks, executor, i == 0, runs
+        )
+        for line, s in zip(result.rows, scores, strict=True):
+            line[f"correct_{reading}"] = s["correct"]
+            if runs:
+                line[f"speedup_{reading}"] = s["speedup"]
+        result.runtime[reading] = summary
+
+
+def add_oracle(result: FileResult, rows: list[PublishedRow]) -> None:
+    """Security/maintainability: DiffBLEU x the open static oracle, both readings."""
+    from beyondpass.methods.nofuneval.oracles.score import oracle_scores
+
+    metas = [{"pl": r.pl, "codeql_check": r.codeql_check, "source_code": r.source} for r in rows]
+    for i, reading in enumerate(("compat", "default")):
+        scores = [
+            {"row": line["row"], "diffbleu": line[f"diffbleu_{reading}"]} for line in result.rows
+        ]
+        programs = [line["_programs"][i] for line in result.rows]
+        result.oracle[reading] = oracle_scores(scores, metas, programs, i == 0)
+        for line, s in zip(result.rows, scores, strict=True):
+            line[f"diffbleu_x_oracle_{reading}"] = s["diffbleu_x_oracle"]
+
+
+def run_table(
+    files: Iterable[PublishedFile],
+    *,
+    data_dir: str | None = None,
+    reference: Path | None = None,
+    executor: Any = None,
+    runs: int = 0,
+    oracle: bool = False,
+    progress: Callable[[FileResult], None] | None = None,
+) -> list[FileResult]:
+    """Score every file (in the given order); extras as asked."""
+    from beyondpass.methods.nofuneval.diffbleu import DiffBleu
+
+    with DiffBleu() as scorer:
+        return _run(files, data_dir, reference, executor, runs, oracle, progress, scorer)
+
+
+def _run(
+    files: Iterable[PublishedFile],
+    data_dir: str | None,
+    reference: Path | None,
+    executor: Any,
+    runs: int,
+    oracle: bool,
+    progress: Callable[[FileResult], None] | None,
+    scorer: Any,
+) -> list[FileResult]:
+    results = []
+    prompts_of: dict[str, dict[int, tuple[str, ...]]] = {}
+    for file in files:
+        rows = read_rows(file)
+        if file.subset not in prompts_of:
+            prompts_of[file.subset] = dataset_prompts(file.subset, data_dir)
+        result = score_file(file, rows, prompts_of[file.subset], scorer)
+        if reference is not None and reference_path(reference, file).is_file():
+            result.agreement = compare(result, read_reference(reference_path(reference, file)))
+        if executor is not None and file.subset == "runtime_efficiency":
+            add_runtime(result, rows, executor, runs, data_dir)
+        if oracle and file.subset in ("security", "maintainability"):
+            add_oracle(result, rows)
+        for line in result.rows:
+            line.pop("_programs", None)
+        results.append(result)
+        if progress is not None:
+            progress(result)
+    return results

@@ -1,0 +1,205 @@
+"""Markdown for ``nofuneval table1``: Table 1 beside the paper's, and the agreement table.
+
+The paper's cells (Singhal et al., Table 1) are score@1,20 over 20 samples at T = 0.8, the
+min and max over the four prompts; the published files scored here are the greedy single
+samples, so the regenerated cells are score@1,1 — the same metric on other generations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+from beyondpass.methods.nofuneval.published import PROMPTS, SUBSETS
+from beyondpass.methods.nofuneval.table1 import FileResult
+
+#: published model folder -> the paper's row name
+PAPER_NAMES = {
+    "gpt-3.5-turbo": "GPT-3.5-Turbo",
+    "gpt-4": "GPT-4",
+    "WizardCoder-15B-V1.0": "WizardCoder-15.5B",
+    "Mistral-7B-Instruct-v0.1": "Mistral-7B-Inst",
+    "Phind-CodeLlama-34B-v2": "Phind-CodeLlama-34B",
+    "deepseek-coder-33b-instruct": "DeepSeekCoder-33B-Inst",
+}
+SHORT = {"base_prompt": "B", "one_shot": "1S", "chain_of_thought": "CoT", "coding_concepts": "CoCo"}
+#: the paper's Table 1 for the six models with published generations: subset ->
+#: model -> (min, prompt, max, prompt); maintainability and security are DiffBLEU x CodeQL,
+#: runtime efficiency Average Speedup@1,20, the others DiffBLEU (x 100)
+PAPER: dict[str, dict[str, tuple[float, str, float, str]]] = {
+    "latency": {
+        "gpt-3.5-turbo": (12.2, "1S", 31.3, "CoCo"),
+        "gpt-4": (14.2, "B", 35.9, "CoCo"),
+        "WizardCoder-15B-V1.0": (3.9, "1S", 16.1, "CoCo"),
+        "Mistral-7B-Instruct-v0.1": (6.6, "1S", 12.7, "CoCo"),
+        "Phind-CodeLlama-34B-v2": (4.7, "1S", 29.2, "CoCo"),
+        "deepseek-coder-33b-instruct": (10.7, "1S", 28.7, "CoCo"),
+    },
+    "resource_util": {
+        "gpt-3.5-turbo": (10.8, "B", 29.9, "CoCo"),
+        "gpt-4": (10.7, "B", 26.3, "CoCo"),
+        "WizardCoder-15B-V1.0": (5.7, "1S", 15.3, "CoCo"),
+        "Mistral-7B-Instruct-v0.1": (6.0, "1S", 9.5, "CoCo"),
+        "Phind-CodeLlama-34B-v2": (5.0, "1S", 21.5, "CoCo"),
+        "deepseek-coder-33b-instruct": (8.7, "1S", 20.8, "CoCo"),
+    },
+    "runtime_efficiency": {
+        "gpt-3.5-turbo": (1.302, "B", 1.774, "CoCo"),
+        "gpt-4": (1.303, "B", 2.380, "CoCo"),
+        "WizardCoder-15B-V1.0": (1.031, "B", 1.183, "CoCo"),
+        "Mistral-7B-Instruct-v0.1": (1.011, "B", 1.118, "CoCo"),
+        "Phind-CodeLlama-34B-v2": (1.148, "B", 2.155, "CoCo"),
+        "deepseek-coder-33b-instruct": (1.548, "B", 2.269, "CoCo"),
+    },
+    "maintainability": {
+        "gpt-3.5-turbo": (21.0, "B", 40.3, "CoCo"),
+        "gpt-4": (33.2, "B", 51.1, "CoCo"),
+        "WizardCoder-15B-V1.0": (6.8, "B", 13.0, "CoCo"),
+        "Mistral-7B-Instruct-v0.1": (4.6, "B", 8.0, "CoCo"),
+        "Phind-CodeLlama-34B-v2": (15.7, "CoT", 38.8, "CoCo"),
+        "deepseek-coder-33b-instruct": (18.7, "B", 32.2, "CoCo"),
+    },
+    "security": {
+        "gpt-3.5-turbo": (39.3, "B", 55.6, "1S"),
+        "gpt-4": (41.5, "B", 64.3, "CoT/1S"),
+        "WizardCoder-15B-V1.0": (25.6, "B", 51.7, "1S"),
+        "Mistral-7B-Instruct-v0.1": (23.0, "B", 41.6, "1S"),
+        "Phind-CodeLlama-34B-v2": (33.0, "B", 59.1, "1S"),
+        "deepseek-coder-33b-instruct": (29.5, "B", 47.3, "1S"),
+    },
+}
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None or math.isnan(value) else f"{100 * value:.1f}"
+
+
+def _minmax(cells: dict[str, float], fmt: Any) -> str:
+    known = {p: v for p, v in cells.items() if v is not None and not math.isnan(v)}
+    if not known:
+        return "—"
+    lo = min(known, key=lambda p: known[p])
+    hi = max(known, key=lambda p: known[p])
+    return f"{fmt(known[lo])}^{SHORT[lo]} – {fmt(known[hi])}^{SHORT[hi]}"
+
+
+def _paper(subset: str, model: str) -> str:
+    cell = PAPER.get(subset, {}).get(model)
+    if cell is None:
+        return "—"
+    lo, lo_p, hi, hi_p = cell
+    if subset == "runtime_efficiency":  # Average Speedup@1,20, not DiffBLEU
+        return f"Speedup {lo:.3f}^{lo_p} – {hi:.3f}^{hi_p}"
+    return f"{lo}^{lo_p} – {hi}^{hi_p}"
+
+
+def diffbleu_tables(results: list[FileResult]) -> str:
+    """Per subset: DiffBLEU x 100 per model and prompt (compat; default in brackets where it
+    differs), min – max, and the paper's min – max."""
+    by: dict[str, dict[str, dict[str, FileResult]]] = defaultdict(lambda: defaultdict(dict))
+    for r in results:
+        by[r.file.subset][r.file.model][r.file.prompt] = r
+    out = []
+    for subset in [s for s in SUBSETS if s in by] + sorted(set(by) - set(SUBSETS)):
+        out.append(f"**{subset}** — DiffBLEU x 100, compat (default in brackets where different)\n")
+        head = " | ".join(SHORT[p] for p in PROMPTS)
+        out.append(f"| model | {head} | min – max | paper (score@1,20) |")
+        out.append("|---|" + "---|" * (len(PROMPTS) + 2))
+        for model, cells in by[subset].items():
+            values, parts = {}, []
+            for p in PROMPTS:
+                r = cells.get(p)
+                if r is None:
+                    parts.append("—")
+                    continue
+                c, d = r.mean("diffbleu_compat"), r.mean("diffbleu_default")
+                values[p] = c
+                parts.append(_pct(c) if _pct(c) == _pct(d) else f"{_pct(c)} ({_pct(d)})")
+            name = PAPER_NAMES.get(model, model)
+            row = f"| {name} | {' | '.join(parts)} | {_minmax(values, _pct)} | "
+            note = "" if subset not in ("maintainability", "security") else " (x CodeQL)"
+            out.append(row + _paper(subset, model) + note + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def agreement_table(results: list[FileResult]) -> str:
+    """Per file (model x prompt, a column per subset): rows whose compat DiffBLEU and
+    template flag equal the authors' code, of the rows the file has; differing rows named."""
+    cells: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
+    subsets: list[str] = []
+    for r in results:
+        a = r.agreement
+        if a is None:
+            continue
+        f = r.file
+        subsets += [f.subset] if f.subset not in subsets else []
+        cell = f"{a['equal']}/{a['rows']}"
+        if a["differ"]:
+            cell += " (rows " + ", ".join(str(d["row"]) for d in a["differ"]) + ")"
+        cells[(f.model, f.prompt)][f.subset] = cell
+    lines = [f"| model | prompt | {' | '.join(subsets)} |", "|---|---|" + "---|" * len(subsets)]
+    for (model, prompt), row in cells.items():
+        values = " | ".join(row.get(s, "—") for s in subsets)
+        lines.append(f"| {PAPER_NAMES.get(model, model)} | {SHORT[prompt]} | {values} |")
+    return "\n".join(lines)
+
+
+def runtime_table(results: list[FileResult]) -> str:
+    """Runtime efficiency: Correct@1 per reading, and Average Speedup@1 / Improved@1 when timed."""
+    lines = [
+        "| model | prompt | Correct@1 compat | default | Speedup@1 compat | default "
+        "| Improved@1 compat | default | paper Speedup@1,20 min – max |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        if not r.runtime:
+            continue
+        c, d = r.runtime["compat"], r.runtime["default"]
+        timed = c.get("timing", {}).get("runs_per_case", 0) > 0
+
+        def num(s: dict[str, Any], key: str, pct: bool, timed: bool = timed) -> str:
+            if key != "correct@1" and not timed:
+                return "not timed"
+            v = s.get(key)
+            return "—" if v is None else (f"{100 * v:.1f} %" if pct else f"{v:.3f}")
+
+        lines.append(
+            f"| {PAPER_NAMES.get(r.file.model, r.file.model)} | {SHORT[r.file.prompt]} "
+            f"| {num(c, 'correct@1', True)} | {num(d, 'correct@1', True)} "
+            f"| {num(c, 'speedup@1', False)} | {num(d, 'speedup@1', False)} "
+            f"| {num(c, 'improved@1', True)} | {num(d, 'improved@1', True)} "
+            f"| {_paper('runtime_efficiency', r.file.model)} |"
+        )
+    return "\n".join(lines)
+
+
+def oracle_table(results: list[FileResult]) -> str:
+    """DiffBLEU x the open oracle (x 100) per file, where it could judge rows."""
+    lines = [
+        "| subset | model | prompt | judged rows | DiffBLEU x oracle compat | default |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        if not r.oracle:
+            continue
+        c, d = r.oracle["compat"], r.oracle["default"]
+        lines.append(
+            f"| {r.file.subset} | {PAPER_NAMES.get(r.file.model, r.file.model)} "
+            f"| {SHORT[r.file.prompt]} | {c.get('oracle_samples', 0)} "
+            f"| {_pct(c.get('diffbleu_x_oracle_score@1'))} "
+            f"| {_pct(d.get('diffbleu_x_oracle_score@1'))} |"
+        )
+    return "\n".join(lines)
+
+
+def render(results: list[FileResult]) -> str:
+    parts = ["# NoFunEval Table 1 from the published generations\n", diffbleu_tables(results)]
+    if any(r.runtime for r in results):
+        parts += ["## Runtime efficiency\n", runtime_table(results), ""]
+    if any(r.oracle for r in results):
+        parts += ["## DiffBLEU x oracle\n", oracle_table(results), ""]
+    if any(r.agreement for r in results):
+        parts += ["## Agreement with the authors' code\n", agreement_table(results), ""]
+    return "\n".join(parts)

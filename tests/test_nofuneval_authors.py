@@ -1,0 +1,168 @@
+"""NoFunEval compat equals the authors' own code, row by row, on published answers.
+
+The fixture (tests/data/nofuneval_authors_rows.json.gz) is a seeded selection of rows of
+the authors' published 1-sample generation files — every model and prompt, a row of each
+subset in turn, rows their reading could not take from the template (echoed prompts,
+chain-of-thought and one-shot answers without a second ``Response:``), one such row per
+language — with what their ``post_process_generations`` and ``diff_bleu`` returned when
+run once on it (commit and environment recorded in the fixture;
+``benchmarks/bench_nofuneval_compat.py --write-fixture`` selects the rows).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from beyondpass.methods.nofuneval.diffbleu import DiffBleu
+from beyondpass.methods.nofuneval.extraction import compat_extract
+from beyondpass.methods.nofuneval.parsable import GRAMMARS, parser_for
+from beyondpass.methods.nofuneval.table1_render import PAPER, PAPER_NAMES, SHORT
+
+FIXTURE = Path(__file__).parent / "data" / "nofuneval_authors_rows.json.gz"
+PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
+
+
+@pytest.fixture(scope="module")
+def fixture() -> dict:
+    return json.loads(gzip.decompress(FIXTURE.read_bytes()))
+
+
+def _id(row: dict) -> str:
+    return f"{row['subset']}/{row['model']}/{row['prompt']}/{row['row']}"
+
+
+def test_fixture_covers_every_model_prompt_subset_and_fallback(fixture):
+    rows = fixture["rows"]
+    assert fixture["environment"]["nofuneval_commit"].startswith("c82a903")
+    pairs = Counter((r["model"], r["prompt"]) for r in rows)
+    assert len({m for m, _ in pairs}) == 6 and all(
+        pairs[(m, p)] >= 1 for m, _ in pairs for p in PROMPTS
+    )
+    assert {r["subset"] for r in rows} == {
+        "latency", "resource_util", "runtime_efficiency", "security", "maintainability"
+    }  # fmt: skip
+    fallback = [r for r in rows if not r["authors"]["template_followed"]]
+    assert {r["prompt"] for r in fallback} >= {"one_shot", "chain_of_thought"}
+    # an echoed answer whose second Response: is missing takes their fallback paths
+    assert any(
+        r["prompt"] in ("one_shot", "chain_of_thought") and r["answer"].count("Response:") < 2
+        for r in fallback
+    )
+
+
+def test_every_grammar_of_the_compat_reading_is_installed():
+    # without one, compat falls back to the robust reader and differs from the authors'
+    assert [lang for lang in GRAMMARS if parser_for(lang) is None] == []
+
+
+def test_compat_reading_and_diffbleu_equal_the_authors_on_every_fixture_row(fixture):
+    differ = []
+    with DiffBleu() as scorer:
+        for r in fixture["rows"]:
+            theirs = r["authors"]
+            edited = compat_extract(r["answer"], r["prompt"], r["pl"])
+            score = scorer.score(r["source_code"], r["target_code"], edited.code, r["pl"])
+            if (
+                edited.code != theirs["code"]
+                or edited.template_followed != bool(theirs["template_followed"])
+                or abs(score - theirs["diffbleu"]) > 1e-9
+            ):
+                differ.append((_id(r), score, theirs["diffbleu"]))
+    assert differ == []
+
+
+def _checkout(root: Path, rows: list[dict]) -> None:
+    """A NoFunEval checkout holding ``rows`` as published files (in fixture order), and
+    the authors' values for them beside it (``root/reference``)."""
+    files: dict[tuple[str, str, str], list[dict]] = {}
+    for r in rows:
+        files.setdefault((r["subset"], r["model"], r["prompt"]), []).append(r)
+    for (subset, model, prompt), group in files.items():
+        folder = root / "generations" / "edit" / subset / model / prompt / "1_samples"
+        folder.mkdir(parents=True)
+        lines = [
+            {"generated_answers": [r["answer"]], "source_code": r["source_code"],
+             "target_code": r["target_code"], "pl": r["pl"]}
+            for r in group
+        ]  # fmt: skip
+        (folder / "generated_outputs.jsonl").write_text(
+            "".join(json.dumps(x) + "\n" for x in lines)
+        )
+        ref = root / "reference" / subset / model / f"{prompt}.jsonl"
+        ref.parent.mkdir(parents=True, exist_ok=True)
+        ref.write_text(
+            "".join(json.dumps({"row": i, **r["authors"]}) + "\n" for i, r in enumerate(group))
+        )
+    lfs = root / "generations/edit/latency/gpt-4/base_prompt/20_samples"
+    lfs.mkdir(parents=True)
+    (lfs / "generated_outputs.jsonl").write_text("version https://git-lfs.github.com/spec/v1\n")
+
+
+def test_table1_command_scores_a_checkout_and_agrees_with_the_authors(fixture, run_cli, tmp_path):
+    # maintainability: no dataset file, so nothing is looked up or downloaded
+    rows = [r for r in fixture["rows"] if r["subset"] == "maintainability"]
+    _checkout(tmp_path / "repo", rows)
+    out = tmp_path / "out"
+    proc = run_cli(
+        ["nofuneval", "table1", "--published", tmp_path / "repo",
+         "--reference", tmp_path / "repo" / "reference", "--out", out],
+        cwd=tmp_path, unset=["BEYONDPASS_DATA"],
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    table = (out / "table1.md").read_text()
+    summary = json.loads((out / "summary.json").read_text())
+    assert len(summary) == len({(r["subset"], r["model"], r["prompt"]) for r in rows})
+    for key, s in summary.items():
+        subset, model, prompt, _ = key.split("/")
+        theirs = [
+            r["authors"]["diffbleu"]
+            for r in rows
+            if (r["subset"], r["model"], r["prompt"]) == (subset, model, prompt)
+        ]
+        assert s["agreement"]["equal"] == s["rows"] == len(theirs)
+        assert s["diffbleu_compat"] == pytest.approx(sum(theirs) / len(theirs), abs=1e-9)
+        name, short = PAPER_NAMES[model], SHORT[prompt]
+        line = next(x for x in table.splitlines() if x.startswith(f"| {name} | {short} |"))
+        assert f"{len(theirs)}/{len(theirs)}" in line and "rows" not in line
+    for model in {r["model"] for r in rows}:  # the paper's cell beside each model's
+        lo, lo_p, hi, hi_p = PAPER["maintainability"][model]
+        assert f"| {PAPER_NAMES[model]} |" in table and f"{lo}^{lo_p} – {hi}^{hi_p}" in table
+    # the 20-sample file of this checkout is a Git LFS pointer: named, not scored
+    assert "latency/gpt-4/base_prompt/20" not in summary
+
+
+def test_table1_command_bad_input_is_one_line(run_cli, tmp_path):
+    for args, message in (
+        (["--published", tmp_path / "nothing"], "not a NoFunEval checkout"),
+        ([], "name a checkout of microsoft/NoFunEval"),
+    ):
+        proc = run_cli(
+            ["nofuneval", "table1", *args], cwd=tmp_path, unset=["BEYONDPASS_NOFUNEVAL_REPO"]
+        )
+        assert proc.returncode == 2 and message in proc.stderr
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_default_reading_of_a_published_answer_skips_the_echoed_example():
+    from beyondpass.methods.nofuneval.extraction import robust_extract
+    from beyondpass.methods.nofuneval.table1 import echoed_prompt
+
+    source = "import math\nimport os\nprint(os.sep)\n"
+    prompt = (
+        "Below is an instruction that describes a task.\n\n### Instruction:\nRewrite it.\n"
+        "```python\nimport math\nprint('Hi')\n```\n\n### Thought:\nmath is unused.\n\n"
+        '### Response:\n```python\nprint("Hi")\n```\n\n### Instruction:\nRewrite it.\n'
+        f"```python\n{source}```\n\n### Thought:\n"
+    )
+    answer = prompt + "math is unused, so:\n```python\nimport os\nprint(os.sep)\n```"
+    assert echoed_prompt(answer, source) == prompt.rstrip("\n")
+    read = robust_extract(answer, (echoed_prompt(answer, source),), "python")
+    assert read.code == "import os\nprint(os.sep)\n" and read.template_followed
+    # without it, the example's response is taken for the answer's
+    assert robust_extract(answer, (), "python").code == 'print("Hi")\n'
+    assert echoed_prompt("no echo here", source) == ""
