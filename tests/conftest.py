@@ -60,7 +60,9 @@ CliRunner = Callable[..., subprocess.CompletedProcess[str]]
 def run_cli() -> CliRunner:
     """Run ``python -m beyondpass ARGS`` as a real subprocess and capture its output.
 
-    ``env`` adds or overrides variables; ``unset`` removes them (e.g. BEYONDPASS_DATA).
+    ``env`` adds or overrides variables; ``unset`` removes them (e.g. BEYONDPASS_DATA);
+    ``pythonpath_first`` goes ahead of the inherited PYTHONPATH (which may be what points
+    at the code under test), e.g. a ``sitecustomize`` that hides a module.
     """
 
     def run(
@@ -70,8 +72,12 @@ def run_cli() -> CliRunner:
         env: Mapping[str, str] | None = None,
         unset: Sequence[str] = (),
         timeout: float = 300,
+        pythonpath_first: Sequence[str | os.PathLike[str]] = (),
     ) -> subprocess.CompletedProcess[str]:
         full_env = {**os.environ, **(env or {})}
+        if pythonpath_first:
+            inherited = [full_env["PYTHONPATH"]] if full_env.get("PYTHONPATH") else []
+            full_env["PYTHONPATH"] = os.pathsep.join([*map(str, pythonpath_first), *inherited])
         for name in unset:
             full_env.pop(name, None)
         return subprocess.run(

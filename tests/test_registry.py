@@ -4,7 +4,6 @@ transform seam, and the one-line error when a method's extra is missing."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -138,9 +137,8 @@ def test_missing_java_extra_stops_a_robustapi_study_with_one_line(run_cli, tmp_p
         'spec = "replay:answers.jsonl"\n[prompts]\nplan = "robustapi"\n',
         encoding="utf-8",
     )
-    path = os.pathsep.join(filter(None, [str(hide), os.environ.get("PYTHONPATH")]))
     proc = run_cli(
-        ["run", study_file, "--out", tmp_path / "run"], cwd=tmp_path, env={"PYTHONPATH": path}
+        ["run", study_file, "--out", tmp_path / "run"], cwd=tmp_path, pythonpath_first=[hide]
     )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr

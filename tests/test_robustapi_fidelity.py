@@ -304,7 +304,7 @@ def test_check_without_the_java_extra_fails_in_one_line(run_cli, tmp_path, data_
         proc = run_cli(
             ["robustapi", "check", "--answers", answers, "--data-dir", data_dir],
             cwd=tmp_path,
-            env={"PYTHONPATH": str(only)},
+            pythonpath_first=[only],
         )
         assert proc.returncode == 2, proc.stderr
         lines = proc.stderr.strip().splitlines()
@@ -314,7 +314,7 @@ def test_check_without_the_java_extra_fails_in_one_line(run_cli, tmp_path, data_
         rules = run_cli(
             ["robustapi", "rules", "--data-dir", data_dir],
             cwd=tmp_path,
-            env={"PYTHONPATH": str(only)},
+            pythonpath_first=[only],
         )
         assert rules.returncode == 2 and rules.stderr.count("\n") == 1, rules.stderr
         assert "pip install 'beyondpass[java]'" in rules.stderr
