@@ -11,6 +11,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from beyondpass.analysis.formatting import percent
 from beyondpass.methods.nofuneval.published import PROMPTS, SUBSETS
 from beyondpass.methods.nofuneval.table1 import FileResult
 
@@ -72,7 +73,7 @@ PAPER: dict[str, dict[str, tuple[float, str, float, str]]] = {
 
 
 def _pct(value: float | None) -> str:
-    return "—" if value is None or math.isnan(value) else f"{100 * value:.1f}"
+    return percent(value, 1)
 
 
 def _minmax(cells: dict[str, float], fmt: Any) -> str:
