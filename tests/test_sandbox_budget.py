@@ -210,24 +210,31 @@ def test_every_process_of_both_sandboxes_is_inside_its_budget(level, cgroup_layo
         def inc(x):
             for _ in range(3):
                 if os.fork() == 0:
-                    time.sleep(3)
+                    time.sleep(12)
                     os._exit(0)
-            time.sleep(1.5)
+            time.sleep(6)
             return x + 1
     """
     try:
         done: list = []
-        runner = threading.Thread(target=lambda: done.append(ex.run(call_request(sleeper))))
+        request = call_request(sleeper, timeout_s=30)
+        runner = threading.Thread(target=lambda: done.append(ex.run(request)))
         runner.start()
-        time.sleep(0.7)  # the sample and its three children are up (a wait, not a measurement)
-        (worker,) = ex._all
+        deadline = time.monotonic() + 6  # until the sample and its three children are up
+        candidate_tree: set[int] = set()
+        while time.monotonic() < deadline and len(candidate_tree) < 6:
+            workers = list(ex._all)
+            if workers:
+                worker = workers[0]
+                candidate_tree = {worker.candidate.pid} | descendants(worker.candidate.pid)
+            time.sleep(0.05)
+        # bwrap (outer and inner), the fork server, the sample and its three children
+        assert len(candidate_tree) >= 6, candidate_tree
         for role, proc in (("candidate", worker.candidate), ("judge", worker.judge)):
             budget = worker.budgets[role]
             tree = {proc.pid} | descendants(proc.pid)
             assert tree <= budget.members(), role
             assert budget.tasks() >= len(tree)
-        candidate_tree = {worker.candidate.pid} | descendants(worker.candidate.pid)
-        assert len(candidate_tree) >= 6  # bwrap(s), fork server, the sample, its 3 children
         runner.join()
         assert done[0].status is Status.PASSED, done[0].message
     finally:
