@@ -10,6 +10,7 @@ of components and listing them imports nothing heavy.
 from __future__ import annotations
 
 from beyondpass.registry import (
+    AnswerFileSpec,
     AnswerFormatSpec,
     BenchmarkSpec,
     EvaluatorSpec,
@@ -63,6 +64,13 @@ CORE = Method(
             "neutral",
             "beyondpass.prompts.plan:neutral_plan",
             "Neutral methodology prompt over the benchmark task text",
+        ),
+    ),
+    answer_files=(
+        AnswerFileSpec(
+            "answers",
+            "beyondpass.study.answer_files:AnswerFile",
+            "one answer per line: task_id and completion, solution, response, ...",
         ),
     ),
     answer_formats=(

@@ -134,10 +134,27 @@ class PlanSpec:
 
 @dataclass(frozen=True)
 class AnswerFormatSpec:
-    """``extractor(answer, task) -> Extraction``: how answers in this format become code."""
+    """``extractor(answer, task) -> Extraction``: how answers in this format become code.
+
+    ``reads_condition``: the reading depends on the prompt that was asked (NoFunEval's own
+    reading splits the echoed prompt by its template), so the extractor is called as
+    ``extractor(answer, task, condition)`` with the sample's condition id.
+    """
 
     name: str
     extractor: Ref
+    description: str = ""
+    reads_condition: bool = False
+
+
+@dataclass(frozen=True)
+class AnswerFileSpec:
+    """``factory(options) -> beyondpass.study.answer_files.AnswerFile``: a kind of answers
+    file ``evaluate`` reads (RobustAPI's ``id``/``response`` lines, NoFunEval's generation
+    files), with the answer format, evaluator options and exports that go with it."""
+
+    name: str
+    factory: Ref
     description: str = ""
 
 
@@ -192,6 +209,8 @@ class Method:
     benchmarks: tuple[BenchmarkSpec, ...] = ()
     plans: tuple[PlanSpec, ...] = ()
     answer_formats: tuple[AnswerFormatSpec, ...] = ()
+    #: kinds of answers file ``evaluate`` reads, each with its exports (``robustapi check``)
+    answer_files: tuple[AnswerFileSpec, ...] = ()
     evaluators: tuple[EvaluatorSpec, ...] = ()
     transforms: tuple[TransformSpec, ...] = ()
     #: classes satisfying ``beyondpass.report.sections.ReportSection``, built with no arguments
@@ -382,6 +401,16 @@ def answer_format(name: str) -> Callable[..., Any]:
     """The extractor of answer format ``name``."""
     spec, owner = _require("answer_formats", name, "answer format")
     return resolve(spec.extractor, owner)
+
+
+def answer_format_spec(name: str) -> AnswerFormatSpec:
+    spec, _ = _require("answer_formats", name, "answer format")
+    return spec
+
+
+def answer_file(name: str) -> tuple[AnswerFileSpec, Method]:
+    """The kind of answers file ``name`` (``answers``: the common answer-line formats)."""
+    return _require("answer_files", name, "kind of answers file")
 
 
 def answer_formats() -> list[str]:

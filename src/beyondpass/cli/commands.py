@@ -248,6 +248,12 @@ def benchmarks_show(name: str, task_id: str | None, data_dir: str | None, as_jso
     is_flag=True,
     help="Mark lines whose task is not in the benchmark 'skipped' instead of failing.",
 )
+@click.option(
+    "--answer-format",
+    metavar="FORMAT",
+    help="How the answers are read (default: the benchmark's), e.g. whole-program for "
+    "answers that hold a whole program; an unknown name lists the known ones.",
+)
 @executor_options
 @evaluator_flags
 @click.option(
@@ -266,6 +272,7 @@ def evaluate(
     timeout: float,
     workers: int | None,
     skip_unknown_tasks: bool,
+    answer_format: str | None,
     executor: str | None,
     isolation: str | None,
     process_budget: str | None,
@@ -277,6 +284,7 @@ def evaluate(
     """Score a JSONL file of model answers against a benchmark's tests."""
     from beyondpass import registry
     from beyondpass.execution import ExecutionLimits
+    from beyondpass.study.answer_files import AnswerFile
     from beyondpass.study.evaluate_samples import evaluate_samples
 
     out_dir = (
@@ -295,6 +303,7 @@ def evaluate(
             ),
             skip_unknown_tasks=skip_unknown_tasks,
             evaluators=tuple(dict.fromkeys((*flagged_evaluators(flags), *evaluators))),
+            answer_file=AnswerFile({"answer_format": answer_format} if answer_format else None),
             progress=progress,
         )
     s = outcome.summary

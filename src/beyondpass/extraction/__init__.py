@@ -30,9 +30,15 @@ def extractor_for(answer_format: str) -> Extractor:
     return registry.answer_format(answer_format)
 
 
-def extract(answer: str, task: Task, answer_format: str | None = None) -> Extraction:
-    """Extract the program ``answer`` gives for ``task``, read in ``answer_format``."""
-    return extractor_for(answer_format_of(task, answer_format))(answer, task)
+def extract(
+    answer: str, task: Task, answer_format: str | None = None, condition: str = ""
+) -> Extraction:
+    """Extract the program ``answer`` gives for ``task``, read in ``answer_format``;
+    ``condition``: the prompt asked, for formats whose reading depends on it."""
+    name = answer_format_of(task, answer_format)
+    if registry.answer_format_spec(name).reads_condition:
+        return extractor_for(name)(answer, task, condition)
+    return extractor_for(name)(answer, task)
 
 
 __all__ = [

@@ -22,8 +22,6 @@ The steps, in order: :func:`resolve_lines` (validate the file against the benchm
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,8 +38,14 @@ from beyondpass.evaluators.select import FUNCTIONAL
 from beyondpass.evaluators.setup import EvaluationSetup, build_evaluators
 from beyondpass.execution import ExecutionLimits, ExecutorChoice
 from beyondpass.execution.sandboxed import call_timing
-from beyondpass.models.replay import AnswerRow, read_answer_rows
+from beyondpass.models.replay import AnswerRow
 from beyondpass.store.run_store import DB_NAME, Row, RunStore, sample_key
+from beyondpass.study.answer_files import (
+    Answered,
+    AnswerFile,
+    check_answer_format,
+    write_jsonl_atomic,
+)
 from beyondpass.study.progress import NullProgress, Progress
 from beyondpass.study.provenance import environment, now_iso
 from beyondpass.study.scoring import evaluator_metadata, make_sample, score_pending
@@ -80,6 +84,7 @@ def evaluate_samples(
     executor: ExecutorChoice | None = None,
     skip_unknown_tasks: bool = False,
     evaluators: Sequence[str] = (),
+    answer_file: AnswerFile | None = None,
     progress: Progress | None = None,
 ) -> EvaluateOutcome:
     """Score every line of ``samples_path``; see the module docstring.
@@ -87,11 +92,15 @@ def evaluate_samples(
     ``skip_unknown_tasks`` accepts lines whose task is not in the benchmark (e.g. answers on
     the full 500-task MBPP scored against sanitized MBPP): they get status ``skipped`` in
     ``results.jsonl`` and count in no metric. Without it such a line is an error.
+    ``answer_file``: the kind of file (default: common answer lines), which also says how
+    answers are read and scored and which files are exported besides ``results.jsonl``.
     """
     progress = progress or NullProgress()
+    answer_file = answer_file or AnswerFile()
     samples_path = Path(samples_path)
     bench = load_benchmark(benchmark, data_dir)
-    rows = read_answer_rows(samples_path)
+    check_answer_format(answer_file.answer_format)
+    rows = answer_file.read(samples_path, bench)
     resolved = resolve_lines(bench, rows, samples_path, skip_unknown_tasks)
     digest = hashlib.sha256(samples_path.read_bytes()).hexdigest()
     plan = evaluation_plan(evaluators)
@@ -103,22 +112,22 @@ def evaluate_samples(
         workers,
         data_dir,
         run_dir=out_dir,
-        defaults={FUNCTIONAL: plan.verdict_options},
+        defaults={**answer_file.evaluator_options, FUNCTIONAL: plan.verdict_options},
     )
-    with open_store(out_dir, digest, bench.name) as store, setup:
+    with open_store(out_dir, digest, bench.name, answer_file) as store, setup:
         built = build_evaluators(
             setup, [(spec.name, {}) for spec in plan.add_ons], verdict_for=bench.tasks.values()
         )
         record_settings(store, limits, plan.settings, progress)
-        record_meta(store, bench, samples_path, digest, built)
-        keys = store_samples(store, bench, rows, resolved, samples_path)
+        record_meta(store, bench, samples_path, digest, built, answer_file)
+        keys = store_samples(store, bench, rows, resolved, samples_path, answer_file)
         scored_keys = [k for k in keys if k]
         score_pending(store, bench.tasks_by_key(), built, scored_keys, progress, "evaluate")
         by_key = {r.sample.key: r for r in store.rows()}
         store.set_meta("status", "complete")
         store.set_meta("updated_at", now_iso())
 
-    return write_results(out_dir, bench, rows, resolved, keys, by_key, plan)
+    return write_results(out_dir, bench, rows, resolved, keys, by_key, plan, answer_file)
 
 
 def write_results(
@@ -129,16 +138,24 @@ def write_results(
     keys: list[str],
     by_key: dict[str, Row],
     plan: _Plan,
+    answer_file: AnswerFile | None = None,
 ) -> EvaluateOutcome:
-    """Write ``results.jsonl`` (one line per input line) and return the summary; also used
-    by ``rescore`` after it added or recomputed evaluators."""
+    """Write ``results.jsonl`` (one line per input line) and the answer file's own exports,
+    and return the summary; also used by ``rescore`` after it added or recomputed
+    evaluators."""
     results_path = out_dir / RESULTS_FILE
     lines = result_lines(bench, rows, resolved, keys, by_key, plan.fields)
-    _write_atomic(results_path, lines)
+    write_jsonl_atomic(results_path, lines)
     n_scored = sum(1 for k in keys if k)
     summary = summarize_lines(bench, lines, len(rows), n_scored, plan)
     summary["results_path"] = str(results_path)
     summary["run_dir"] = str(out_dir)
+    if answer_file is not None:
+        answered = [
+            Answered(row, tid, by_key.get(key) if key else None)
+            for row, tid, key in zip(rows, resolved, keys, strict=True)
+        ]
+        summary.update(answer_file.export(out_dir, bench, answered))
     return EvaluateOutcome(summary, results_path)
 
 
@@ -189,8 +206,12 @@ def evaluation_plan(names: Sequence[str]) -> _Plan:
     return plan
 
 
-def open_store(out_dir: Path, digest: str, bench_name: str) -> RunStore:
-    """The run store in ``out_dir``, refused when it holds other work."""
+def open_store(
+    out_dir: Path, digest: str, bench_name: str, answer_file: AnswerFile | None = None
+) -> RunStore:
+    """The run store in ``out_dir``, refused when it holds other work (another file, another
+    benchmark, or the same file read otherwise: its stored samples were read that way)."""
+    reader = (answer_file or AnswerFile()).record()
     if (out_dir / DB_NAME).exists():
         with RunStore(out_dir, create=False) as existing:
             kind = existing.get_meta("kind")
@@ -205,7 +226,18 @@ def open_store(out_dir: Path, digest: str, bench_name: str) -> RunStore:
                 f"{out_dir} already holds results for {previous['path']} on "
                 f"{previous_bench}; choose another --out"
             )
+        before = (previous or {}).get("reader") or AnswerFile().record()
+        if previous and before != reader:
+            raise ConfigError(
+                f"{out_dir} holds these answers read as {_reading(before)}, not as "
+                f"{_reading(reader)}; choose another --out"
+            )
     return RunStore(out_dir)
+
+
+def _reading(record: dict[str, Any]) -> str:
+    options = ", ".join(f"{k}={v}" for k, v in sorted(record.get("options", {}).items()))
+    return f"{record.get('name')}" + (f" ({options})" if options else "")
 
 
 def _switched_on(settings: dict[str, Any]) -> dict[str, Any]:
@@ -233,10 +265,14 @@ def record_meta(
     samples_path: Path,
     digest: str,
     evaluators: list[Evaluator],
+    answer_file: AnswerFile | None = None,
 ) -> None:
     store.set_meta("kind", "evaluate")
     store.set_meta("benchmark_name", bench.name)
-    store.set_meta("samples", {"path": str(samples_path.resolve()), "sha256": digest})
+    reader = (answer_file or AnswerFile()).record()
+    store.set_meta(
+        "samples", {"path": str(samples_path.resolve()), "sha256": digest, "reader": reader}
+    )
     store.set_meta("study", {"name": f"evaluate {samples_path.name} on {bench.name}"})
     store.set_meta(
         "benchmarks",
@@ -260,8 +296,11 @@ def store_samples(
     rows: list[AnswerRow],
     resolved: list[str | None],
     samples_path: Path,
+    answer_file: AnswerFile | None = None,
 ) -> list[str]:
-    """Store every line not stored yet; the sample key of each line ("" when skipped)."""
+    """Store every line not stored yet, read in the answer file's format; the sample key of
+    each line ("" when skipped)."""
+    answer_format = (answer_file or AnswerFile()).answer_format
     identities = answer_identities(rows, resolved, bench.name, samples_path.stem)
     stored = store.sample_keys()
     models: dict[str, dict[str, Any]] = {}
@@ -280,6 +319,7 @@ def store_samples(
                     index,
                     row.text,
                     generation={"model_version": row.model or "", "source_field": row.field},
+                    answer_format=answer_format,
                 )
             )
     store.set_meta("models", models)
@@ -391,13 +431,3 @@ def summarize_lines(
         summary[spec.name] = registry.resolve(spec.summary, owner)(values, statuses)
     summary["known_broken_in_samples"] = sorted(set(per_task) & set(bench.known_broken))
     return summary
-
-
-def _write_atomic(path: Path, lines: list[dict[str, Any]]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for line in lines:
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)

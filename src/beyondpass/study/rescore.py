@@ -34,8 +34,9 @@ from beyondpass.evaluators.select import FUNCTIONAL
 from beyondpass.evaluators.setup import EvaluationSetup
 from beyondpass.execution import ISOLATION_LEVELS, ExecutionLimits, ExecutorChoice
 from beyondpass.execution.base import Executor
-from beyondpass.models.replay import AnswerRow, read_answer_rows
+from beyondpass.models.replay import AnswerRow
 from beyondpass.store.run_store import RunStore
+from beyondpass.study.answer_files import AnswerFile, recorded_answer_file
 from beyondpass.study.progress import NullProgress, Progress
 from beyondpass.study.provenance import environment, now_iso
 from beyondpass.study.scoring import check_evaluators, register_evaluators, score_pending
@@ -119,10 +120,11 @@ def rescore(
         names = _names(store, names, options, run_dir)
         benchmarks = _benchmarks(meta, data_dir)
         answers = None
+        reader = recorded_answer_file((meta.get("samples") or {}).get("reader"))
         if kind == "evaluate":
             bench = benchmarks[meta["benchmark_name"]]
-            answers = _answers(meta, bench, run_dir, samples_path)
-        context = _context(run_dir, meta, benchmarks, data_dir, workers, executor)
+            answers = _answers(meta, bench, run_dir, samples_path, reader)
+        context = _context(run_dir, meta, benchmarks, data_dir, workers, executor, reader)
         keys = sorted(store.sample_keys())
         try:
             _check_tasks_known(store, keys, context, run_dir)
@@ -146,7 +148,9 @@ def rescore(
         rows_in, resolved, line_keys = answers
         bench = benchmarks[meta["benchmark_name"]]
         plan = evaluation_plan(add_ons)
-        outcome.results = write_results(run_dir, bench, rows_in, resolved, line_keys, rows, plan)
+        outcome.results = write_results(
+            run_dir, bench, rows_in, resolved, line_keys, rows, plan, reader
+        )
     return outcome
 
 
@@ -272,6 +276,7 @@ def _context(
     data_dir: str | None,
     workers: int | None,
     executor: ExecutorChoice | None,
+    reader: AnswerFile | None = None,
 ) -> RunContext:
     """How the run executed code (executor, limits, timing), as its metadata recorded."""
     recorded = _functional_metadata(meta.get("executor"))
@@ -299,7 +304,10 @@ def _context(
         data_dir,
         seed=int(study.get("seed") or 0),
         run_dir=run_dir,
-        defaults={FUNCTIONAL: {"timing_repeats": int(recorded.get("timing_repeats") or 0)}},
+        defaults={
+            **(reader.evaluator_options if reader is not None else {}),
+            FUNCTIONAL: {"timing_repeats": int(recorded.get("timing_repeats") or 0)},
+        },
     )
     return RunContext(run_dir=run_dir, meta=meta, tasks=tasks, setup=setup)
 
@@ -332,7 +340,11 @@ def _recorded_executor(verdict_meta: Any) -> dict[str, Any]:
 
 
 def _answers(
-    meta: dict[str, Any], bench: Benchmark, run_dir: Path, samples_path: str | Path | None
+    meta: dict[str, Any],
+    bench: Benchmark,
+    run_dir: Path,
+    samples_path: str | Path | None,
+    reader: AnswerFile,
 ) -> tuple[list[AnswerRow], list[str | None], list[str]]:
     """An evaluation's answer lines, their tasks and sample keys, for ``results.jsonl``.
 
@@ -349,7 +361,7 @@ def _answers(
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != recorded.get("sha256"):
         raise DataError(f"{path} is not the answers file {run_dir} was evaluated from — {hint}")
-    rows = read_answer_rows(path)
+    rows = reader.read(path, bench)
     resolved = [bench.resolve_id(row.task_id) for row in rows]
     label = Path(recorded["path"]).stem  # the model label came from the original name
     identities = answer_identities(rows, resolved, bench.name, label)

@@ -358,7 +358,7 @@ class StudyRunner:
             for item in active:  # the next step refines the code this step produced
                 answer = item.transcript[-1]["answer"]
                 fmt = self.config.plan.answer_format
-                item.code = extract(answer, item.task, fmt).program or answer
+                item.code = extract(answer, item.task, fmt, item.condition.id).program or answer
             step += 1
         return None
 

@@ -33,7 +33,7 @@ def make_sample(
 ) -> SampleRecord:
     """The stored sample of ``answer``, its code read once, in ``answer_format`` (the plan's;
     ``None``: the benchmark's default, for answers no plan asked for)."""
-    extraction = extract(answer, task, answer_format)
+    extraction = extract(answer, task, answer_format, condition)
     return SampleRecord(
         key=key,
         benchmark=task.benchmark,
