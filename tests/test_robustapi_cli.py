@@ -7,6 +7,9 @@ import json
 
 import pytest
 
+from beyondpass.store.run_store import RunStore
+from pause_points import run_until_paused
+
 SUMMARY_FIELDS = {
     "n",
     "n_misuse",
@@ -157,3 +160,78 @@ def test_custom_rules_are_used(check, tmp_path, answers):
     summary = json.loads(proc.stdout)
     assert summary["n_misuse"] == 0  # the Iterator rule is gone
     assert summary["checker"]["rules"] == "rules.txt"
+
+
+# -- one path: the check is an evaluation in a run store -------------------------------------
+def test_check_is_a_run_that_report_and_rescore_read(check, run_cli, tmp_path, answers, data_dir):
+    out = tmp_path / "out"
+    proc = check(answers, "--out", out, "--semantics", "original", "--json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["run_dir"] == str(out)
+    exported = (out / "verdicts.jsonl").read_bytes()
+    with RunStore(out, create=False) as store:
+        rows = list(store.rows())
+        assert store.get_meta("samples")["reader"]["options"]["semantics"] == "original"
+    assert len(rows) == 4
+    by_id = {int(r.sample.task_id): r.result for r in rows}
+    for line in map(json.loads, exported.decode().splitlines()):  # the export is the store's
+        stored = by_id[int(line["id"])]
+        assert line["verdict"] == stored.details["original"]["verdict"]
+        assert line["violations"] == stored.details["original"]["violations"]
+
+    report = run_cli(["report", out], cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert "API misuse" in (out / "report.md").read_text()
+    (out / "verdicts.jsonl").write_text("")  # rescore writes the export again
+    again = run_cli(["rescore", out, "--data-dir", data_dir], cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (out / "verdicts.jsonl").read_bytes() == exported
+
+
+def test_check_killed_mid_run_resumes_without_rescoring(check, run_cli, tmp_path, data_dir):
+    questions = [json.loads(x) for x in (data_dir / "robustapi" / "question.jsonl").open()]
+    rows = [{"id": q["id"], "response": GUARDED if i % 2 else UNGUARDED}
+            for i, q in enumerate(questions[:40])]  # fmt: skip
+    answers = write_answers(tmp_path / "answers.jsonl", rows)
+    out = tmp_path / "out"
+    args = ["robustapi", "check", "--answers", answers, "--out", out, "--data-dir", data_dir]
+    stored = run_until_paused(args, tmp_path, "robustapi", after=5)
+    with RunStore(out, create=False) as store:
+        before = {e.key: e.created_at for e in store.evaluations("robustapi")}
+        assert len(store.sample_keys()) == 40  # every answer stored before scoring began
+    assert sorted(before) == sorted(stored) and len(before) == 5
+
+    proc = check(answers, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    with RunStore(out, create=False) as store:
+        after = store.evaluations("robustapi")
+    assert sorted(e.key for e in after) == sorted(set(e.key for e in after))  # each once
+    assert len(after) == 40
+    assert all(e.created_at == before[e.key] for e in after if e.key in before)  # kept
+    verdicts = (out / "verdicts.jsonl").read_text().splitlines()
+    assert [json.loads(v)["id"] for v in verdicts] == [r["id"] for r in rows]
+
+
+def test_an_api_that_is_not_the_questions_is_refused(check, tmp_path):
+    bad = write_answers(
+        tmp_path / "answers.jsonl", [{"id": 0, "response": GUARDED, "api": "Map.get"}]
+    )
+    proc = check(bad)
+    assert proc.returncode == 2
+    assert "answers.jsonl:1: api 'Map.get' is not question 0's API" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_folder_holding_answers_checked_with_other_rules_is_refused(check, tmp_path, answers):
+    out = tmp_path / "out"
+    assert check(answers, "--out", out).returncode == 0
+    before = (out / "verdicts.jsonl").read_bytes()
+    rules = tmp_path / "rules.txt"
+    rules.write_text("Map#get#get(String)@true, IF, END_BLOCK\n")
+    proc = check(answers, "--out", out, "--rules", rules)
+    assert proc.returncode == 2
+    assert "read as robustapi-answers" in proc.stderr and "choose another --out" in proc.stderr
+    assert (out / "verdicts.jsonl").read_bytes() == before
+    other = check(answers, "--out", out, "--semantics", "original")  # the store holds both
+    assert other.returncode == 0, other.stderr

@@ -50,6 +50,8 @@ class AnswerFile:
     """
 
     name = "answers"
+    #: options that only shape the exports (the store holds every reading of them)
+    export_options: tuple[str, ...] = ()
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         self.options = dict(options or {})
@@ -77,6 +79,11 @@ class AnswerFile:
     def record(self) -> dict[str, Any]:
         """What the run records so ``rescore`` can rebuild this reader."""
         return {"name": self.name, "options": self.options}
+
+    def reading(self) -> dict[str, Any]:
+        """How stored samples were read and scored: a folder evaluated again must match."""
+        kept = {k: v for k, v in self.options.items() if k not in self.export_options}
+        return {"name": self.name, "options": kept}
 
 
 def answer_file(name: str = "answers", options: Mapping[str, Any] | None = None) -> AnswerFile:

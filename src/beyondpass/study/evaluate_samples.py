@@ -44,6 +44,7 @@ from beyondpass.study.answer_files import (
     Answered,
     AnswerFile,
     check_answer_format,
+    recorded_answer_file,
     write_jsonl_atomic,
 )
 from beyondpass.study.progress import NullProgress, Progress
@@ -211,7 +212,7 @@ def open_store(
 ) -> RunStore:
     """The run store in ``out_dir``, refused when it holds other work (another file, another
     benchmark, or the same file read otherwise: its stored samples were read that way)."""
-    reader = (answer_file or AnswerFile()).record()
+    reader = (answer_file or AnswerFile()).reading()
     if (out_dir / DB_NAME).exists():
         with RunStore(out_dir, create=False) as existing:
             kind = existing.get_meta("kind")
@@ -226,7 +227,7 @@ def open_store(
                 f"{out_dir} already holds results for {previous['path']} on "
                 f"{previous_bench}; choose another --out"
             )
-        before = (previous or {}).get("reader") or AnswerFile().record()
+        before = recorded_answer_file((previous or {}).get("reader")).reading()
         if previous and before != reader:
             raise ConfigError(
                 f"{out_dir} holds these answers read as {_reading(before)}, not as "

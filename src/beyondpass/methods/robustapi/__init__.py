@@ -8,6 +8,7 @@ parsing needs the ``java`` extra. This module only declares; nothing heavy is im
 """
 
 from beyondpass.registry import (
+    AnswerFileSpec,
     AnswerFormatSpec,
     BenchmarkSpec,
     EvaluatorSpec,
@@ -38,6 +39,13 @@ METHOD = Method(
             f"{_HERE}.components:robustapi_plan",
             "RobustAPI zero-shot, one-shot-irrelevant and one-shot-relevant",
             answer_format=BLOCKS,
+        ),
+    ),
+    answer_files=(
+        AnswerFileSpec(
+            "robustapi-answers",
+            f"{_HERE}.check:RobustApiAnswers",
+            '{"id": <question id>, "response": "<raw answer>"} lines; verdicts.jsonl exported',
         ),
     ),
     answer_formats=(

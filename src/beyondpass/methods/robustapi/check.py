@@ -1,38 +1,49 @@
 """``beyondpass robustapi check``: verdicts for a JSONL file of RobustAPI answers.
 
+A front-end of ``evaluate``: the answers are scored into a run store in ``OUT`` by the
+``robustapi`` evaluator (which records both checker semantics), so an interrupted check
+resumes, ``beyondpass report OUT`` and ``beyondpass rescore OUT`` work on it, and the run
+carries the provenance every run carries. The files users know are exports of the store:
+``OUT/verdicts.jsonl`` (one line per answer, input order, in the semantics asked for) and
+``OUT/summary.json``, each written to a temporary file and moved into place.
+
 Input: one answer per line, ``{"id": <question id>, "response": "<raw answer>"}``, optional
-``api`` (else the dataset's API of that question). The whole file is validated first: a
-line that is not JSON, lacks a field, or names an id the dataset does not have stops the
-command with ``file:line: what — what to do`` before anything is written. Outputs go to
-``OUT/verdicts.jsonl`` (one line per answer, input order) and ``OUT/summary.json``, each
-written to a temporary file and moved into place, so earlier outputs stay intact until new
-ones are complete.
+``api`` (it must be the question's: the rules checked are the question's API's). The whole
+file is validated first: a line that is not JSON, lacks a field, or names an id the dataset
+does not have stops the command with ``file:line: what — what to do`` before anything is
+written.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import DataError
 from beyondpass.jsonl import json_objects
 from beyondpass.methods.robustapi.analysis import MisuseSummary
-from beyondpass.methods.robustapi.benchmark import domain_of, load_robustapi
-from beyondpass.methods.robustapi.checker.checker import (
-    ApiMisuseChecker,
-    Semantics,
-    load_ruleset,
+from beyondpass.methods.robustapi.benchmark import domain_of
+from beyondpass.methods.robustapi.checker.checker import SEMANTICS, Semantics
+from beyondpass.models.replay import AnswerRow
+from beyondpass.store.run_store import RunStore
+from beyondpass.study.answer_files import (
+    Answered,
+    AnswerFile,
+    write_json_atomic,
+    write_jsonl_atomic,
 )
-from beyondpass.methods.robustapi.prompts import prompt_texts
-from beyondpass.study.progress import NullProgress, Progress
+from beyondpass.study.progress import Progress
 
 VERDICTS_FILE = "verdicts.jsonl"
 SUMMARY_FILE = "summary.json"
 ANSWER_FIELDS = ("response", "raw_response", "answer", "completion", "output")
+#: the key of this export's summary in ``evaluate``'s summary
+SUMMARY_KEY = "robustapi_check"
+#: keys of the evaluator's metadata that are not the checker's
+_EVALUATOR_KEYS = ("evaluator", "original", "verdict_semantics", "also_recorded")
 
 
 @dataclass(frozen=True)
@@ -71,11 +82,101 @@ def read_answers(path: Path, questions: dict[str, str]) -> list[AnswerLine]:
         if field is None or not isinstance(row[field], str):
             raise DataError(f"{where}: no answer text — put the raw answer under 'response'")
         api = row.get("api")
-        api = str(api) if isinstance(api, str) and api.strip() else questions[qid]
-        out.append(AnswerLine(number, qid, api, row[field], raw_id))
+        if isinstance(api, str) and api.strip() and api.strip() != questions[qid]:
+            raise DataError(
+                f"{where}: api {api.strip()!r} is not question {qid}'s API "
+                f"({questions[qid]!r}) — the rules checked are the question's; fix or remove it"
+            )
+        out.append(AnswerLine(number, qid, questions[qid], row[field], raw_id))
     if not out:
         raise DataError(f"{path} holds no answers")
     return out
+
+
+class RobustApiAnswers(AnswerFile):
+    """RobustAPI's answer files, read as ``robustapi check`` reads them; exports
+    ``verdicts.jsonl`` and ``summary.json`` in the semantics asked for (option
+    ``semantics``; the store holds both). Option ``rules``: the rule file."""
+
+    name = "robustapi-answers"
+    export_options = ("semantics",)
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        semantics = self.options.setdefault("semantics", "correct")
+        if semantics not in SEMANTICS:
+            raise DataError(f"semantics {semantics!r}: choose {' or '.join(SEMANTICS)}")
+        self.options.setdefault("rules", None)
+
+    @property
+    def semantics(self) -> Semantics:
+        return self.options["semantics"]  # type: ignore[no-any-return]
+
+    @property
+    def evaluator_options(self) -> dict[str, dict[str, Any]]:
+        rules = self.options.get("rules")
+        return {"robustapi": {"rules": rules}} if rules else {}
+
+    def read(self, path: Path, bench: Benchmark) -> list[AnswerRow]:
+        questions = {tid: str(t.metadata["api"]) for tid, t in bench.tasks.items()}
+        rows = []
+        for a in read_answers(path, questions):
+            rows.append(
+                AnswerRow(
+                    line=a.line,
+                    index=len(rows),
+                    task_id=a.id,
+                    text=a.response,
+                    field="response",
+                    extra={"id": a.raw_id, "api": a.api},
+                )
+            )
+        return rows
+
+    def export(self, out_dir: Path, bench: Benchmark, lines: list[Answered]) -> dict[str, Any]:
+        """The verdicts of the semantics asked for, from the stored evaluations."""
+        original = self.semantics == "original"
+        summary = MisuseSummary()
+        records = []
+        for line in lines:
+            result = line.stored.result if line.stored is not None else None
+            if result is None:  # every line names a question: all are scored
+                raise DataError(f"{out_dir}: line {line.row.line} has no stored verdict")
+            api = str(line.row.extra["api"])
+            details = result.details.get("original", {}) if original else result.details
+            verdict = details.get("verdict", result.status) if original else result.status
+            summary.add(verdict, api, domain_of(api))
+            records.append(
+                {
+                    "id": line.row.extra["id"],
+                    "api": api,
+                    "verdict": verdict,
+                    "violations": details.get("violations", []),
+                    "error": details.get("error", ""),
+                    "notes": details.get("notes", []),
+                    "line": line.row.line,
+                }
+            )
+        with RunStore(out_dir, create=False) as store:
+            recorded = store.get_meta("evaluators") or []
+            checker = next((e for e in recorded if e.get("evaluator") == "robustapi"), {})
+            samples = store.get_meta("samples") or {}
+        if original:
+            checker = checker.get("original", {})
+        checker = {k: v for k, v in checker.items() if k not in _EVALUATOR_KEYS}
+        result_summary: dict[str, Any] = {
+            **summary.as_dict(),
+            "semantics": self.semantics,
+            "answers": samples.get("path", ""),
+            "answers_sha256": samples.get("sha256", ""),
+            "dataset_version": bench.version,
+            "checker": checker,
+            "verdicts_path": str(out_dir / VERDICTS_FILE),
+            "run_dir": str(out_dir),
+        }
+        write_jsonl_atomic(out_dir / VERDICTS_FILE, records)
+        write_json_atomic(out_dir / SUMMARY_FILE, result_summary)
+        return {SUMMARY_KEY: result_summary}
 
 
 def check_answers_file(
@@ -87,56 +188,19 @@ def check_answers_file(
     data_dir: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Check every answer; write verdicts and summary; return the summary."""
-    progress = progress or NullProgress()
-    path = Path(answers)
-    bench = load_robustapi(data_dir)
-    questions = {tid: str(t.metadata["api"]) for tid, t in bench.tasks.items()}
-    lines = read_answers(path, questions)
-    ruleset = load_ruleset(rules, data_dir=data_dir, semantics=semantics)
-    checker = ApiMisuseChecker(ruleset, semantics)
+    """Score every answer into the run store in ``out_dir``; write the verdicts and the
+    summary from it; return the summary."""
+    from beyondpass.study.evaluate_samples import evaluate_samples
 
-    summary = MisuseSummary()
-    records = []
-    progress.start("check", len(lines))
-    for a in lines:
-        verdict = checker.check(a.response, a.api, prompt_texts(bench.tasks[a.id]))
-        summary.add(verdict.verdict, a.api, domain_of(a.api))
-        records.append(
-            {
-                "id": a.raw_id,
-                "api": a.api,
-                "verdict": verdict.verdict,
-                "violations": [v.as_dict() for v in verdict.violations],
-                "error": verdict.error,
-                "notes": list(verdict.notes),
-                "line": a.line,
-            }
-        )
-        progress.advance("check")
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    result: dict[str, Any] = {
-        **summary.as_dict(),
-        "semantics": semantics,
-        "answers": str(path.resolve()),
-        "answers_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        "dataset_version": bench.version,
-        "checker": checker.metadata(),
-        "verdicts_path": str(out / VERDICTS_FILE),
-    }
-    _write_atomic(
-        out / VERDICTS_FILE, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    reader = RobustApiAnswers(
+        {"semantics": semantics, "rules": os.fspath(Path(rules).resolve()) if rules else None}
     )
-    _write_atomic(out / SUMMARY_FILE, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    return result
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    outcome = evaluate_samples(
+        "robustapi",
+        answers,
+        out_dir,
+        data_dir=os.fspath(data_dir) if data_dir is not None else None,
+        answer_file=reader,
+        progress=progress,
+    )
+    return outcome.summary[SUMMARY_KEY]  # type: ignore[no-any-return]

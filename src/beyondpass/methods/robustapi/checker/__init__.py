@@ -63,6 +63,7 @@ class ApiMisuseEvaluator(Evaluator):
             "verdict_semantics": "correct",
             "also_recorded": "original",
             **self.correct.metadata(),
+            "original": self.original.metadata(),
         }
 
     def evaluate(
@@ -96,6 +97,7 @@ class ApiMisuseEvaluator(Evaluator):
             },
             details={
                 "message": verdict.error or _summary(verdict),
+                "error": verdict.error,
                 "violations": [v.as_dict() for v in verdict.violations],
                 "notes": list(verdict.notes),
                 "original": original.as_dict(),
