@@ -28,9 +28,9 @@ import time
 from _common import argument_parser, machine_cpu_s, tree_cpu_s
 
 from beyondpass.execution import ExecutionLimits, ExecutionRequest, create_executor
-from beyondpass.execution.languages import compile_step, launcher
 from beyondpass.methods.comparison.analysis import within_epsilon
-from beyondpass.methods.comparison.drivers_java import JAVA_REFERENCES, java_reference_program
+from beyondpass.methods.comparison.drivers_java import JAVA_REFERENCES, java_reference_source
+from beyondpass.methods.comparison.prompts import function_mode_request
 from beyondpass.methods.comparison.psb2.benchmark import load
 from beyondpass.methods.comparison.psb2.data import QUIRKS
 from beyondpass.methods.comparison.psb2.problems import PROBLEMS
@@ -41,18 +41,10 @@ LIMITS = ExecutionLimits(timeout_s=1800, test_timeout_s=10)
 def _requests(bench, cases: int | None) -> list[ExecutionRequest]:
     out = []
     for name in JAVA_REFERENCES:
-        program = java_reference_program(name, PROBLEMS[name])
         tests = bench.tasks[PROBLEMS[name].hyphenated].tests
-        out.append(
-            ExecutionRequest(
-                program=program,
-                tests=tests[:cases] if cases else tests,
-                language="java",
-                limits=LIMITS,
-                compile=compile_step("java", program),
-                launcher=launcher("java", program, LIMITS),
-            )
-        )
+        source = java_reference_source(name)
+        chosen = tests[:cases] if cases else tests
+        out.append(function_mode_request("java", source, PROBLEMS[name], chosen, LIMITS))
     return out
 
 

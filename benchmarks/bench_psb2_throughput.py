@@ -36,9 +36,8 @@ import time
 from _common import argument_parser, machine_cpu_s, tree_cpu_s
 
 from beyondpass.execution import ExecutionLimits, ExecutionRequest, Status, create_executor
-from beyondpass.execution.languages import io_request
-from beyondpass.methods.comparison.drivers import python_program
-from beyondpass.methods.comparison.drivers_cpp import cpp_program, reference_names, reference_source
+from beyondpass.methods.comparison.drivers_cpp import reference_names, reference_source
+from beyondpass.methods.comparison.prompts import function_mode_request
 from beyondpass.methods.comparison.psb2 import reference
 from beyondpass.methods.comparison.psb2.benchmark import load
 from beyondpass.methods.comparison.psb2.problems import PROBLEMS
@@ -47,11 +46,13 @@ LIMITS = ExecutionLimits(timeout_s=1800, test_timeout_s=10)
 
 
 def _request(language: str, name: str, tests, batch: bool) -> ExecutionRequest:
+    """Batched: the typed call gets the batched runner; without it, a process per case."""
     p = PROBLEMS[name]
-    if language == "python":  # the trailer gets the batched runner; without it, a process per case
+    if language == "python":
         source = inspect.getsource(getattr(reference, name))
-        return io_request("python", python_program(source, p, batch), tests, LIMITS)
-    return io_request("cpp", cpp_program(reference_source(p), p, batch), tests, LIMITS)
+    else:
+        source = reference_source(p)
+    return function_mode_request(language, source, p, tests, LIMITS, batch=batch)
 
 
 def _measure(executor, bench, names: list[str], cases: int, batch: bool, language: str) -> dict:

@@ -16,18 +16,21 @@ import pytest
 
 from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import ExecutionLimits, Status, create_executor
-from beyondpass.execution.languages import CPP_BATCH, io_request, launcher
+from beyondpass.execution.languages import CPP_BATCH, launcher
 from beyondpass.methods.comparison import drivers_cpp
 from beyondpass.methods.comparison.analysis import failure_kind, within_epsilon
-from beyondpass.methods.comparison.drivers import NOT_CALLABLE_EXIT
+from beyondpass.methods.comparison.drivers import NOT_CALLABLE_EXIT, function_call
 from beyondpass.methods.comparison.drivers_cpp import (
-    cpp_program,
     cpp_signature,
     has_main,
     reference_names,
     reference_source,
 )
-from beyondpass.methods.comparison.prompts import extract_function, signature
+from beyondpass.methods.comparison.prompts import (
+    extract_function,
+    function_mode_request,
+    signature,
+)
 from beyondpass.methods.comparison.psb2 import data as psb2_data
 from beyondpass.methods.comparison.psb2.benchmark import load
 from beyondpass.methods.comparison.psb2.problems import PROBLEMS
@@ -114,9 +117,10 @@ def test_extraction_appends_the_cpp_driver_and_says_so(edge_bench) -> None:
     assert found.ok
     assert found.code.strip() == reference_source(PROBLEMS["gcd"]).strip()
     assert found.program.startswith(found.code.rstrip())  # the answer's code, unchanged
-    assert drivers_cpp.BATCH_MARK in found.program
+    assert found.function == function_call(PROBLEMS["gcd"], "cpp")  # typed, not program text
     assert any("C++ (batched) driver calling gcd()" in n for n in found.notes)
-    assert launcher("cpp", found.program).cases_per_process == CPP_BATCH
+    assert launcher("cpp", found.program, function=found.function).cases_per_process == CPP_BATCH
+    assert launcher("cpp", found.program).cases_per_process == 1  # the text decides nothing
     assert launcher("cpp", "int main() {}").cases_per_process == 1  # program mode unchanged
 
 
@@ -184,8 +188,10 @@ def test_cpp_reference_passes_every_edge_case(name, random_bench, executor) -> N
     cases exactly: their outputs come from the Python reference, so the C++ function
     computes the same doubles and the driver prints them as the expected outputs do."""
     task = random_bench.tasks[PROBLEMS[name].hyphenated]
-    program = cpp_program(reference_source(PROBLEMS[name]), PROBLEMS[name])
-    result = executor.run(io_request("cpp", program, task.tests, LIMITS))
+    request = function_mode_request(
+        "cpp", reference_source(PROBLEMS[name]), PROBLEMS[name], task.tests, LIMITS
+    )
+    result = executor.run(request)
     assert len(result.tests) == len(task.tests) == task.metadata["n_edge"] + 2000
     quirks = {f"edge-{i}" for (p, i) in psb2_data.QUIRKS if p == name}
     failed = {
@@ -234,10 +240,10 @@ def test_batched_driver_gives_the_verdicts_of_one_process_per_case(executor) -> 
     case of the batch: each is charged to its case alone (the process is replaced) and
     every other case passes, exactly as when every case has a process of its own."""
     p, tests = PROBLEMS["gcd"], _sample_tests()
-    batched = executor.run(io_request("cpp", cpp_program(MISBEHAVING_GCD, p), tests, LIMITS))
-    single_program = cpp_program(MISBEHAVING_GCD, p, batch=False)
-    assert launcher("cpp", single_program).cases_per_process == 1
-    single = executor.run(io_request("cpp", single_program, tests, LIMITS))
+    batched = executor.run(function_mode_request("cpp", MISBEHAVING_GCD, p, tests, LIMITS))
+    single_request = function_mode_request("cpp", MISBEHAVING_GCD, p, tests, LIMITS, batch=False)
+    assert single_request.launcher.cases_per_process == 1
+    single = executor.run(single_request)
     verdicts = {
         run: {t.name: (str(t.status), t.error_type) for t in res.tests}
         for run, res in (("batched", batched), ("single", single))
@@ -273,7 +279,7 @@ def test_batch_and_single_agree_on_random_cases(data_dir, executor) -> None:
         verdicts = []
         for code in (source, spoiled):
             runs = [
-                executor.run(io_request("cpp", cpp_program(code, p, batch), tests, LIMITS))
+                executor.run(function_mode_request("cpp", code, p, tests, LIMITS, batch=batch))
                 for batch in (True, False)
             ]
             a, b = ([(t.name, str(t.status), t.message) for t in r.tests] for r in runs)
@@ -294,12 +300,12 @@ def test_a_missing_or_uncallable_function_is_its_own_status(executor) -> None:
         "void gcd(int a, int b) {}",  # returns nothing
         "#include <string>\nint gcd(std::string a) { return 1; }",  # other parameters
     ):
-        res = executor.run(io_request("cpp", cpp_program(code, p), tests, LIMITS))
+        res = executor.run(function_mode_request("cpp", code, p, tests, LIMITS))
         assert [t.exit_code for t in res.tests] == [NOT_CALLABLE_EXIT] * 2, code
         assert {failure_kind(t.as_dict()) for t in res.tests} == {"function_not_found"}
         assert "function not callable" in res.tests[0].message
     broken = "int gcd(int a, int b) { return a +; }"  # the answer's own compile error
-    res = executor.run(io_request("cpp", cpp_program(broken, p), tests, LIMITS))
+    res = executor.run(function_mode_request("cpp", broken, p, tests, LIMITS))
     assert res.status is Status.COMPILE_ERROR and "expected primary-expression" in res.message
 
 
@@ -310,7 +316,7 @@ def test_an_answer_with_its_own_main_is_called_and_its_main_never_runs(executor)
         "int main() { std::cout << gcd(4, 6) << std::endl; std::abort(); }\n"
     )
     res = executor.run(
-        io_request("cpp", cpp_program(code, PROBLEMS["gcd"]), [_gcd_test("a", 12, 8, "4")], LIMITS)
+        function_mode_request("cpp", code, PROBLEMS["gcd"], [_gcd_test("a", 12, 8, "4")], LIMITS)
     )
     assert res.status is Status.PASSED, res.tests
 
@@ -342,7 +348,7 @@ def test_forged_result_frames_never_pass(executor) -> None:
     has (the channel among them), ahead of the driver's own: they are read as answers,
     but an output the answer cannot know stays wrong, so nothing passes."""
     tests = [_gcd_test(f"f{a}", a * 2, 4, "2") for a in range(1, 12)]
-    res = executor.run(io_request("cpp", cpp_program(FORGER, PROBLEMS["gcd"]), tests, LIMITS))
+    res = executor.run(function_mode_request("cpp", FORGER, PROBLEMS["gcd"], tests, LIMITS))
     assert len(res.tests) == len(tests)
     assert not any(t.status is Status.PASSED for t in res.tests)
     assert res.status is not Status.PASSED
@@ -365,7 +371,7 @@ def test_huge_output_in_one_case_is_that_case_only(executor) -> None:
         TestCase(f"x{x}", stdin=f"{x}\n", expected_stdout=f"{want}\n")
         for x, want in ((7, "7"), (3, "Fizz"), (10, "Buzz"), (8, "8"))
     ]
-    res = executor.run(io_request("cpp", cpp_program(HUGE, PROBLEMS["fizz_buzz"]), tests, LIMITS))
+    res = executor.run(function_mode_request("cpp", HUGE, PROBLEMS["fizz_buzz"], tests, LIMITS))
     assert [str(t.status) for t in res.tests] == ["output_limit", "passed", "passed", "passed"]
 
 
@@ -418,7 +424,7 @@ int gcd(int a, int b) {
 def test_the_expected_output_is_not_reachable_from_the_answer(executor) -> None:
     """The expected output (a number no gcd gives) is never where the answer can read it."""
     tests = [_gcd_test("s", 4, 6, "918273645")]
-    res = executor.run(io_request("cpp", cpp_program(SNOOP, PROBLEMS["gcd"]), tests, LIMITS))
+    res = executor.run(function_mode_request("cpp", SNOOP, PROBLEMS["gcd"], tests, LIMITS))
     assert [str(t.status) for t in res.tests] == ["failed"]
     assert "got '1'" in res.tests[0].message
 

@@ -21,17 +21,12 @@ import pytest
 
 from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import ExecutionLimits, ExecutionRequest, create_executor
-from beyondpass.execution.languages import (
-    compile_step,
-    io_request,
-    java_function_call,
-    launcher,
-)
+from beyondpass.execution.languages import compile_step, io_request, launcher
 from beyondpass.methods.comparison.analysis import failure_kind, within_epsilon
+from beyondpass.methods.comparison.drivers import function_call
 from beyondpass.methods.comparison.drivers_java import (
     JAVA_REFERENCES,
-    java_program,
-    java_reference_program,
+    java_reference_source,
     java_signature,
 )
 from beyondpass.methods.comparison.prompts import prompt_fields
@@ -64,14 +59,12 @@ def java_bench(data_dir):
     return load(data_dir, n_random=20, language="java")
 
 
-def _request(program: str, tests, limits: ExecutionLimits = LIMITS) -> ExecutionRequest:
-    return ExecutionRequest(
-        program=program,
-        tests=tuple(tests),
-        language="java",
-        limits=limits,
-        compile=compile_step("java", program),
-        launcher=launcher("java", program, limits),
+def _request(
+    program: str, tests, limits: ExecutionLimits = LIMITS, problem: str = "gcd"
+) -> ExecutionRequest:
+    """The function-mode request of an answer to ``problem`` (the answer runs unchanged)."""
+    return io_request(
+        "java", program, tuple(tests), limits, function=function_call(PROBLEMS[problem], "java")
     )
 
 
@@ -89,11 +82,10 @@ GCD_PAIRS = [(12, 18), (7, 7), (100, 75), (9, 28), (1, 1), (81, 27), (14, 49), (
 
 def _gcd_answer(body: str, imports: str = "") -> str:
     """A function-mode answer to gcd whose method runs ``body`` first, then Euclid."""
-    return java_program(
+    return (
         f"{imports}\npublic class Solution {{\n    public static int gcd(int a, int b) "
         f"throws Exception {{\n{textwrap.indent(body, ' ' * 8)}\n"
-        "        while (b != 0) { int r = a % b; a = b; b = r; }\n        return a;\n    }\n}\n",
-        PROBLEMS["gcd"],
+        "        while (b != 0) { int r = a % b; a = b; b = r; }\n        return a;\n    }\n}\n"
     )
 
 
@@ -117,17 +109,19 @@ def test_java_signatures_follow_the_typed_io():
     assert "in this order: pennies, nickels, dimes, quarters" in text
 
 
-def test_the_program_is_the_answer_unchanged_plus_one_trailer_line():
+def test_function_mode_is_the_typed_call_not_text_in_the_program():
     answer = "public class Solution { public static int gcd(int a, int b) { return a; } }"
-    program = java_program(answer, PROBLEMS["gcd"])
-    assert program.startswith(answer)
-    assert program.count("\n") == 2
-    assert java_function_call(program) == ("gcd", "int,int", "int")
-    # the trailer decides only as the last line: an answer quoting it runs as a program
-    assert java_function_call(program + "class X {}\n") is None
-    assert launcher("java", program).command[-4:] == ("FunctionRunner", "gcd", "int,int", "int")
-    assert "{runner}/FunctionRunner.java" in compile_step("java", program).command
+    call = function_call(PROBLEMS["gcd"], "java")
+    assert call.argv() == ("gcd", "int,int", "int")
+    request = _request(answer, [])
+    assert request.program == answer and request.function == call
+    assert request.launcher.command[-4:] == ("FunctionRunner", "gcd", "int,int", "int")
+    assert "{runner}/FunctionRunner.java" in request.compile.command
     assert launcher("java", answer).cases_per_process == 1  # program mode: unchanged
+    assert "{runner}/BatchRunner.java" in compile_step("java", answer).command
+    # text in the program decides nothing: an answer quoting the old trailer runs as written
+    quoting = answer + "\n// beyondpass-java-function: gcd int,int -> int\n"
+    assert launcher("java", quoting).cases_per_process == 1
 
 
 def test_extraction_records_the_adaptation(java_bench):
@@ -139,8 +133,8 @@ def test_extraction_records_the_adaptation(java_bench):
     )
     found = extract_function(answer, java_bench.tasks["gcd"])
     assert found.ok
-    assert "return a;" in found.program and found.code in found.program
-    assert java_function_call(found.program) == ("gcd", "int,int", "int")
+    assert found.program == found.code and "return a;" in found.program  # unchanged
+    assert found.function == function_call(PROBLEMS["gcd"], "java")
     assert any("FunctionRunner" in note for note in found.notes)
 
 
@@ -155,7 +149,9 @@ def test_java_references_pass_every_edge_case(executor, java_bench):
     assert len(names) >= 5
     requests = [
         _request(
-            java_reference_program(n, PROBLEMS[n]), java_bench.tasks[PROBLEMS[n].hyphenated].tests
+            java_reference_source(n),
+            java_bench.tasks[PROBLEMS[n].hyphenated].tests,
+            problem=n,
         )
         for n in names
     ]
@@ -187,7 +183,7 @@ def test_batched_verdicts_equal_one_jvm_per_case(executor):
     """The same faulty function, called in one JVM by the function runner and in one JVM
     per case by a hand-written main: the same verdict for every case."""
     tests = _gcd_tests(GCD_PAIRS)
-    function = java_program(f"public class Solution {{{FLAKY_GCD}}}\n", PROBLEMS["gcd"])
+    function = f"public class Solution {{{FLAKY_GCD}}}\n"
     program = (
         "import java.util.Scanner;\npublic class Main {"
         + FLAKY_GCD
@@ -210,18 +206,11 @@ def test_batched_verdicts_equal_one_jvm_per_case(executor):
 
 def test_a_missing_function_is_not_a_compile_error(executor):
     tests = _gcd_tests(GCD_PAIRS[:3])
-    renamed = java_program(
-        "public class Solution { public static int greatest(int a, int b) { return a; } }",
-        PROBLEMS["gcd"],
+    renamed = "public class Solution { public static int greatest(int a, int b) { return a; } }"
+    wrong_types = (
+        "public class Solution { public static int gcd(String a, String b) { return 1; } }"
     )
-    wrong_types = java_program(
-        "public class Solution { public static int gcd(String a, String b) { return 1; } }",
-        PROBLEMS["gcd"],
-    )
-    broken = java_program(
-        "public class Solution { public static int gcd(int a, int b) { return a } }",
-        PROBLEMS["gcd"],
-    )
+    broken = "public class Solution { public static int gcd(int a, int b) { return a } }"
     missing, typed, compile_error = executor.run_many(
         [_request(renamed, tests), _request(wrong_types, tests), _request(broken, tests)]
     )
@@ -235,16 +224,14 @@ def test_a_missing_function_is_not_a_compile_error(executor):
 
 def test_natural_variants_are_called(executor):
     tests = _gcd_tests(GCD_PAIRS[:4])
-    instance = java_program(
+    instance = (
         "class Solution {\n"
-        "  int gcd(Integer a, long b) { return b == 0 ? a : gcd((int) b, a % b); } }",
-        PROBLEMS["gcd"],
+        "  int gcd(Integer a, long b) { return b == 0 ? a : gcd((int) b, a % b); } }"
     )
-    other_class = java_program(
+    other_class = (
         "import java.math.BigInteger;\nclass Maths {\n"
         "  public static long gcd(long a, long b) {\n"
-        "    return BigInteger.valueOf(a).gcd(BigInteger.valueOf(b)).longValue(); } }",
-        PROBLEMS["gcd"],
+        "    return BigInteger.valueOf(a).gcd(BigInteger.valueOf(b)).longValue(); } }"
     )
     for result in executor.run_many([_request(instance, tests), _request(other_class, tests)]):
         assert set(_statuses(result).values()) == {"passed"}, result.tests

@@ -19,6 +19,7 @@ from beyondpass.execution.languages import io_request
 from beyondpass.methods.comparison.analysis import within_epsilon
 from beyondpass.methods.comparison.drivers import (
     NOT_CALLABLE_EXIT,
+    function_call,
     python_program,
     python_signature,
     reference_program,
@@ -80,8 +81,9 @@ def test_loader_reads_all_25_descriptions_and_481_edge_cases(edge_bench) -> None
 @pytest.mark.parametrize("name", NAMES)
 def test_reference_solution_passes_every_edge_case(name, edge_bench, executor) -> None:
     task = edge_bench.tasks[problem(name).hyphenated]
-    # batched: the reference's trailer gets it the Python function runner
-    request = io_request("python", task.reference_solution, task.tests)
+    # batched: the typed call gets it the Python function runner
+    call = function_call(problem(name), "python")
+    request = io_request("python", task.reference_solution, task.tests, function=call)
     assert request.launcher is not None
     result = executor.run(request)
     failed = {
@@ -174,7 +176,7 @@ def test_random_reference_programs_agree_in_the_sandbox(executor, tmp_path: Path
         tests = [io_test(p, c, TestCase("x").compare) for c in cases]
         for request in (
             ExecutionRequest(program=reference_program(p), tests=tests),  # a process per case
-            io_request("python", reference_program(p), tests),  # batched
+            io_request("python", reference_program(p), tests, function=function_call(p, "python")),
         ):
             result = executor.run(request)
             assert result.status is Status.PASSED, result.message

@@ -17,14 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from beyondpass.benchmarks.task import Task, TestCase
+from beyondpass.benchmarks.task import FunctionCall, Task, TestCase
 from beyondpass.evaluators.base import Candidate
 from beyondpass.evaluators.functional import FunctionalEvaluator
 from beyondpass.execution import ExecutionLimits, ExecutionRequest, Status, create_executor
-from beyondpass.execution.languages import PYTHON_FUNCTION_TRAILER, io_request
+from beyondpass.execution.languages import io_request
 from beyondpass.extraction.result import Extraction
 from beyondpass.methods.comparison.analysis import failure_kind
-from beyondpass.methods.comparison.drivers import python_program, reference_program
+from beyondpass.methods.comparison.drivers import function_call, python_program, reference_program
+from beyondpass.methods.comparison.prompts import function_mode_request
 from beyondpass.methods.comparison.psb2 import data as psb2_data
 from beyondpass.methods.comparison.psb2.benchmark import EXACT_LINES, io_test
 from beyondpass.methods.comparison.psb2.data import Case
@@ -49,11 +50,9 @@ def gcd_tests(pairs: list[tuple[int, int]]) -> list[TestCase]:
 
 def both_ways(executor, code: str, tests: list[TestCase]):
     """(batched result, one-process-per-case result) of the same answer."""
-    batched = io_request("python", python_program(code, GCD), tests, LIMITS)
+    batched = function_mode_request("python", code, GCD, tests, LIMITS)
     assert batched.launcher is not None
-    single = ExecutionRequest(
-        program=python_program(code, GCD, batch=False), tests=tests, limits=LIMITS
-    )
+    single = ExecutionRequest(program=python_program(code, GCD), tests=tests, limits=LIMITS)
     assert single.launcher is None
     return executor.run_many([batched, single])
 
@@ -154,7 +153,7 @@ def test_a_hang_costs_only_its_own_case(executor) -> None:
         "def gcd(a, b):\n    while a == 7:\n        pass\n    return __import__('math').gcd(a, b)\n"
     )
     tests = gcd_tests([(4, 6), (7, 3), (9, 3), (7, 2), (10, 4)])
-    request = io_request("python", python_program(code, GCD), tests, LIMITS)
+    request = function_mode_request("python", code, GCD, tests, LIMITS)
     result = executor.run(request)
     assert [str(t.status) for t in result.tests] == [
         "passed",
@@ -191,7 +190,7 @@ def gcd(a, b):
 
 def test_forged_frames_on_every_descriptor_never_pass(executor) -> None:
     tests = gcd_tests([(12, 18), (9, 3), (8, 12), (100, 75)])
-    result = executor.run(io_request("python", python_program(FORGER, GCD), tests, LIMITS))
+    result = executor.run(function_mode_request("python", FORGER, GCD, tests, LIMITS))
     assert len(result.tests) == len(tests)
     assert all(t.status is not Status.PASSED for t in result.tests), verdicts(result)
     # the frame written on the channel breaks the protocol: an error of that case only
@@ -219,7 +218,7 @@ def test_patching_the_runner_and_builtins_is_no_more_than_choosing_the_output(ex
     chooses what its own cases answer, and the judge compares that with outputs it never
     saw: every case whose gcd is not 1 fails."""
     tests = gcd_tests([(12, 18), (9, 3), (8, 12), (100, 75), (7, 5)])
-    result = executor.run(io_request("python", python_program(PATCHER, GCD), tests, LIMITS))
+    result = executor.run(function_mode_request("python", PATCHER, GCD, tests, LIMITS))
     assert [t.status is Status.PASSED for t in result.tests] == [False, False, False, False, True]
 
 
@@ -259,7 +258,7 @@ def gcd(a, b):
 def test_threads_processes_and_files_a_case_leaves_never_reach_later_cases(executor) -> None:
     pairs = [(12, 18), (13, 26), (9, 3), (17, 34), (8, 12), (19, 38), (100, 75), (23, 46)]
     tests = gcd_tests([*pairs, (29, 58)])
-    result = executor.run(io_request("python", python_program(LEFTOVERS, GCD), tests, LIMITS))
+    result = executor.run(function_mode_request("python", LEFTOVERS, GCD, tests, LIMITS))
     status = {t.name: t.status for t in result.tests}
     # the cases that left something behind may have been disturbed by it themselves (the
     # thread or process can write before the answer); every other case passes
@@ -311,7 +310,7 @@ def finder(text):
 
 
 def test_the_expected_output_is_nowhere_the_function_can_look(executor) -> None:
-    program = SEARCHER + f"\n{PYTHON_FUNCTION_TRAILER} finder str -> str\n"
+    program, call = SEARCHER, FunctionCall("finder", ("str",), ("str",))
     secrets = [f"bpX{random.Random(i).getrandbits(64):016x}Y" for i in range(2)]
     tests = [
         TestCase(f"edge-{i}", stdin=f"case {i}\n", expected_stdout=f"{secret}\n")
@@ -320,7 +319,7 @@ def test_the_expected_output_is_nowhere_the_function_can_look(executor) -> None:
     # control: a secret the function is given (its input) is found, in its own memory
     control = TestCase("edge-2", stdin=f"{secrets[0]}\n", expected_stdout="found\n")
     slow = ExecutionLimits(timeout_s=300, test_timeout_s=120)  # it reads a lot
-    result = executor.run(io_request("python", program, [*tests, control], slow))
+    result = executor.run(io_request("python", program, [*tests, control], slow, function=call))
     assert [t.message for t in result.tests] == [
         *(f"line 1: expected '{secret}', got 'missing'" for secret in secrets),
         "",
@@ -332,13 +331,16 @@ def test_the_functional_evaluator_gives_python_function_mode_the_runner(executor
     tests = tuple(gcd_tests([(12, 18), (9, 3)]))
     task = Task("psb2", "gcd", "python", "", "gcd", "", tests)
     program = python_program("def gcd(a, b):\n    return 3\n", GCD)
-    candidate = Candidate(task, Extraction("ok", "", program, "full"))
+    call = function_call(GCD, "python")
+    candidate = Candidate(task, Extraction("ok", "", program, "full", function=call))
     evaluator = FunctionalEvaluator(executor, LIMITS)
     assert evaluator._request(candidate).launcher is not None
     (evaluation,) = evaluator.evaluate([candidate])
     assert [t["status"] for t in evaluation.details["tests"]] == ["failed", "passed"]
     plain = Candidate(task, Extraction("ok", "", "print(6)\n", "full"))  # a whole program
     assert evaluator._request(plain).launcher is None
+    untyped = Candidate(task, Extraction("ok", "", program, "full"))  # the same text, no call
+    assert evaluator._request(untyped).launcher is None  # runs once per case, as a program
 
 
 def test_every_reference_passes_seeded_random_cases_batched(executor, tmp_path: Path) -> None:
@@ -346,7 +348,8 @@ def test_every_reference_passes_seeded_random_cases_batched(executor, tmp_path: 
     for name, p in sorted(PROBLEMS.items()):
         cases, _ = psb2_data.random_cases(name, 40, 7, cache_dir=tmp_path)
         tests = [io_test(p, c, EXACT_LINES) for c in cases]
-        requests.append(io_request("python", reference_program(p), tests, LIMITS))
+        call = function_call(p, "python")
+        requests.append(io_request("python", reference_program(p), tests, LIMITS, function=call))
     results = executor.run_many(requests)
     failing = {
         name: r.message for name, r in zip(sorted(PROBLEMS), results, strict=True) if not r.passed

@@ -20,6 +20,35 @@ _TOLERANT = ("numeric", "pie_lines")
 
 
 @dataclass(frozen=True)
+class FunctionCall:
+    """Function mode: the answer is a function, and a trusted runner calls it on each I/O
+    test's input (read in ``inputs`` types) and prints its result (``outputs`` types).
+
+    A typed part of the sample and of its execution request, so that methods describe the
+    call and never write marker text into programs. Types are PSB2's (``int``, ``float``,
+    ``str``, ``bool``, ``vec_int``, ...; docs/comparison.md).
+    """
+
+    name: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+
+    def argv(self) -> tuple[str, str, str]:
+        """The runner's arguments: the name, the input types (``-``: none), the outputs."""
+        return (self.name, ",".join(self.inputs) or "-", ",".join(self.outputs))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "inputs": list(self.inputs), "outputs": list(self.outputs)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> FunctionCall | None:
+        """The call a stored record describes (``None``: no function mode)."""
+        if not isinstance(data, dict) or not data.get("name"):
+            return None
+        return cls(str(data["name"]), tuple(data.get("inputs", ())), tuple(data["outputs"]))
+
+
+@dataclass(frozen=True)
 class OutputComparison:
     """How the harness compares a program's stdout with an I/O test's expected stdout.
 

@@ -82,8 +82,9 @@ class FunctionalEvaluator(Evaluator):
             limits = replace(limits, timeout_s=task_timeout)
         program, language = cand.extraction.program, cand.task.language
         compiled = language in COMPILED
-        # a Python function-mode program (its trailer) on I/O tests runs batched too
-        batched = language == "python" and _io(cand.task.tests)
+        # function mode (the answer format says which function to call) on I/O tests: a
+        # trusted runner calls it on every case, in one process for Python too
+        function = cand.extraction.function if _io(cand.task.tests) else None
         return ExecutionRequest(
             program=program,
             tests=cand.task.tests,
@@ -92,8 +93,11 @@ class FunctionalEvaluator(Evaluator):
             limits=limits,
             timing_repeats=self.timing_repeats,
             # C++ and Java: compiled once in the sandbox, then one process per test
-            compile=compile_step(language, program) if compiled else None,
-            launcher=launcher(language, program, limits) if compiled or batched else None,
+            compile=compile_step(language, program, function) if compiled else None,
+            launcher=launcher(language, program, limits, function=function)
+            if compiled or function
+            else None,
+            function=function,
         )
 
 

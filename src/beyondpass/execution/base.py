@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from beyondpass.benchmarks.task import TestCase
+from beyondpass.benchmarks.task import FunctionCall, TestCase
 
 
 class Status(StrEnum):
@@ -77,6 +77,9 @@ class Launcher:
     # address space the runtime reserves beyond the program's memory (a JVM maps code
     # cache, class space and thread stacks up front): added to the limit for its processes
     memory_headroom_mb: int = 0
+    #: the trusted runner the command starts, when the judge must speak its protocol
+    #: (``python-function``: answers bound to their case by a nonce); "" for a program
+    runner: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,9 @@ class ExecutionRequest:
     compile: CompileStep | None = None
     launcher: Launcher | None = None
     io_timing: bool = False
+    #: function mode: the function the trusted runner calls on each I/O test (languages.py
+    #: builds the compile step and launcher that go with it)
+    function: FunctionCall | None = None
 
     def __post_init__(self) -> None:
         if len({t.is_io for t in self.tests}) > 1:

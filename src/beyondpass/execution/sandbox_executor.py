@@ -34,7 +34,6 @@ from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import cgroups
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
 from beyondpass.execution.budget import ProcessBudget, choose_budget, descendants, nproc_limit
-from beyondpass.execution.languages import PYTHON_FUNCTION_RUNNER
 from beyondpass.execution.sandbox import (
     ISOLATION,
     SANDBOX_ENV,
@@ -170,9 +169,7 @@ def _unsupported(request: ExecutionRequest) -> str:
     if request.language == "python":
         if request.compile is not None:
             return "python programs have no compile step: the request's compile step cannot run"
-        runner = request.launcher is None or any(
-            str(part).endswith(PYTHON_FUNCTION_RUNNER) for part in request.launcher.command
-        )
+        runner = request.launcher is None or request.launcher.runner == job_schema.PYTHON_FUNCTION
         if not runner:
             return "a python launcher must start the Python function runner (languages.py)"
         if request.launcher is not None and request.tests and not request.io:
@@ -197,6 +194,7 @@ def _job(request: ExecutionRequest, timed: bool, seed: int) -> job_schema.Job:
             command=list(request.launcher.command),
             cases_per_process=request.launcher.cases_per_process,
             memory_headroom_mb=request.launcher.memory_headroom_mb,
+            runner=request.launcher.runner,
         )
     if request.compile is not None:
         step = request.compile

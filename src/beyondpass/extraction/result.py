@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from beyondpass.benchmarks.task import FunctionCall
+
 ExtractionStatus = Literal["ok", "no_code", "syntax_error"]
 ExtractionKind = Literal["full", "body", "none"]
 
@@ -29,6 +31,9 @@ class Extraction:
     kind: ExtractionKind  # full definitions, a body continuing the prompt, or nothing
     error: str = ""  # for syntax_error: "SyntaxError: <message> (line N)" of ``program``
     notes: tuple[str, ...] = ()  # the steps extraction took, for auditing odd cases
+    #: function mode: the function a trusted runner calls on each I/O test (``None``: the
+    #: program runs as it is)
+    function: FunctionCall | None = None
 
     @property
     def ok(self) -> bool:

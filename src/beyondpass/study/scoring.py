@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from beyondpass.benchmarks.task import Task
+from beyondpass.benchmarks.task import FunctionCall, Task
 from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator
 from beyondpass.extraction import extract
 from beyondpass.extraction.result import Extraction
 from beyondpass.store.run_store import EvaluationRecord, RunStore, SampleRecord
+from beyondpass.study.legacy_samples import legacy_function_call
 from beyondpass.study.progress import NullProgress, Progress
 
 
@@ -49,14 +50,20 @@ def make_sample(
             "kind": extraction.kind,
             "error": extraction.error,
             "notes": list(extraction.notes),
+            **({"function": extraction.function.as_dict()} if extraction.function else {}),
         },
         transcript=transcript or [],
         generation=generation or {},
     )
 
 
-def extraction_of(sample: SampleRecord) -> Extraction:
+def extraction_of(sample: SampleRecord, task: Task | None = None) -> Extraction:
+    """The stored sample's extraction; with its ``task``, a function-mode call that an
+    older release stored as program text is read back (:mod:`legacy_samples`)."""
     e = sample.extraction
+    function = FunctionCall.from_dict(e.get("function"))
+    if function is None and task is not None and e.get("status") == "ok":
+        function = legacy_function_call(sample.program, task)
     return Extraction(
         status=e["status"],
         code=sample.code,
@@ -64,7 +71,13 @@ def extraction_of(sample: SampleRecord) -> Extraction:
         kind=e.get("kind", "none"),
         error=e.get("error", ""),
         notes=tuple(e.get("notes", ())),
+        function=function,
     )
+
+
+def candidate_of(sample: SampleRecord, task: Task) -> Candidate:
+    """What an evaluator scores: the stored sample with its task."""
+    return Candidate(task, extraction_of(sample, task), sample.raw, sample.condition)
 
 
 def score_pending(
@@ -102,10 +115,7 @@ def score_pending(
             continue
         step = label if ev.decides_verdict else f"{label}: {ev.name}"
         progress.start(step, len(samples))
-        candidates = [
-            Candidate(tasks[(s.benchmark, s.task_id)], extraction_of(s), s.raw, s.condition)
-            for s in samples
-        ]
+        candidates = [candidate_of(s, tasks[(s.benchmark, s.task_id)]) for s in samples]
 
         def store_one(
             i: int,

@@ -25,6 +25,7 @@ import time
 import fork_client
 import io_case
 import wire
+from job import PYTHON_FUNCTION
 
 START_S = 30.0  # for a fresh JVM to say hello (bounded by the sample's own deadline)
 COMPILE_GRACE_S = 5.0
@@ -361,14 +362,13 @@ class _Ahead:
 
 # ---- Python function mode (python_function_runner.py) ----------------------------------
 
-#: the trusted runner of Python function mode: its answers carry each test's nonce
-PYTHON_FUNCTION_RUNNER = "python_function_runner.py"
 COMPILE_ERROR_BYTES = 8000
 
 
 def is_python_runner(launch: dict) -> bool:
-    """Whether the launcher starts the Python function runner (languages.py)."""
-    return any(str(part).endswith(PYTHON_FUNCTION_RUNNER) for part in launch.get("command", ()))
+    """Whether the launcher starts the Python function runner, whose answers carry each
+    test's nonce (job.py; languages.py names it)."""
+    return launch.get("runner") == PYTHON_FUNCTION
 
 
 def _send_program(stream: _Stream, job: dict, deadline: float) -> "dict | None":

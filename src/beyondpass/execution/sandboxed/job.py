@@ -14,7 +14,7 @@ This file must import nothing from beyondpass: it runs in the sandboxed judge.
 
 from typing import NotRequired, TypedDict
 
-VERSION = 1
+VERSION = 2
 #: call-style tests run by the judge against the candidate's functions; I/O tests of a
 #: Python program; I/O tests of a program started by a launcher (C++ and Java, compiled
 #: first; Python function mode's runner)
@@ -24,6 +24,8 @@ KINDS = (CALL, IO, LAUNCHED)
 #: declared (FunctionRunner.java's NOT_CALLABLE has the same value)
 NOT_CALLABLE_EXIT = 97
 NOT_CALLABLE_MARK = "beyondpass: function not callable:"
+#: the launcher's runner: Python function mode's trusted runner (python_function_runner.py)
+PYTHON_FUNCTION = "python-function"
 
 
 class Limits(TypedDict):
@@ -46,6 +48,7 @@ class Launch(TypedDict):
     command: list[str]
     cases_per_process: int
     memory_headroom_mb: int
+    runner: str  # the trusted runner whose protocol the judge speaks ("": a program)
 
 
 class Compile(TypedDict):

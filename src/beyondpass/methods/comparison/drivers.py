@@ -4,9 +4,11 @@ Function mode asks a model for one function with a given signature; the driver b
 appends reads the case from stdin in the documented format (``psb2.textio``), calls the
 function and prints its results. The model's code is never edited: the program is the
 answer's code followed by the driver, and that adaptation is recorded with the sample.
-Python's driver also carries a trailer line that makes the executor call the function
-case after case in one process (``execution/python_function_runner.py``); C++ and Java
-drivers are in ``drivers_cpp`` and ``drivers_java``.
+The sample also records the call (:func:`function_call`, a typed
+:class:`~beyondpass.benchmarks.task.FunctionCall`), which makes the executor call the
+function case after case in one process (Python: ``python_function_runner.py``; C++: the
+driver's own batch loop; Java: ``FunctionRunner.java``); without it the program runs once
+per case. C++ and Java drivers are in ``drivers_cpp`` and ``drivers_java``.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import inspect
 
 # NOT_CALLABLE_EXIT: the exit status of a driver that cannot find or call the answer's
 # function; the evaluator reports it as ``function_not_found`` instead of a wrong answer
+from beyondpass.benchmarks.task import FunctionCall
 from beyondpass.execution import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
-from beyondpass.execution.languages import PYTHON_FUNCTION_TRAILER
+from beyondpass.methods.comparison.drivers_java import camel
 from beyondpass.methods.comparison.psb2 import reference
 from beyondpass.methods.comparison.psb2.problems import Problem
 
@@ -66,37 +69,35 @@ def _bp_main():
 
 if __name__ == "__main__":
     _bp_main()
-{trailer}
 """
+
+
+def function_call(problem: Problem, language: str) -> FunctionCall:
+    """The call function mode makes on every case: the function the prompt asked for (Java
+    names methods in camel case) and the problem's typed I/O."""
+    name = camel(problem.name) if language == "java" else problem.name
+    return FunctionCall(
+        name, tuple(a.type for a in problem.inputs), tuple(a.type for a in problem.outputs)
+    )
 
 
 def python_driver(problem: Problem) -> str:
     """The driver appended to a Python answer in function mode. Run as a program (one
-    process per case) it reads stdin and prints; its last line, the trailer, makes the
-    executor run the program through the batched Python function runner instead
-    (``execution/python_function_runner.py`` does what ``_bp_main`` does, per case)."""
-    inputs = [a.type for a in problem.inputs]
-    outputs = [a.type for a in problem.outputs]
-    trailer = (
-        f"{PYTHON_FUNCTION_TRAILER} {problem.name} {','.join(inputs) or '-'} -> {','.join(outputs)}"
-    )
+    process per case) it reads stdin and prints; a request with the sample's
+    :func:`function_call` runs the program through the batched Python function runner
+    instead (``python_function_runner.py`` does what ``_bp_main`` does, per case)."""
     return _PY_DRIVER.format(
-        inputs=inputs,
-        outputs=outputs,
+        inputs=[a.type for a in problem.inputs],
+        outputs=[a.type for a in problem.outputs],
         name=problem.name,
         mark=NOT_CALLABLE_MARK,
         code=NOT_CALLABLE_EXIT,
-        trailer=trailer,
     )
 
 
-def python_program(function_code: str, problem: Problem, batch: bool = True) -> str:
-    """A whole stdin/stdout program: the function's code, unchanged, then the driver; with
-    ``batch=False`` without the trailer (one process per case, for comparisons)."""
-    program = function_code.rstrip() + "\n" + python_driver(problem)
-    if not batch:
-        program = program.rstrip().rpartition("\n")[0] + "\n"
-    return program
+def python_program(function_code: str, problem: Problem) -> str:
+    """A whole stdin/stdout program: the function's code, unchanged, then the driver."""
+    return function_code.rstrip() + "\n" + python_driver(problem)
 
 
 def reference_program(problem: Problem) -> str:

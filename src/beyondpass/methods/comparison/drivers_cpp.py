@@ -25,13 +25,8 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-from beyondpass.execution.languages import CPP_BATCH_MARK
 from beyondpass.methods.comparison.drivers import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
 from beyondpass.methods.comparison.psb2.problems import Problem
-
-#: the driver's first line: ``execution.languages`` runs a C++ program holding it in batch
-#: mode (many cases per process)
-BATCH_MARK = CPP_BATCH_MARK
 
 _CPP_TYPE = {
     "int": "int",
@@ -101,8 +96,10 @@ def has_main(code: str) -> bool:
 
 
 def cpp_driver(p: Problem, with_main: bool = True, batch: bool = True) -> str:
-    """The driver appended to a C++ answer in function mode: the batch loop, or with
-    ``batch=False`` one case per process (stdin/stdout, for comparisons)."""
+    """The driver appended to a C++ answer in function mode: the batch loop (run it with
+    the sample's ``drivers.function_call``, which gives the request ``CPP_BATCH`` cases per
+    process), or with ``batch=False`` one case per process (stdin/stdout, for
+    comparisons)."""
     args = ", ".join(f"a{i}" for i in range(len(p.inputs)))
     reads = "\n".join(
         f"    typename bp_drv::Id<Z, {_CPP_TYPE[a.type]}>::type a{i} = "
@@ -124,7 +121,7 @@ def cpp_driver(p: Problem, with_main: bool = True, batch: bool = True) -> str:
         )
     wanted = cpp_signature(p).replace('"', "'")
     call = f"""
-{BATCH_MARK if batch else "// beyondpass: function-mode driver, one case per process"}
+// beyondpass: function-mode driver, {"many cases" if batch else "one case"} per process
 {resources.files(__package__).joinpath("driver_prelude.cpp").read_text(encoding="utf-8")}
 template <class... A>
 auto bp_call(int, A&... a) -> decltype({p.name}(a...)) {{ return {p.name}(a...); }}

@@ -1,11 +1,11 @@
 """Java function mode: the signature a model is asked for, and how its answer is run.
 
 The prompt asks for ``public static <T> <camelName>(<params>)`` in a class ``Solution``
-(``java_signature``). The answer's code is run unchanged: beyondpass appends one comment
-line (the trailer, ``execution.languages.JAVA_FUNCTION_TRAILER``) naming the method and
-the problem's typed I/O, which makes the executor compile the program with the trusted
-``FunctionRunner.java`` and run every case of the sample in one JVM, calling the method
-by reflection in a loop (docs/comparison.md, "Java function mode"). No Java code is
+(``java_signature``). The answer's code is run unchanged: the sample records the call
+(``drivers.function_call``: the method and the problem's typed I/O), which makes the
+executor compile the program with the trusted ``FunctionRunner.java`` and run every case
+of the sample in one JVM, calling the method by reflection in a loop (docs/comparison.md,
+"Java function mode"). No Java code is
 generated, so the answer's own compile errors stay ``compile_error``, and a method that
 cannot be found or called is the runner's status ``function_not_found`` (exit 97, the
 Python driver's code), never a compile error or a wrong answer.
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from importlib import resources
 
-from beyondpass.execution.languages import JAVA_FUNCTION_TRAILER
 from beyondpass.methods.comparison.psb2.problems import Problem
 
 JAVA_CLASS = "Solution"
@@ -96,22 +95,10 @@ def java_prompt_signature(problem: Problem) -> str:
     return text
 
 
-def java_trailer(problem: Problem) -> str:
-    """The line appended to the answer: the method and the problem's typed I/O."""
-    ins = ",".join(a.type for a in problem.inputs) or "-"
-    outs = ",".join(a.type for a in problem.outputs)
-    return f"{JAVA_FUNCTION_TRAILER} {camel(problem.name)} {ins} -> {outs}"
-
-
-def java_program(function_code: str, problem: Problem) -> str:
-    """The runnable program: the answer's code unchanged, then the trailer line."""
-    return function_code.rstrip() + "\n" + java_trailer(problem) + "\n"
-
-
 def java_adaptation(problem: Problem) -> str:
-    """The note recorded with every Java function-mode sample: what was added."""
+    """The note recorded with every Java function-mode sample: how it is run."""
     return (
-        f"appended the trailer line {java_trailer(problem)!r}; the trusted FunctionRunner "
+        "the answer's code runs unchanged; the trusted FunctionRunner "
         f"calls {camel(problem.name)} (class {JAVA_CLASS} first, else any class of the "
         "program) by reflection on each case, with the conversions of docs/comparison.md"
     )
@@ -124,8 +111,3 @@ def java_reference_source(name: str) -> str:
         raise KeyError(f"no Java reference for {name!r}")
     here = resources.files("beyondpass.methods.comparison") / "java_reference"
     return (here / f"{name}.java").read_text(encoding="utf-8")
-
-
-def java_reference_program(name: str, problem: Problem) -> str:
-    """Our Java reference as a runnable function-mode program."""
-    return java_program(java_reference_source(name), problem)

@@ -14,18 +14,19 @@ model, and records what it added (the condition's metadata names the mode):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from beyondpass.benchmarks.task import Task
+from beyondpass.benchmarks.task import Task, TestCase
 from beyondpass.errors import ConfigError
+from beyondpass.execution import ExecutionLimits, ExecutionRequest
+from beyondpass.execution.languages import io_request
 from beyondpass.extraction.program import extract_program
 from beyondpass.extraction.result import Extraction
-from beyondpass.methods.comparison.drivers import python_program, python_signature
+from beyondpass.methods.comparison.drivers import function_call, python_program, python_signature
 from beyondpass.methods.comparison.drivers_cpp import cpp_program, cpp_signature
 from beyondpass.methods.comparison.drivers_java import (
     java_adaptation,
-    java_program,
     java_prompt_signature,
 )
 from beyondpass.methods.comparison.psb2.problems import Arg, Problem, problem
@@ -61,8 +62,8 @@ def io_format(p: Problem) -> str:
 
 #: function mode per language: the signature shown, and the program made of an answer
 #: (its code unchanged, then the generated driver) — one entry per language's drivers module.
-#: Java differs: its prompt addition names the class, and its program is the answer with a
-#: trailer the trusted FunctionRunner reads (drivers_java), so it is dispatched apart.
+#: Java differs: its prompt addition names the class, and its program is the answer alone
+#: (the trusted FunctionRunner calls the method: drivers_java), so it is dispatched apart.
 SIGNATURES: dict[str, Callable[[Problem], str]] = {
     "python": python_signature,
     "cpp": cpp_signature,
@@ -126,17 +127,39 @@ def function_plan(table: Any, base: Any, where: str) -> PromptPlan:
     return PromptPlan("psb2-function", (FUNCTION,), answer_format=FUNCTION_FORMAT)
 
 
+def function_mode_request(
+    language: str,
+    code: str,
+    p: Problem,
+    tests: Sequence[TestCase],
+    limits: ExecutionLimits | None = None,
+    batch: bool = True,
+) -> ExecutionRequest:
+    """The request of a function-mode answer run directly (benchmarks, references): the
+    program :func:`extract_function` would assemble and, batched, its typed call; with
+    ``batch=False`` a program that runs one process per case (for comparisons)."""
+    if language == "java":
+        program = code
+    elif language == "cpp":
+        program = cpp_program(code, p, batch=batch)
+    else:
+        program = PROGRAMS[language](code, p)
+    call = function_call(p, language) if batch else None
+    return io_request(language, program, tests, limits, function=call)
+
+
 def extract_function(answer: str, task: Task) -> Extraction:
     """Function mode: the answer's code, unchanged, followed by the generated driver."""
     found = extract_program(answer, task)
     if not found.ok:
         return found
     p = problem(str(task.metadata.get("psb2_problem", task.task_id)))
+    call = function_call(p, task.language)  # the typed call the executor makes per case
     if task.language == "java":
         notes = (*found.notes, java_adaptation(p))
-        return Extraction("ok", found.code, java_program(found.code, p), "full", notes=notes)
+        return Extraction("ok", found.code, found.code, "full", notes=notes, function=call)
     signature(p, task.language)  # a language without a driver: the one-line error
     program = PROGRAMS[task.language](found.code, p)
     driver = _DRIVER_NAME.get(task.language, task.language)
     notes = (*found.notes, f"appended the generated {driver} driver calling {p.name}()")
-    return Extraction("ok", found.code, program, "full", notes=notes)
+    return Extraction("ok", found.code, program, "full", notes=notes, function=call)
