@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from beyondpass.methods.robustapi.checker import conditions as C
+from beyondpass.methods.robustapi.checker.facts import facts_at, live_facts
 from beyondpass.methods.robustapi.checker.java_model import (
     LOOPS,
     CallSite,
@@ -85,7 +86,7 @@ def check_call(unit: JavaUnit, call: CallSite, rules: list[Rule]) -> list[Findin
 
 
 def _facts(unit: JavaUnit, call: CallSite) -> list[C.E]:
-    live = C.live_facts(unit, call, C.facts_at(unit, call))
+    live = live_facts(unit, call, facts_at(unit, call))
     aliases = _size_aliases(unit)
     facts = [_substitute(f, aliases) for f in live] if aliases else live
     facts += _keys_from_key_set(unit, call)
@@ -564,7 +565,7 @@ def _result_checked(unit: JavaUnit, call: CallSite, result: str | None, facts: l
         node, parent = parent, parent.parent
     if parent is not None and parent.type in ("binary_expression", "instanceof_expression"):
         op = parent.child_by_field_name("operator")
-        if parent.type == "instanceof_expression" or (op is not None and op.type in C._CMP):
+        if parent.type == "instanceof_expression" or (op is not None and op.type in C.COMPARISONS):
             return True
     if parent is not None and parent.type == "argument_list":
         wrapper = parent.parent
@@ -597,7 +598,9 @@ def _result_checked(unit: JavaUnit, call: CallSite, result: str | None, facts: l
                 continue
             if n.start_byte > call.end and n.type in ("binary_expression", "instanceof_expression"):
                 op = n.child_by_field_name("operator")
-                if n.type == "instanceof_expression" or (op is not None and op.type in C._CMP):
+                if n.type == "instanceof_expression" or (
+                    op is not None and op.type in C.COMPARISONS
+                ):
                     sides = [n.child_by_field_name("left"), n.child_by_field_name("right")]
                     if any(s is not None and norm(s) == result for s in sides):
                         return True
