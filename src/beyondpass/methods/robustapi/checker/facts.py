@@ -7,7 +7,10 @@ return/throw/break/continue;`` in an enclosing block (``!c``). A fact stops hold
 something between it and the call undoes it: a consuming call (``it.next()`` uses up
 ``it.hasNext()``; ``countTokens() >= n`` allows n ``nextToken()`` calls), a loop between the
 guard and the call (the call repeats, the guard does not), or an assignment to the variable.
-Whether the facts imply a rule's guard is :mod:`.conditions`.
+Known sizes and aliases add facts of their own (:func:`known_facts`): ``n`` for
+``list.size()`` when ``int n = list.size();`` is never reassigned, ``m.containsKey(k)`` for a
+key taken from ``m.keySet().iterator()``, and the size of a local collection filled in plain
+view. Whether the facts imply a rule's guard is :mod:`.conditions`.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ from beyondpass.methods.robustapi.checker.java_model import (
     CallSite,
     JavaUnit,
     Node,
+    lookup,
     method_scope,
     norm,
     text,
+    within_method,
 )
 from beyondpass.methods.robustapi.checker.knowledge import CONSUMERS
 
@@ -220,3 +225,114 @@ def _atoms(e: E) -> Iterable[str]:
                 for p in part:
                     if isinstance(p, tuple):
                         yield from _atoms(p)
+
+
+def known_facts(unit: JavaUnit, call: CallSite) -> list[E]:
+    """The facts that hold at ``call``: the live ones with size aliases resolved
+    (``n = list.size()``), keys of a ``keySet()`` iteration and sizes of local collections."""
+    live = live_facts(unit, call, facts_at(unit, call))
+    aliases = _size_aliases(unit)
+    facts = [_substitute(f, aliases) for f in live] if aliases else live
+    facts += _keys_from_key_set(unit, call)
+    size = _known_size(unit, call)
+    if size:
+        facts.append(("cmp", ">=", ("call", call.receiver_text, "size", ()), ("int", size)))
+    return facts
+
+
+def _keys_from_key_set(unit: JavaUnit, call: CallSite) -> list[E]:
+    """``k = it.next()`` with ``it = m.keySet().iterator()``: ``k`` is a key of ``m``."""
+    if call.method != "get" or len(call.args) != 1 or call.args[0].type != "identifier":
+        return []
+    key = text(call.args[0])
+    decl = lookup(unit, key, call.node)
+    if decl is None or decl.init is None or key in unit.assignments:
+        return []
+    init = decl.init
+    while init.type in ("cast_expression", "parenthesized_expression"):
+        init = init.child_by_field_name("value") or init.named_children[-1]
+    if init.type != "method_invocation" or text(init.child_by_field_name("name")) != "next":
+        return []
+    source = init.child_by_field_name("object")
+    if source is None or source.type != "identifier":
+        return []
+    it = lookup(unit, text(source), init)
+    origin = norm(it.init) if it is not None and it.init is not None else ""
+    if origin.endswith(".keySet().iterator()"):
+        return [("call", origin[: -len(".keySet().iterator()")], "containsKey", (key,))]
+    return []
+
+
+_SHRINK = frozenset({"remove", "clear", "removeIf", "removeAll", "retainAll", "poll", "pop"})
+
+
+def _known_size(unit: JavaUnit, call: CallSite) -> int:
+    """A local collection filled in plain view: ``List.of(a, b)`` / ``Arrays.asList(a, b)``
+    has that many elements; each ``add``/``put`` statement executed on the way to the call
+    (in an enclosing block, not in a branch or loop) adds one, unless something removes."""
+    receiver = call.receiver
+    if receiver is None or receiver.type != "identifier":
+        return 0
+    name = text(receiver)
+    decl = lookup(unit, name, call.node)
+    top_level = decl is not None and decl.kind == "field" and decl.scope.type == "program"
+    if decl is None or (decl.kind != "local" and not top_level) or name in unit.assignments:
+        return 0
+    scope = method_scope(call.node)
+    size = 0
+    init = decl.init
+    if init is not None and init.type == "method_invocation":
+        callee = (
+            norm(init.child_by_field_name("object")) + "." + text(init.child_by_field_name("name"))
+        )
+        if callee in ("Arrays.asList", "List.of", "Set.of", "Collections.singletonList"):
+            args = init.child_by_field_name("arguments")
+            size = len(args.named_children) if args is not None else 0
+    enclosing = {a.id for a in within_method(call.node)} | {scope.id}
+    for other in unit.calls:
+        if other.receiver_text != name or method_scope(other.node) != scope:
+            continue
+        if not decl.start < other.start < call.start:
+            continue
+        if other.method in _SHRINK:
+            return 0
+        if other.method in ("add", "put", "push", "offer", "addLast", "addFirst"):
+            statement = other.node.parent
+            if (
+                statement is not None
+                and statement.type == "expression_statement"
+                and statement.parent is not None
+                and statement.parent.id in enclosing
+            ):
+                size += 1
+    return size
+
+
+def _size_aliases(unit: JavaUnit) -> dict[str, E]:
+    """``int n = list.size();`` (never reassigned): ``n`` stands for ``list.size()``."""
+    out = {}
+    for name, decls in unit.decls.items():
+        if len(decls) != 1 or name in unit.assignments:
+            continue
+        init = decls[0].init
+        if init is not None and init.type in ("method_invocation", "field_access"):
+            e = to_expr(init)
+            if (e[0] == "call" and e[2] in ("size", "length") and not e[3]) or (
+                e[0] == "atom" and e[1].endswith(".length")
+            ):
+                out[name] = e
+    return out
+
+
+def _substitute(e: E, aliases: dict[str, E]) -> E:
+    if not isinstance(e, tuple) or not e:
+        return e
+    if e[0] == "atom" and e[1] in aliases:
+        return aliases[e[1]]
+    if e[0] in ("cmp", "arith"):
+        return (e[0], e[1], _substitute(e[2], aliases), _substitute(e[3], aliases))
+    if e[0] == "not":
+        return ("not", _substitute(e[1], aliases))
+    if e[0] in ("and", "or"):
+        return (e[0], tuple(_substitute(p, aliases) for p in e[1]))
+    return e
