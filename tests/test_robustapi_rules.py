@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from beyondpass.methods.robustapi.checker.checker import ERRATA, build_ruleset, load_ruleset
+from beyondpass.methods.robustapi.checker.rule_grammar import RuleError, parse_rule, parse_rules
 from beyondpass.methods.robustapi.checker.rules import (
     BoolOp,
     Call,
@@ -12,10 +13,7 @@ from beyondpass.methods.robustapi.checker.rules import (
     Lit,
     Not,
     Ref,
-    RuleError,
     guard_text,
-    parse_rule,
-    parse_rules,
 )
 
 

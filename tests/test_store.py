@@ -12,15 +12,15 @@ import pytest
 
 from beyondpass.errors import DataError
 from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS
-from beyondpass.store import migrate, run_store
+from beyondpass.store import migrate, schema
 from beyondpass.store.run_store import (
-    SCHEMA_VERSION,
     EvaluationRecord,
     ResultRecord,
     RunStore,
     SampleRecord,
     sample_key,
 )
+from beyondpass.store.schema import SCHEMA_VERSION
 
 
 def sample(key: str, task: str = "T/1") -> SampleRecord:
@@ -245,7 +245,7 @@ def test_a_run_migrated_meanwhile_by_another_process_is_left_alone(tmp_path):
     assert migrate.schema_version(late) == 1
     with RunStore(run, create=False) as store:  # the other process migrates it
         rows = list(store.rows())
-    migrate.migrate(late, run / "run.sqlite3", 1, run_store._SCHEMA, SCHEMA_VERSION)
+    migrate.migrate(late, run / "run.sqlite3", 1, schema.SCHEMA, SCHEMA_VERSION)
     late.close()
     with RunStore(run, create=False) as store:
         assert list(store.rows()) == rows

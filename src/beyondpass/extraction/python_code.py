@@ -2,8 +2,10 @@
 
 Chat models wrap code in prose, Markdown fences, reasoning and example calls, and
 completion-style answers may be a bare function body. Evaluators need exactly one program,
-so this module decides which code the model meant as its answer and assembles it with the
-task's prompt. It only reads text (``re``, ``ast``, ``compile``); nothing is executed.
+so this module decides which code the model meant as its answer;
+:mod:`beyondpass.extraction.python_program` fits it to the task's prompt (rule 4) and
+assembles the program (rule 7). It only reads text (``re``, ``ast``, ``compile``); nothing
+is executed.
 
 Rules, in order:
 
@@ -43,18 +45,24 @@ Rules, in order:
 from __future__ import annotations
 
 import ast
-import functools
 import keyword
 import re
 import textwrap
-import warnings
 from dataclasses import dataclass
-from typing import Literal
 
 from beyondpass.benchmarks.task import Task
+from beyondpass.extraction.python_program import (
+    Kind,
+    assemble,
+    bound_names,
+    compile_error,
+    fit,
+    format_error,
+    is_docstring,
+    parse,
+    top_level,
+)
 from beyondpass.extraction.result import Extraction
-
-_Kind = Literal["full", "body"]
 
 # Opening tags count only at the start of a line, so code that mentions "<think>" survives.
 _THINK_PAIR = re.compile(r"^[ \t]*<(think|thinking)\s*>.*?</\1\s*>", re.S | re.I | re.M)
@@ -135,22 +143,14 @@ def extract_python(answer: str, task: Task) -> Extraction:
         parts = helpers + [seg]
 
     code = "\n\n".join(p.text for p in parts)
-    fitted = "\n\n".join(p.fitted for p in parts)
-    if seg.kind == "body":
-        program = _join(task.code_prompt, fitted)
-    else:
-        program = fitted
-        if task.prompt_style == "completion":
-            context, names = _prompt_context(task, fitted)
-            if context:
-                program = context + "\n\n\n" + fitted
-                notes.append(f"prepended prompt context ({', '.join(names)})")
-    program = _hoist_future(program).rstrip() + "\n"
+    program, note = assemble(task, seg.kind, "\n\n".join(p.fitted for p in parts))
+    if note:
+        notes.append(note)
 
-    error = _compile_error(program)
+    error = compile_error(program)
     if error is not None:
         return Extraction(
-            "syntax_error", code, program, seg.kind, _format_error(error), tuple(notes)
+            "syntax_error", code, program, seg.kind, format_error(error), tuple(notes)
         )
     return Extraction("ok", code, program, seg.kind, notes=tuple(notes))
 
@@ -170,7 +170,7 @@ class _Segment:
     unclosed: bool = False
     strong: bool = True  # unfenced: starts like a definition/import (weak ones must compile)
     # filled by _analyse
-    kind: _Kind = "full"
+    kind: Kind = "full"
     fitted: str = ""  # the code as it enters the program (dedented/re-indented if needed)
     compiles: bool = False
     fit_note: str = ""
@@ -342,10 +342,10 @@ def _statement_like(line: str, strict: bool = False) -> bool:
 
 def _analyse(seg: _Segment, task: Task) -> _Segment:
     """Fill in how ``seg`` fits the task (rule 4) and what it contains."""
-    kind, fitted, compiles, note = _fit(seg.text, task)
+    kind, fitted, compiles, note = fit(seg.text, task)
     seg.kind, seg.fitted, seg.compiles, seg.fit_note = kind, fitted, compiles, note
     if compiles:
-        tree = _parse(fitted if kind == "full" else textwrap.dedent(fitted))
+        tree = parse(fitted if kind == "full" else textwrap.dedent(fitted))
         seg.is_code = tree is not None and _meaningful(tree, fitted, kind)
         if tree is None and kind == "body":
             seg.is_code = any(
@@ -353,7 +353,7 @@ def _analyse(seg: _Segment, task: Task) -> _Segment:
             )
         top = tree.body if tree is not None and kind == "full" else []
         # imports do not count: usage blocks often start "from solution import <entry point>"
-        seg.defines = task.entry_point in _bound_names(top, imports=False)
+        seg.defines = task.entry_point in bound_names(top, imports=False)
         has_def = any(isinstance(s, _DEFINITION) for s in top)
         seg.category = 1 if kind == "body" or has_def else 0
     else:
@@ -363,68 +363,7 @@ def _analyse(seg: _Segment, task: Task) -> _Segment:
     return seg
 
 
-def _fit(code: str, task: Task) -> tuple[_Kind, str, bool, str]:
-    """(kind, fitted code, compiles, note): how the code enters the program."""
-    prompt = task.code_prompt
-    if _compile_error(code) is None:
-        return "full", code, True, ""
-    dedented = textwrap.dedent(code)
-    dedent_ok = dedented != code and _compile_error(dedented) is None
-    if dedent_ok and task.entry_point in _bound_names(_top(dedented), imports=False):
-        return "full", dedented, True, "dedented code"
-    if prompt and _compile_error(_join(prompt, code)) is None:
-        return "body", code, True, ""
-    if dedent_ok:
-        return "full", dedented, True, "dedented code"
-    if prompt:
-        for variant, note in _body_variants(code, prompt):
-            if _compile_error(_join(prompt, variant)) is None:
-                return "body", variant, True, note
-    indented = code[:1] in (" ", "\t")
-    return ("body" if prompt and indented else "full"), code, False, ""
-
-
-def _body_variants(code: str, prompt: str) -> list[tuple[str, str]]:
-    """Repairs for bodies whose indentation was mangled (first line flush-left, tabs...)."""
-    variants = []
-    lines = code.split("\n")
-    rest = [ln for ln in lines[1:] if ln.strip()]
-    if lines[0][:1] not in (" ", "\t") and rest:
-        shallowest = min(rest, key=lambda ln: len(ln) - len(ln.lstrip()))
-        lead = shallowest[: len(shallowest) - len(shallowest.lstrip())]
-        if lead:
-            variants.append((lead + code, "indented first line of body"))
-    if "\t" in code:
-        expanded = "\n".join(_expand_leading_tabs(ln) for ln in lines)
-        variants.append((expanded, "expanded tabs in body"))
-    reindented = textwrap.indent(textwrap.dedent(code), _prompt_indent(prompt))
-    variants.append((reindented, "re-indented body"))
-    return variants
-
-
-def _expand_leading_tabs(line: str) -> str:
-    stripped = line.lstrip(" \t")
-    return line[: len(line) - len(stripped)].replace("\t", "    ") + stripped
-
-
-def _prompt_indent(prompt: str) -> str:
-    for line in reversed(prompt.split("\n")):
-        if line.strip():
-            lead = line[: len(line) - len(line.lstrip())]
-            return lead or "    "
-    return "    "
-
-
-def _join(prompt: str, body: str) -> str:
-    """Prompt + body with exactly one line break between them and indentation kept."""
-    last = prompt.rsplit("\n", 1)[-1]
-    head = prompt[: len(prompt) - len(last)] if not last.strip() else prompt
-    if head and not head.endswith("\n"):
-        head += "\n"
-    return head + body
-
-
-def _meaningful(tree: ast.Module, source: str, kind: _Kind) -> bool:
+def _meaningful(tree: ast.Module, source: str, kind: Kind) -> bool:
     """Whether a parsed module is code rather than prose that happens to parse.
 
     A module of bare non-call expressions (``Sorry``, ``not possible``, ``See (below)``) is
@@ -466,22 +405,6 @@ def _defines_by_text(text: str, name: str) -> bool:
     return re.search(rf"^(?:{definition})", textwrap.dedent(text), re.M) is not None
 
 
-def _bound_names(body: list[ast.stmt], imports: bool = True) -> set[str]:
-    """Names a module binds at top level by def, class, assignment (and import)."""
-    names: set[str] = set()
-    for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(stmt.name)
-        elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            for target in targets:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-        elif imports and isinstance(stmt, ast.Import | ast.ImportFrom):
-            for alias in stmt.names:
-                names.add((alias.asname or alias.name).split(".")[0])
-    return names
-
-
 # --- selection --------------------------------------------------------------------------
 
 
@@ -510,34 +433,26 @@ def _select(
 
 def _helpers(chosen: _Segment, group: list[_Segment], entry_point: str | None) -> list[_Segment]:
     """Rule 6: definition-only segments that provide names the chosen segment uses."""
-    tree = _parse(chosen.fitted)
+    tree = parse(chosen.fitted)
     if tree is None:
         return []
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - _bound_names(tree.body)
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - bound_names(tree.body)
     helpers = []
     for seg in group:
         if seg is chosen or not (seg.compiles and seg.kind == "full") or seg.defines:
             continue
-        body = _top(seg.fitted)
+        body = top_level(seg.fitted)
         if not body or not all(_is_definition(s) for s in body):
             continue
-        provided = sorted(used & _bound_names(body))
-        if provided and entry_point not in _bound_names(body):
+        provided = sorted(used & bound_names(body))
+        if provided and entry_point not in bound_names(body):
             seg.provides = tuple(provided)
             helpers.append(seg)
     return helpers
 
 
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return (
-        isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Constant)
-        and isinstance(stmt.value.value, str)
-    )
-
-
 def _is_definition(stmt: ast.stmt) -> bool:
-    return _is_docstring(stmt) or isinstance(
+    return is_docstring(stmt) or isinstance(
         stmt, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
     )
 
@@ -557,87 +472,3 @@ def _describe(seg: _Segment, blocks: list[_Segment], lines: list[str], reason: s
     if not blocks and seg.first_line == a + 1 and seg.last_line == b:
         return "took the whole answer as code"
     return f"took {_label(seg, blocks)} ({reason})"
-
-
-# --- program assembly -------------------------------------------------------------------
-
-
-def _prompt_context(task: Task, code: str) -> tuple[str, list[str]]:
-    """The prompt's top-level statements other than the entry point's own definition.
-
-    Imports the answer repeats verbatim are left out; everything else is kept even if the
-    answer redefines it, since the answer's definitions come later and win.
-    """
-    prompt = task.code_prompt
-    tree = _parse(prompt) or _parse(_join(prompt, "    pass\n"))
-    if tree is None or not task.entry_point:
-        return "", []
-    repeated = {ast.unparse(s) for s in _top(code) if isinstance(s, ast.Import | ast.ImportFrom)}
-    lines = prompt.split("\n")
-    parts, names = [], []
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Expr) or stmt.end_lineno is None:
-            continue  # docstrings and bare expressions carry nothing the answer needs
-        bound = _bound_names([stmt])
-        if task.entry_point in bound or ast.unparse(stmt) in repeated:
-            continue
-        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
-        parts.append("\n".join(lines[first - 1 : stmt.end_lineno]))
-        names.append(
-            ast.unparse(stmt)
-            if isinstance(stmt, ast.Import | ast.ImportFrom)
-            else (", ".join(sorted(bound)) or type(stmt).__name__)
-        )
-    return "\n".join(parts), names
-
-
-def _hoist_future(program: str) -> str:
-    """Move ``from __future__`` imports first; they are illegal after other statements."""
-    tree = _parse(program)
-    if tree is None:
-        return program
-    lines = program.split("\n")
-    future = [
-        s
-        for s in tree.body
-        if isinstance(s, ast.ImportFrom) and s.module == "__future__" and s.lineno == s.end_lineno
-    ]
-    leading = [s for s in tree.body if not _is_docstring(s)][: len(future)]
-    if not future or leading == future:
-        return program
-    rows = {s.lineno - 1 for s in future}
-    moved = [lines[r].strip() for r in sorted(rows)]
-    kept = [line for r, line in enumerate(lines) if r not in rows]
-    return "\n".join(moved + kept)
-
-
-@functools.lru_cache(maxsize=2048)  # n samples of a task often repeat an answer or a prompt
-def _compile_error(source: str) -> SyntaxError | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            compile(source, "<answer>", "exec", dont_inherit=True)
-        except SyntaxError as exc:
-            return exc
-        except (ValueError, OverflowError, RecursionError, MemoryError) as exc:
-            return SyntaxError(f"{type(exc).__name__}: {exc}")
-    return None
-
-
-def _format_error(exc: SyntaxError) -> str:
-    where = f" (line {exc.lineno})" if exc.lineno else ""
-    return f"{type(exc).__name__}: {exc.msg}{where}"
-
-
-def _parse(source: str) -> ast.Module | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return ast.parse(source)
-        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError):
-            return None
-
-
-def _top(source: str) -> list[ast.stmt]:
-    tree = _parse(source)
-    return tree.body if tree is not None else []

@@ -11,7 +11,8 @@ Each evaluator's scores are their own row (sample key, evaluator name and versio
 details); exactly one evaluator per run decides the verdict (its rows carry ``status`` and
 ``passed``) and a metric name belongs to one evaluator only (docs/store.md).
 :meth:`RunStore.rows` joins them back into one :class:`ResultRecord` per sample, the shape
-analysis and reports read.
+analysis and reports read. The tables themselves, and opening a run at the current schema,
+are :mod:`beyondpass.store.schema`.
 """
 
 from __future__ import annotations
@@ -27,56 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import DataError
+from beyondpass.store import schema
 
 DB_NAME = "run.sqlite3"
-SCHEMA_VERSION = 2
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS samples (
-    key TEXT PRIMARY KEY,
-    benchmark TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    model TEXT NOT NULL,
-    condition TEXT NOT NULL,
-    sample_index INTEGER NOT NULL,
-    transcript TEXT NOT NULL,      -- JSON: every step's messages and raw answer
-    raw TEXT NOT NULL,             -- the final raw answer
-    code TEXT NOT NULL,            -- the code extracted from it
-    program TEXT NOT NULL,         -- the runnable program assembled for the task
-    extraction TEXT NOT NULL,      -- JSON: status, kind, error, notes
-    generation TEXT NOT NULL,      -- JSON: model_version, finish_reason, usage, cached
-    created_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS samples_group ON samples (benchmark, model, condition, task_id);
-CREATE TABLE IF NOT EXISTS evaluators (
-    name TEXT PRIMARY KEY,
-    version TEXT NOT NULL,
-    decides_verdict INTEGER NOT NULL,
-    position INTEGER NOT NULL,     -- merge order of metrics and details in rows()
-    metrics TEXT NOT NULL,         -- JSON: the metric names it declares
-    metadata TEXT NOT NULL,        -- JSON: tools, versions, configuration
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS evaluations (
-    key TEXT NOT NULL REFERENCES samples(key),
-    evaluator TEXT NOT NULL REFERENCES evaluators(name),
-    version TEXT NOT NULL,
-    status TEXT,                   -- the verdict: set by the verdict evaluator only
-    passed INTEGER,
-    metrics TEXT NOT NULL,         -- JSON: numeric metrics by name
-    details TEXT NOT NULL,         -- JSON: per-test results, message, output tails
-    created_at REAL NOT NULL,
-    PRIMARY KEY (key, evaluator)
-);
-CREATE TABLE IF NOT EXISTS metric_owners (
-    metric TEXT PRIMARY KEY,
-    evaluator TEXT NOT NULL
-);
-"""
 
 
 def sample_key(benchmark: str, task_id: str, model: str, condition: str, index: int) -> str:
@@ -169,27 +123,12 @@ class RunStore:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._open_schema()
+            schema.open_schema(self._db, self.path)
         except sqlite3.DatabaseError as exc:
             raise DataError(f"{self.path}: not a usable run database ({exc})") from exc
         self._owners: dict[str, str] = dict(
             self._db.execute("SELECT metric, evaluator FROM metric_owners").fetchall()
         )
-
-    def _open_schema(self) -> None:
-        from beyondpass.store import migrate
-
-        found = migrate.schema_version(self._db)
-        if found is None:  # a new run
-            self._db.executescript(_SCHEMA)
-            self.set_meta("schema_version", SCHEMA_VERSION)
-        elif found < SCHEMA_VERSION:
-            migrate.migrate(self._db, self.path, found, _SCHEMA, SCHEMA_VERSION)
-        elif found > SCHEMA_VERSION:
-            raise DataError(
-                f"{self.run_dir} was written by a newer beyondpass (store schema {found}; this "
-                f"one reads up to {SCHEMA_VERSION}) — upgrade beyondpass to read it"
-            )
 
     def close(self) -> None:
         with self._lock:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from beyondpass.cli.base import emit_json
+
+if TYPE_CHECKING:
+    from beyondpass.methods.robunfr.variants import GeneratedVariants
 
 
 @click.group()
@@ -118,23 +121,71 @@ def prompts_generate(
     and the time are written to --out as an [nfrs.KEY] table; use the file in a study with
     `[prompts] plan = "robunfr"` and `templates = "FILE"`.
     """
-    from beyondpass.errors import ConfigError
-    from beyondpass.methods.robunfr.prompts import load_templates
     from beyondpass.methods.robunfr.variants import (
         DEFAULT_INSTRUCTION,
-        generate_variants,
         nfr_table_text,
         write_nfr_table,
     )
-    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
-    from beyondpass.models.client import ModelClient
-    from beyondpass.models.factory import create_provider
+
+    nfr = _nfr_fields(key, seed_prompt, name, label, metric)
+    result = _ask_for_variants(
+        spec,
+        cache_dir=cache_dir,
+        no_cache=no_cache,
+        key=key,
+        seed=nfr["seed_prompt"],
+        n=n,
+        temperature=temperature,
+        sample_index=sample_index,
+        instruction=instruction or DEFAULT_INSTRUCTION,
+    )
+    text = nfr_table_text(key, **nfr, variants=result.variants, provenance=result.provenance)
+    write_nfr_table(Path(out), key, text, force=force)
+    if as_json:
+        emit_json({"out": out, "nfr": key, "variants": result.variants, **result.provenance})
+        return
+    _echo_variants(result, nfr["seed_prompt"], key, out)
+
+
+def _nfr_fields(
+    key: str, seed_prompt: str | None, name: str | None, label: str | None, metric: str | None
+) -> dict[str, str]:
+    """The NFR's name, label, metric and seed prompt: as given, else the built-in NFR's."""
+    from beyondpass.errors import ConfigError
+    from beyondpass.methods.robunfr.prompts import load_templates
 
     builtin = load_templates().nfrs.get(key)
     seed = seed_prompt or (builtin.seed_prompt if builtin else None)
     if not seed:
         raise ConfigError(f"NFR {key!r} is not built in: give its --seed-prompt")
     nfr_name = name or (builtin.name if builtin else key.replace("_", " "))
+    return {
+        "name": nfr_name,
+        "label": label or (builtin.label if builtin and not name else nfr_name.title()),
+        "metric": metric if metric is not None else (builtin.metric if builtin else ""),
+        "seed_prompt": seed,
+    }
+
+
+def _ask_for_variants(
+    spec: str,
+    *,
+    cache_dir: str | None,
+    no_cache: bool,
+    key: str,
+    seed: str,
+    n: int,
+    temperature: float,
+    sample_index: int,
+    instruction: str,
+) -> GeneratedVariants:
+    """One request to the model ``spec`` names, through the response cache unless
+    ``no_cache``; the provider and the cache are closed whatever happens."""
+    from beyondpass.methods.robunfr.variants import generate_variants
+    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
+    from beyondpass.models.client import ModelClient
+    from beyondpass.models.factory import create_provider
+
     provider = create_provider(spec)
     cache = None
     if not no_cache:
@@ -143,7 +194,7 @@ def prompts_generate(
         )
     try:
         client = ModelClient(provider, cache, max_concurrency=1)
-        result = generate_variants(
+        return generate_variants(
             client,
             key=key,
             seed=seed,
@@ -151,25 +202,16 @@ def prompts_generate(
             spec=spec,
             temperature=temperature,
             sample_index=sample_index,
-            instruction=instruction or DEFAULT_INSTRUCTION,
+            instruction=instruction,
         )
     finally:
         provider.close()
         if cache is not None:
             cache.close()
-    text = nfr_table_text(
-        key,
-        name=nfr_name,
-        label=label or (builtin.label if builtin and not name else nfr_name.title()),
-        metric=metric if metric is not None else (builtin.metric if builtin else ""),
-        seed_prompt=seed,
-        variants=result.variants,
-        provenance=result.provenance,
-    )
-    write_nfr_table(Path(out), key, text, force=force)
-    if as_json:
-        emit_json({"out": out, "nfr": key, "variants": result.variants, **result.provenance})
-        return
+
+
+def _echo_variants(result: GeneratedVariants, seed: str, key: str, out: str) -> None:
+    """The generated variants and the model that wrote them, for people."""
     click.echo(f"{len(result.variants)} variants of {seed!r} for {key} -> {out}")
     for i, v in enumerate(result.variants, 1):
         click.echo(f"  {i:2d}. {v}")

@@ -129,11 +129,27 @@ def table5(an: Analysis) -> tuple[Table, Table | None]:
     fo = d.function_only
     assert fo is not None
     rows_groups = [fo] + [g for w in d.workflows for n in d.nfr_order if (g := d.nfr_group(w, n))]
-    comps: dict[tuple[str, str, str], Comparison] = {}
-    families: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
     metrics = [PASS] + [m for m in NFR_METRICS if d.has_metric(m)]
+    comps = _workflow_comparisons(an, fo, rows_groups, metrics)
+    t5 = _table5_pass(an, fo, rows_groups, comps)
+    nfr_metrics = metrics[1:]
+    if not nfr_metrics:
+        return t5, None
+    return t5, _table6_nfr_metrics(an, fo, rows_groups, comps, nfr_metrics)
+
+
+_Comparisons = dict[tuple[str, str, str], Comparison]
+
+
+def _workflow_comparisons(
+    an: Analysis, fo: Group, rows_groups: list[Group], metrics: list[str]
+) -> _Comparisons:
+    """Every group vs Function-Only, pooled over models, by (benchmark, group, metric);
+    p-values adjusted within each (workflow, metric) family."""
+    comps: _Comparisons = {}
+    families: dict[tuple[str, str], list[Comparison]] = defaultdict(list)
     for metric in metrics:
-        for b in d.benchmarks:
+        for b in an.data.benchmarks:
             for g in rows_groups:
                 c = _pooled(an, b, fo, g, metric)
                 comps[(b, g.key, metric)] = c
@@ -141,27 +157,37 @@ def table5(an: Analysis) -> tuple[Table, Table | None]:
                     families[(g.workflow, metric)].append(c)
     for fam in families.values():
         adjust(fam)
+    return comps
 
-    def label(g: Group, i: int) -> list[Cell]:
-        return label_cells("-" if g is fo else (g.workflow_label if i == 0 else ""), g.label)
 
+def _workflow_labels(fo: Group, rows_groups: list[Group]) -> list[list[Cell]]:
+    """The two label cells of each row: the workflow on its first row only, then the NFR."""
+    labels = []
+    previous = None
+    for g in rows_groups:
+        first = g.workflow != previous
+        previous = g.workflow
+        workflow = "-" if g is fo else (g.workflow_label if first else "")
+        labels.append(label_cells(workflow, g.label))
+    return labels
+
+
+def _table5_pass(an: Analysis, fo: Group, rows_groups: list[Group], comps: _Comparisons) -> Table:
+    """Seed Table 5: Pass@1 by workflow and NFR, Δ% vs Function-Only."""
+    d = an.data
     header = ["Workflow", "NFR Dimension"]
     groups: list[tuple[str, int]] = [("", 2)]
     for b in d.benchmarks:
         header += ["Pass@1 AVG", "Δ(%)"]
         groups.append((bench_label(b), 2))
     rows = []
-    previous = None
-    for g in rows_groups:
-        first = g.workflow != previous
-        previous = g.workflow
-        row = label(g, 0 if first else 1)
+    for g, row in zip(rows_groups, _workflow_labels(fo, rows_groups), strict=True):
         for b in d.benchmarks:
             c = comps[(b, g.key, PASS)]
             row.append(Cell(avg_sd(c.other, 2), value=c.other.avg, sd=c.other.sd))
             row.append(Cell(MISSING) if g is fo else delta_cell(c))
         rows.append(row)
-    t5 = Table(
+    return Table(
         key="table5",
         title="Table 5: Pass@1 by workflow, averaged over models",
         caption=(
@@ -178,41 +204,43 @@ def table5(an: Analysis) -> tuple[Table, Table | None]:
             )
         ],
     )
-    nfr_metrics = metrics[1:]
-    if not nfr_metrics:
-        return t5, None
-    benches = _static_benchmarks(d)
-    header6 = ["Workflow", "NFR Dimension"]
-    groups6: list[tuple[str, int]] = [("", 2)]
+
+
+def _table6_nfr_metrics(
+    an: Analysis,
+    fo: Group,
+    rows_groups: list[Group],
+    comps: _Comparisons,
+    nfr_metrics: list[str],
+) -> Table:
+    """Seed Table 6: the NFR metrics by workflow and NFR, Δ% vs Function-Only."""
+    benches = _static_benchmarks(an.data)
+    header = ["Workflow", "NFR Dimension"]
+    groups: list[tuple[str, int]] = [("", 2)]
     for b in benches:
-        header6 += [f"{METRICS[m].label} (Δ%)" for m in nfr_metrics]
-        groups6.append((bench_label(b), len(nfr_metrics)))
-    rows6 = []
-    previous = None
-    for g in rows_groups:
-        first = g.workflow != previous
-        previous = g.workflow
-        row = label(g, 0 if first else 1)
+        header += [f"{METRICS[m].label} (Δ%)" for m in nfr_metrics]
+        groups.append((bench_label(b), len(nfr_metrics)))
+    rows = []
+    for g, row in zip(rows_groups, _workflow_labels(fo, rows_groups), strict=True):
         for b in benches:
             for m in nfr_metrics:
                 c = comps[(b, g.key, m)]
                 row.append(metric_cell(c.other, None if g is fo else c, METRICS[m].decimals))
-        rows6.append(row)
-    t6 = Table(
+        rows.append(row)
+    return Table(
         key="table6",
         title="Table 6: NFR metrics by workflow, averaged over models",
         caption="AVG ± STDEV across prompts averaged over the run's models (Δ% vs Function-Only).",
-        header=header6,
-        align=["l", "l"] + ["r"] * (len(header6) - 2),
-        rows=rows6,
-        groups=groups6,
+        header=header,
+        align=["l", "l"] + ["r"] * (len(header) - 2),
+        rows=rows,
+        groups=groups,
         notes=[
             sig_note(an.alpha, "each workflow and metric").replace(
                 "per-task values", "per-(model, task) values"
             )
         ],
     )
-    return t5, t6
 
 
 def workflow_table(an: Analysis) -> Table | None:

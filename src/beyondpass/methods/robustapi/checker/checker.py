@@ -26,7 +26,8 @@ from beyondpass.methods.robustapi.checker.correct import check_call, rules_for
 from beyondpass.methods.robustapi.checker.java_model import build_unit
 from beyondpass.methods.robustapi.checker.knowledge import is_subtype
 from beyondpass.methods.robustapi.checker.original import check_original, pattern_map
-from beyondpass.methods.robustapi.checker.rules import Rule, RuleSet, parse_rule, parse_rules
+from beyondpass.methods.robustapi.checker.rule_grammar import parse_rule, parse_rules
+from beyondpass.methods.robustapi.checker.rules import Rule, RuleSet
 from beyondpass.methods.robustapi.extraction.java_code import (
     answer_blocks,
     dropped_notes,

@@ -142,6 +142,18 @@ def method_scope(node: Node) -> Node:
     return node
 
 
+def within_method(node: Node) -> list[Node]:
+    """The ancestors of ``node`` inside its method, innermost first: what encloses the call
+    there (a try, an if, a loop), without what encloses the method itself."""
+    scope = method_scope(node)
+    out = []
+    for a in ancestors(node):
+        if a == scope:
+            break
+        out.append(a)
+    return out
+
+
 def decl_scope(node: Node) -> Node:
     for a in ancestors(node):
         if a.type in DECL_SCOPES:

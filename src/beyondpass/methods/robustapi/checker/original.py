@@ -141,6 +141,11 @@ def _resolved_calls(method: Node, fields: dict[str, str]) -> list[tuple[Node, st
     conditions and updates and the iterable of an enhanced ``for`` are never visited, so
     their calls are not seen; the symbol table is one map per method, filled in visiting
     order (a later declaration of a name replaces an earlier one, whatever its scope).
+
+    One function on purpose, longer than our rule: it follows ``APICallVisitor``'s visit
+    methods one for one, so it can be read side by side with the original source, and each
+    of the original's quirks (what it skips, when it declares a name) stays next to the
+    node type it comes from.
     """
     locals_: dict[str, str] = {}
     out: list[tuple[Node, str, str]] = []

@@ -28,10 +28,13 @@ from beyondpass.methods.robustapi.checker.java_model import (
     JavaUnit,
     Node,
     ancestors,
+    lookup,
     method_scope,
     norm,
     text,
+    within_method,
 )
+from beyondpass.methods.robustapi.checker.knowledge import VIEW_ACCESSORS
 
 #: calls whose returned object (not their receiver) is what a release after them is about
 RESULT_RELEASED = frozenset({"query", "rawQuery"})
@@ -147,3 +150,101 @@ def _param_names(method: Node) -> list[str]:
             n = p.child_by_field_name("name")
             names.append(text(n) if n is not None else "")
     return names
+
+
+def called_after(unit: JavaUnit, call: CallSite, name: str, result: str | None) -> bool:
+    """Is ``name()`` (a release) called on what ``call`` obliges to release, where it counts
+    (the rule above), or is the release not this method's job?"""
+    targets = release_targets(unit, call, result)
+    if _returned_directly(call):
+        return True  # ``return db.query(...)``: the caller must release it
+    if not targets:
+        return False
+    if any(_owned_elsewhere(unit, call, t) for t in targets):
+        return True
+    scope = method_scope(call.node)
+    finally_blocks = [
+        c
+        for a in within_method(call.node)
+        if a.type in ("try_statement", "try_with_resources_statement")
+        for c in a.named_children
+        if c.type == "finally_clause"
+    ]
+    for other in unit.calls:
+        if other.name != name or other.receiver_text not in targets:
+            continue
+        if method_scope(other.node) != scope:
+            # a field released in another method (onDestroy, close()) is released
+            decl = lookup(unit, other.receiver_text, other.node)
+            if decl is not None and decl.kind == "field":
+                return True
+            continue
+        if any(f.start_byte <= other.start and other.end <= f.end_byte for f in finally_blocks):
+            return True
+        if other.start > call.end and on_every_path(other.node, call.node, targets, name):
+            return True
+    if handed_to_releaser(unit, call, targets, name):
+        return True
+    if name == "close":
+        for target in targets:
+            for d in unit.decls.get(target, ()):
+                if d.kind == "resource":
+                    return True
+    return False
+
+
+def release_targets(unit: JavaUnit, call: CallSite, result: str | None) -> set[str]:
+    """The objects a release after ``call`` must be made on: its receiver (and what that is a
+    view of) and the variable holding its result; for a query, only the returned cursor."""
+    if result and call.method in RESULT_RELEASED:
+        return {result}  # the cursor a query returns is what must be closed, not the database
+    targets = set()
+    if call.receiver is not None and call.receiver.type in ("identifier", "field_access"):
+        targets.add(call.receiver_text)
+        targets |= _origins(unit, call.receiver_text)
+    if result:
+        targets.add(result)
+    return targets
+
+
+def _origins(unit: JavaUnit, name: str) -> set[str]:
+    """Objects ``name`` is a view of: ``ch = out.getChannel()`` gives ``out``."""
+    inits = [d.init for d in unit.decls.get(name, ()) if d.init is not None]
+    inits += [right for _, right in unit.assignments.get(name, ()) if right is not None]
+    out = set()
+    for init in inits:
+        if (
+            init.type == "method_invocation"
+            and text(init.child_by_field_name("name")) in VIEW_ACCESSORS
+        ):
+            obj = init.child_by_field_name("object")
+            if obj is not None and obj.type in ("identifier", "field_access"):
+                out.add(norm(obj))
+    return out
+
+
+def _owned_elsewhere(unit: JavaUnit, call: CallSite, target: str) -> bool:
+    """Whether releasing ``target`` is someone else's job: it is a parameter of the method
+    (the caller owns it) or the method returns it (the caller gets the obligation)."""
+    decl = lookup(unit, target.split(".")[-1], call.node)
+    if decl is not None and decl.kind == "param":
+        return True
+    scope = method_scope(call.node)
+    stack = [scope]
+    while stack:
+        n = stack.pop()
+        if n.type == "return_statement" and n.start_byte > call.start:
+            value = next((c for c in n.named_children), None)
+            if value is not None and norm(value) == target:
+                return True
+        stack.extend(n.children)
+    return False
+
+
+def _returned_directly(call: CallSite) -> bool:
+    """``return db.query(...)``: the call's value goes straight to the caller."""
+    node = call.node
+    parent = node.parent
+    while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
+        node, parent = parent, parent.parent
+    return parent is not None and parent.type == "return_statement"
