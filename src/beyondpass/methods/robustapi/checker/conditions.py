@@ -28,7 +28,6 @@ E = tuple[Any, ...]
 #: Java's comparison operators
 COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
 _FLIP = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
-_MIRROR = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 
 def to_expr(node: Node) -> E:

@@ -113,7 +113,7 @@ def _check(unit: JavaUnit, call: CallSite, rule: Rule, facts: list[C.E]) -> list
         if block.kind == "TRY" and (
             i + 1 >= len(path) or path[i + 1].kind not in ("CATCH", "FINALLY")
         ):
-            reasons += check_try(unit, call, rule, block)
+            reasons += check_try(call, rule, block)
         elif block.kind in ("IF", "LOOP") and not focal.guarded:
             wanted = ("if_statement", "ternary_expression") if block.kind == "IF" else tuple(LOOPS)
             if not any(a.type in wanted for a in within_method(call.node)):

@@ -28,6 +28,7 @@ from beyondpass.methods.robustapi.checker.java_model import (
     JavaUnit,
     Node,
     ancestors,
+    contains,
     lookup,
     method_scope,
     norm,
@@ -49,14 +50,10 @@ def on_every_path(release: Node, call: Node, targets: set[str], name: str) -> bo
     for a in ancestors(release):
         if a == scope:
             return True
-        if not _encloses(a, call) and _conditional(a, child, targets, name):
+        if not contains(a, call) and _conditional(a, child, targets, name):
             return False
         child = a
     return True
-
-
-def _encloses(outer: Node, inner: Node) -> bool:
-    return outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
 
 
 def _conditional(a: Node, child: Node, targets: set[str], name: str) -> bool:

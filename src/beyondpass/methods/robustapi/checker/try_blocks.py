@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from beyondpass.methods.robustapi.checker.java_model import (
     CallSite,
-    JavaUnit,
     Node,
     ancestors,
     method_scope,
@@ -21,7 +20,7 @@ from beyondpass.methods.robustapi.checker.knowledge import API_THROWS, catch_han
 from beyondpass.methods.robustapi.checker.rules import Block, Rule
 
 
-def check_try(unit: JavaUnit, call: CallSite, rule: Rule, block: Block) -> list[str]:
+def check_try(call: CallSite, rule: Rule, block: Block) -> list[str]:
     """Why ``call`` does not meet the rule's TRY ``block`` and its handlers (none: it does)."""
     caught, throws, has_finally = handlers_at(call)
     thrown = API_THROWS.get((rule.cls, rule.method), ())
