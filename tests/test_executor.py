@@ -213,18 +213,18 @@ def test_a_single_test_has_its_own_time_limit(executor):
 
 
 def test_command_line_executor_choice_overrides_the_study_field_by_field():
-    from beyondpass.cli.commands import _executor_choice
+    from beyondpass.cli.options import executor_choice
     from beyondpass.errors import ConfigError
     from beyondpass.execution import ExecutorChoice
 
     study = ExecutorChoice("ray", "bwrap", "10.0.0.1:6379")
-    assert _executor_choice(None, None, None, study) is study
-    assert _executor_choice(None, "process", None, study) == ExecutorChoice(
+    assert executor_choice(None, None, None, study) is study
+    assert executor_choice(None, "process", None, study) == ExecutorChoice(
         "ray", "process", "10.0.0.1:6379"
     )
-    assert _executor_choice("sandbox", None, None, study) == ExecutorChoice("sandbox", "bwrap")
-    assert _executor_choice(None, None, "auto") == ExecutorChoice("ray", "auto", "auto")
+    assert executor_choice("sandbox", None, None, study) == ExecutorChoice("sandbox", "bwrap")
+    assert executor_choice(None, None, "auto") == ExecutorChoice("ray", "auto", "auto")
     with pytest.raises(ConfigError, match="needs the ray executor"):
-        _executor_choice("sandbox", None, "auto")
+        executor_choice("sandbox", None, "auto")
     with pytest.raises(ConfigError, match="unknown isolation level"):
         ExecutorChoice(isolation="chroot")

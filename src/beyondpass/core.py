@@ -117,11 +117,11 @@ CORE = Method(
     ),
     # in ``--help`` order
     commands=(
-        "beyondpass.cli.commands:benchmarks",
-        "beyondpass.cli.commands:evaluate",
-        "beyondpass.cli.commands:run",
-        "beyondpass.cli.commands:report",
-        "beyondpass.cli.commands:demo",
+        "beyondpass.cli.benchmarks:benchmarks",
+        "beyondpass.cli.evaluate:evaluate",
+        "beyondpass.cli.run:run",
+        "beyondpass.cli.report:report",
+        "beyondpass.cli.run:demo",
         "beyondpass.cli.compare:compare",
         "beyondpass.cli.rescore:rescore",
         "beyondpass.cli.studies:studies",

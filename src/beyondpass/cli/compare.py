@@ -18,6 +18,7 @@ import click
 
 from beyondpass.analysis.meta import as_dict
 from beyondpass.cli.base import emit_json
+from beyondpass.cli.options import json_option
 
 #: Exit code when a --fail-on rule is breached (distinct from 1 incomplete, 2 bad input).
 EXIT_GATE_FAILED = 4
@@ -225,7 +226,7 @@ def _delta_rows(report: Any) -> list[dict[str, Any]]:
     type=click.Path(file_okay=False),
     help="Also write compare.md, compare.tex, compare.json and compare.html here.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option()
 def compare(
     run_old: str,
     run_new: str,
@@ -290,7 +291,7 @@ def _print(report: Any, payload: dict[str, Any]) -> None:
 
     from beyondpass.analysis.formatting import bench_label
     from beyondpass.analysis.metrics import metric_def
-    from beyondpass.cli.commands import _console
+    from beyondpass.cli.base import console as _console
 
     console = _console()
     for vc in report.comparisons:

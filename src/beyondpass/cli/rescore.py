@@ -8,7 +8,12 @@ from typing import Any
 import click
 
 from beyondpass.cli.base import emit_json
-from beyondpass.cli.commands import DATA_DIR_HELP, _executor_choice, executor_options
+from beyondpass.cli.options import (
+    data_dir_option,
+    executor_choice,
+    executor_options,
+    json_option,
+)
 from beyondpass.cli.progress import RichProgress
 
 
@@ -27,7 +32,7 @@ from beyondpass.cli.progress import RichProgress
     type=click.Path(dir_okay=False),
     help="Runs of `evaluate`: the answers file, if it moved since (results.jsonl is rebuilt).",
 )
-@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
+@data_dir_option
 @click.option("--workers", type=int, default=None, help="Parallel samples / pylint processes.")
 @executor_options
 @click.option(
@@ -36,7 +41,7 @@ from beyondpass.cli.progress import RichProgress
     show_default=True,
     help="Render the report again when the run already has one.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary on stdout.")
+@json_option("Print one JSON summary on stdout.")
 def rescore(
     run_dir: str,
     evaluators: tuple[str, ...],
@@ -63,7 +68,7 @@ def rescore(
             evaluators,
             data_dir=data_dir,
             workers=workers,
-            executor=_executor_choice(
+            executor=executor_choice(
                 executor, isolation, ray_address, process_budget=process_budget
             ),
             samples_path=samples,

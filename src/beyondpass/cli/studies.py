@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from beyondpass.cli.base import emit_json
+from beyondpass.cli.options import json_option
 
 
 @click.group()
@@ -21,7 +22,7 @@ def _builtin_files() -> list[Path]:
 
 
 @studies.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option("Machine-readable output.")
 def studies_list(as_json: bool) -> None:
     """List the built-in studies (run one as `beyondpass run studies/NAME.toml --model SPEC`)."""
     from beyondpass.tomlfile import read_toml

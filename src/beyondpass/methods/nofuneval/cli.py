@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from beyondpass.cli.base import cli, default_out, emit_json
-from beyondpass.cli.commands import _executor_choice, executor_options
+from beyondpass.cli.options import executor_choice, executor_options
 
 #: subsets scored with the static oracle (docs/nofuneval-oracles.md)
 ORACLE_SUBSETS = ("security", "maintainability")
@@ -121,7 +121,7 @@ def score(
             from beyondpass.execution import ExecutorChoice
 
             choice = (
-                _executor_choice(executor, isolation, ray_address, process_budget=process_budget)
+                executor_choice(executor, isolation, ray_address, process_budget=process_budget)
                 or ExecutorChoice()
             )
             runner = choice.build(workers=workers)

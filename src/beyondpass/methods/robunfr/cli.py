@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from beyondpass.cli.base import emit_json
+from beyondpass.cli.options import json_option
 
 if TYPE_CHECKING:
     from beyondpass.methods.robunfr.variants import GeneratedVariants
@@ -44,7 +45,7 @@ def _templates_payload(templates: Any) -> dict[str, Any]:
     type=click.Path(dir_okay=False),
     help="A template file (default: the built-in Table 1 of RobuNFR).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option("Machine-readable output.")
 def prompts_list(templates_path: str | None, as_json: bool) -> None:
     """Show the workflow frames and every NFR's prompt variants."""
     from beyondpass.methods.robunfr.prompts import load_templates
@@ -97,7 +98,7 @@ def prompts_list(templates_path: str | None, as_json: bool) -> None:
     help="Response cache directory (default: $BEYONDPASS_CACHE_DIR or ~/.cache/beyondpass).",
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 def prompts_generate(
     key: str,
     spec: str,

@@ -9,9 +9,8 @@ import click
 
 from beyondpass.analysis.formatting import percent
 from beyondpass.cli.base import cli, default_out, emit_json
+from beyondpass.cli.options import data_dir_option, json_option
 from beyondpass.cli.progress import RichProgress
-
-DATA_DIR_HELP = "Data directory (default: $BEYONDPASS_DATA, then cache, then download)."
 
 
 @cli.group()
@@ -40,10 +39,8 @@ def robustapi() -> None:
     "checker's behaviour (every call a rule covers is a violation).",
 )
 @click.option("--rules", type=click.Path(dir_okay=False), help="Rule file (default: pat_list.txt).")
-@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
-@click.option(
-    "--json", "as_json", is_flag=True, help="Print the summary metrics as one JSON object."
-)
+@data_dir_option
+@json_option("Print the summary metrics as one JSON object.")
 def check(
     answers: str,
     out: str | None,
@@ -114,8 +111,8 @@ def _print_summary(s: dict[str, Any]) -> None:
 
 @robustapi.command("rules")
 @click.option("--rules", type=click.Path(dir_okay=False), help="Rule file (default: pat_list.txt).")
-@click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@data_dir_option
+@json_option("Machine-readable output.")
 def rules_command(rules: str | None, data_dir: str | None, as_json: bool) -> None:
     """Parse a rule file (errors name the line) and show how each rule is read."""
     from beyondpass.methods.robustapi.extraction.java_syntax import require_java_extra

@@ -1,0 +1,99 @@
+"""Options several commands share, defined once: the data directory, JSON output, the
+executor choice (``--executor``, ``--isolation``, ``--process-budget``, ``--ray-address``)
+and the flags evaluators declare (``--nfr``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache, then download)."
+
+
+def executor_options(fn: Any) -> Any:
+    """``--executor``, ``--isolation``, ``--process-budget`` and ``--ray-address``, shared by
+    evaluate, run and rescore."""
+    fn = click.option(
+        "--process-budget",
+        type=click.Choice(["auto", "cgroup", "nproc", "none"]),
+        default=None,
+        help="What bounds each sandbox's processes and memory (default: auto, a verified "
+        "cgroup, else RLIMIT_NPROC for a non-root user, else refuse); 'none' accepts "
+        "unbounded processes (see docs/sandbox.md).",
+    )(fn)
+    fn = click.option(
+        "--ray-address",
+        metavar="ADDR",
+        help="With --executor ray: 'auto' joins this machine's cluster, HOST:PORT joins that "
+        "head; omitted, a private local Ray instance is started.",
+    )(fn)
+    fn = click.option(
+        "--isolation",
+        type=click.Choice(["auto", "bwrap", "unshare", "process"]),
+        default=None,
+        help="Sandbox level for generated code (default: auto, the strongest that works; "
+        "see docs/sandbox.md).",
+    )(fn)
+    return click.option(
+        "--executor",
+        metavar="NAME",
+        default=None,
+        help="Where generated code runs: sandbox (default; warm sandboxed workers), "
+        "subprocess (a fresh sandboxed worker per sample), ray (a Ray cluster, each worker "
+        "sandboxed). Needs pip install 'beyondpass[ray]' for ray.",
+    )(fn)
+
+
+def executor_choice(
+    executor: str | None,
+    isolation: str | None,
+    ray_address: str | None,
+    default: Any = None,
+    process_budget: str | None = None,
+) -> Any:
+    """The CLI's choice over the study's (``default``); ``None`` when nothing was given."""
+    from beyondpass.execution import ExecutorChoice
+
+    if executor is None and isolation is None and ray_address is None and process_budget is None:
+        return default
+    base = default or ExecutorChoice()
+    name = executor or ("ray" if ray_address else base.name)
+    if ray_address is None and name == "ray":
+        ray_address = base.ray_address  # the study's address, unless the CLI names one
+    return ExecutorChoice(
+        name=name,
+        isolation=isolation or base.isolation,
+        ray_address=ray_address,
+        process_budget=process_budget or base.process_budget,
+    )
+
+
+_FLAG = "flag_"
+
+
+def evaluator_flags(fn: Any) -> Any:
+    """A ``--FLAG`` for every evaluator that declares one (``--nfr``: RobuNFR's metrics)."""
+    from beyondpass import registry
+
+    for spec, _ in reversed(list(registry.iter_specs("evaluators"))):
+        if spec.cli_flag:
+            fn = click.option(
+                f"--{spec.cli_flag}", f"{_FLAG}{spec.name}", is_flag=True, help=spec.cli_help
+            )(fn)
+    return fn
+
+
+def flagged_evaluators(flags: dict[str, bool]) -> list[str]:
+    return [name[len(_FLAG) :] for name, on in flags.items() if on and name.startswith(_FLAG)]
+
+
+def data_dir_option(fn: Any) -> Any:
+    """``--data-dir``: where benchmark data is (every command that loads a benchmark)."""
+    return click.option("--data-dir", type=click.Path(), help=DATA_DIR_HELP)(fn)
+
+
+def json_option(help: str = "Print one JSON object on stdout.") -> Callable[[Any], Any]:
+    """``--json`` (``as_json``): machine-readable output instead of tables and prose."""
+    return click.option("--json", "as_json", is_flag=True, help=help)

@@ -1,0 +1,226 @@
+"""``beyondpass run`` and ``beyondpass demo``: run a study (ask, extract, store, score, report)."""
+
+from __future__ import annotations
+
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+
+from beyondpass.analysis.formatting import percent
+from beyondpass.cli.base import EXIT_INCOMPLETE, EXIT_MODEL_FAILED, console, default_out, emit_json
+from beyondpass.cli.options import (
+    data_dir_option,
+    executor_choice,
+    executor_options,
+    json_option,
+)
+from beyondpass.cli.progress import RichProgress, stderr
+
+
+@click.command()
+@click.argument("study", type=click.Path(dir_okay=False))
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    help="Model spec to run instead of the study's models (repeatable).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    help="Run directory (default: ./runs/<study name>). Re-running resumes it.",
+)
+@data_dir_option
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    help="Response cache directory (default: $BEYONDPASS_CACHE_DIR or ~/.cache/beyondpass).",
+)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option("--workers", type=int, default=None, help="Parallel samples when executing.")
+@click.option(
+    "--report/--no-report",
+    default=True,
+    show_default=True,
+    help="Render the Markdown and HTML report when done.",
+)
+@executor_options
+@json_option("Print one JSON summary on stdout.")
+def run(
+    study: str,
+    models: tuple[str, ...],
+    out: str | None,
+    data_dir: str | None,
+    cache_dir: str | None,
+    no_cache: bool,
+    workers: int | None,
+    report: bool,
+    executor: str | None,
+    isolation: str | None,
+    process_budget: str | None,
+    ray_address: str | None,
+    as_json: bool,
+) -> None:
+    """Run a study (benchmarks x models x prompt conditions) into a run directory."""
+    from beyondpass.study.config import load_study, resolve_study_path
+
+    path, builtin = resolve_study_path(study)
+    config = load_study(path, list(models) or None)
+    if builtin and not as_json:
+        stderr.print(f"using the built-in study {path} (no {study} here)")
+    run_dir = Path(out) if out else default_out("runs", config.name)
+    code = _run_study(
+        config,
+        run_dir,
+        data_dir=data_dir,
+        cache_dir=cache_dir,
+        no_cache=no_cache,
+        workers=workers,
+        report=report,
+        as_json=as_json,
+        executor=executor_choice(executor, isolation, ray_address, config.executor, process_budget),
+    )
+    sys.exit(code)
+
+
+def _run_study(
+    config: Any,
+    run_dir: Path,
+    *,
+    data_dir: str | None,
+    cache_dir: str | None,
+    no_cache: bool,
+    workers: int | None,
+    report: bool,
+    as_json: bool,
+    executor: Any = None,
+) -> int:
+    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
+    from beyondpass.study.runner import StudyRunner
+
+    cache = None
+    if not no_cache:
+        cache = ResponseCache(
+            Path(cache_dir) / CACHE_FILENAME if cache_dir else default_cache_path()
+        )
+    try:
+        with RichProgress() as progress:
+            outcome = StudyRunner(
+                config,
+                run_dir,
+                data_dir=data_dir,
+                cache=cache,
+                progress=progress,
+                workers=workers,
+                executor=executor,
+            ).run()
+    finally:
+        if cache is not None:
+            cache.close()
+    paths = None
+    if report and outcome.summaries:
+        from beyondpass.report import render_report
+
+        paths = render_report(run_dir, seed=config.seed)
+    payload = {
+        "run_dir": str(run_dir),
+        "complete": outcome.complete,
+        "samples_expected": outcome.expected,
+        "samples_scored": outcome.scored,
+        "failures": outcome.failures,
+        "groups": [
+            {
+                "benchmark": g.benchmark,
+                "model": g.model,
+                "condition": g.condition,
+                "n_tasks": g.n_tasks,
+                "n_samples": g.n_samples,
+                "n_evaluated": g.n_evaluated,
+                **{f"pass@{k}": v for k, v in g.pass_at.items()},
+                "pass@1_ci95": list(g.pass1_ci),
+                "status_counts": g.status_counts,
+            }
+            for g in outcome.summaries
+        ],
+        "report_markdown": str(paths.markdown) if paths else None,
+        "report_html": str(paths.html) if paths else None,
+        "report_latex": str(paths.latex) if paths and paths.latex else None,
+    }
+    if as_json:
+        emit_json(payload)
+    else:
+        _print_groups(outcome.summaries)
+        click.echo(f"run: {run_dir}  ({outcome.scored}/{outcome.expected} samples scored)")
+        if paths:
+            click.echo(f"report: {paths.html}")
+            click.echo(f"        {paths.markdown}")
+    for failure in outcome.failures:  # one line each, whatever the output format
+        click.echo(
+            f"error: {failure} (the run is incomplete; what was done is stored — fix the cause "
+            "and run the same command to resume)",
+            err=True,
+        )
+    if outcome.failures:
+        return EXIT_MODEL_FAILED
+    return 0 if outcome.complete else EXIT_INCOMPLETE
+
+
+def _print_groups(summaries: list[Any]) -> None:
+    from rich.table import Table
+
+    table = Table("benchmark", "model", "condition", "tasks", "pass@1", "95% CI", "statuses")
+    for g in summaries:
+        lo, hi = g.pass1_ci
+        table.add_row(
+            g.benchmark,
+            g.model,
+            g.condition,
+            str(g.n_tasks),
+            percent(g.pass_at.get(1), missing="-", unit="%"),
+            "-".join(percent(v, missing="-", unit="%") for v in (lo, hi)),
+            ", ".join(f"{k} {v}" for k, v in g.status_counts.items()),
+        )
+    console().print(table)
+
+
+@click.command()
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default="beyondpass-demo",
+    show_default=True,
+    help="Directory for the demo run and its report.",
+)
+@json_option("Print one JSON summary on stdout.")
+@click.option(
+    "--process-budget",
+    type=click.Choice(["auto", "cgroup", "nproc", "none"]),
+    default=None,
+    help="What bounds each sandbox's processes (default: auto; see docs/sandbox.md).",
+)
+def demo(out: str, as_json: bool, process_budget: str | None) -> None:
+    """Run the built-in demo study offline (replayed answers; no API key) and report it."""
+    from beyondpass.study.config import load_study
+
+    study_file = Path(str(resources.files("beyondpass.demo") / "data" / "study.toml"))
+    config = load_study(study_file)
+    if not as_json:
+        stderr.print(
+            "beyondpass demo: replaying answers written for the demo (not real model "
+            "output) on 8 built-in tasks"
+        )
+    code = _run_study(
+        config,
+        Path(out) / "run",
+        data_dir=None,
+        cache_dir=None,
+        no_cache=True,
+        workers=None,
+        report=True,
+        as_json=as_json,
+        executor=executor_choice(None, None, None, config.executor, process_budget),
+    )
+    sys.exit(code)
