@@ -47,6 +47,12 @@ from beyondpass.cli.progress import RichProgress, stderr
     show_default=True,
     help="Render the Markdown and HTML report when done.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Ask nothing: print, per model, benchmark and condition, the requests the run would "
+    "send, an estimate of their prompt tokens, and what is already stored or cached.",
+)
 @executor_options
 @json_option("Print one JSON summary on stdout.")
 def run(
@@ -58,6 +64,7 @@ def run(
     no_cache: bool,
     workers: int | None,
     report: bool,
+    dry_run: bool,
     executor: str | None,
     isolation: str | None,
     process_budget: str | None,
@@ -72,6 +79,9 @@ def run(
     if builtin and not as_json:
         stderr.print(f"using the built-in study {path} (no {study} here)")
     run_dir = Path(out) if out else default_out("runs", config.name)
+    if dry_run:
+        _dry_run(config, run_dir, data_dir, None if no_cache else cache_dir, no_cache, as_json)
+        return
     code = _run_study(
         config,
         run_dir,
@@ -84,6 +94,48 @@ def run(
         executor=executor_choice(executor, isolation, ray_address, config.executor, process_budget),
     )
     sys.exit(code)
+
+
+def _dry_run(
+    config: Any,
+    run_dir: Path,
+    data_dir: str | None,
+    cache_dir: str | None,
+    no_cache: bool,
+    as_json: bool,
+) -> None:
+    """``run --dry-run``: the study's cost, nothing asked or written (study/cost.py)."""
+    from rich.table import Table
+
+    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
+    from beyondpass.study.cost import TOKEN_RULE, study_cost
+    from beyondpass.study.runner import StudyRunner
+
+    path = Path(cache_dir) / CACHE_FILENAME if cache_dir else default_cache_path()
+    cache = ResponseCache(path) if not no_cache and path.is_file() else None
+    try:
+        cost = study_cost(StudyRunner(config, run_dir, data_dir=data_dir), cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    if as_json:
+        emit_json({"run_dir": str(run_dir), **cost.as_dict()})
+        return
+    table = Table("model", "benchmark", "condition", "samples", "stored", "cached", "requests",
+                  "prompt tokens (est.)")  # fmt: skip
+    for line in cost.lines:
+        model = f"{line.model} (replayed)" if line.offline else line.model
+        table.add_row(model, line.benchmark, line.condition, *(
+            f"{v:,}" for v in (line.samples, line.stored, line.cached, line.requests,
+                               line.prompt_tokens)))  # fmt: skip
+    console().print(table)
+    click.echo(
+        f"{cost.total('requests'):,} requests, about {cost.total('prompt_tokens'):,} prompt "
+        f"tokens ({TOKEN_RULE}); {cost.total('stored'):,} of {cost.total('samples'):,} "
+        f"samples stored in {run_dir}, {cost.total('cached'):,} answered by the cache"
+    )
+    for note in cost.notes:
+        click.echo(f"note: {note}")
 
 
 def _run_study(

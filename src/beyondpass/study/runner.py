@@ -123,12 +123,7 @@ class StudyRunner:
         cfg = self.config
         # Everything that can be wrong with the design is checked before the run directory
         # is touched, so a typo never leaves a half-made run behind.
-        benchmarks = [(choice, self._load(choice)) for choice in cfg.benchmarks]
-        try:
-            selected = {b.name: select_tasks(b, c.tasks, c.limit) for c, b in benchmarks}
-            check_prompt_fields(cfg.plan, selected)
-        except ConfigError as exc:
-            raise ConfigError(f"{cfg.source}: {exc}") from exc
+        loaded, selected = self.select()
         tasks = {(t.benchmark, t.task_id): t for ts in selected.values() for t in ts}
         providers: dict[str, ModelProvider | ModelError] = {}
         for model in cfg.models:
@@ -154,12 +149,12 @@ class StudyRunner:
             )
             store = stack.enter_context(RunStore(self.run_dir))  # built first: no half-made run
             self._check_design(store)
-            self._write_meta(store, [b for _, b in benchmarks], evaluators)
+            self._write_meta(store, loaded, evaluators)
             outcome = RunOutcome(self.run_dir, [])
             all_keys: list[str] = []
             for model in cfg.models:
                 keys_by_bench = {
-                    name: self._keys(name, model.label, ts) for name, ts in selected.items()
+                    name: self.sample_keys(name, model.label, ts) for name, ts in selected.items()
                 }
                 all_keys += [k for keys in keys_by_bench.values() for k, *_ in keys]
                 provider = providers[model.label]
@@ -192,6 +187,18 @@ class StudyRunner:
             store.set_meta("updated_at", now_iso())
             outcome.summaries = summarize(store.rows(), seed=cfg.seed)
         return outcome
+
+    def select(self) -> tuple[list[Benchmark], dict[str, list[Task]]]:
+        """The study's benchmarks (transformed as it says) and the tasks chosen of each,
+        checked against the plan's prompt fields."""
+        cfg = self.config
+        benchmarks = [(choice, self._load(choice)) for choice in cfg.benchmarks]
+        try:
+            selected = {b.name: select_tasks(b, c.tasks, c.limit) for c, b in benchmarks}
+            check_prompt_fields(cfg.plan, selected)
+        except ConfigError as exc:
+            raise ConfigError(f"{cfg.source}: {exc}") from exc
+        return [b for _, b in benchmarks], selected
 
     def _load(self, choice: Any) -> Benchmark:
         """The benchmark a study names, transformed as the study declares."""
@@ -271,9 +278,11 @@ class StudyRunner:
         store.set_meta("models", models)
 
     # -- asking -----------------------------------------------------------------------------
-    def _keys(
+    def sample_keys(
         self, bench: str, model: str, tasks: list[Task]
     ) -> list[tuple[str, Task, Condition, int]]:
+        """Every sample the design asks of ``model`` on ``bench``: key, task, condition,
+        index."""
         return [
             (sample_key(bench, t.task_id, model, c.id, i), t, c, i)
             for t in tasks
