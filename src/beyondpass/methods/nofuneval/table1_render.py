@@ -14,6 +14,7 @@ from typing import Any
 from beyondpass.analysis.formatting import percent
 from beyondpass.methods.nofuneval.published import PROMPTS, SUBSETS
 from beyondpass.methods.nofuneval.table1 import FileResult
+from beyondpass.report.table import Table, tables_markdown, text_rows
 
 #: published model folder -> the paper's row name
 PAPER_NAMES = {
@@ -95,18 +96,19 @@ def _paper(subset: str, model: str) -> str:
     return f"{lo}^{lo_p} – {hi}^{hi_p}"
 
 
-def diffbleu_tables(results: list[FileResult]) -> str:
+def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
+    return Table(header, text_rows(rows), ["l"] * 2 + ["r"] * (len(header) - 2), title=title)
+
+
+def diffbleu_tables(results: list[FileResult]) -> list[Table]:
     """Per subset: DiffBLEU x 100 per model and prompt (compat; default in brackets where it
     differs), min – max, and the paper's min – max."""
     by: dict[str, dict[str, dict[str, FileResult]]] = defaultdict(lambda: defaultdict(dict))
     for r in results:
         by[r.file.subset][r.file.model][r.file.prompt] = r
-    out = []
+    tables = []
     for subset in [s for s in SUBSETS if s in by] + sorted(set(by) - set(SUBSETS)):
-        out.append(f"**{subset}** — DiffBLEU x 100, compat (default in brackets where different)\n")
-        head = " | ".join(SHORT[p] for p in PROMPTS)
-        out.append(f"| model | {head} | min – max | paper (score@1,20) |")
-        out.append("|---|" + "---|" * (len(PROMPTS) + 2))
+        rows = []
         for model, cells in by[subset].items():
             values, parts = {}, []
             for p in PROMPTS:
@@ -117,15 +119,16 @@ def diffbleu_tables(results: list[FileResult]) -> str:
                 c, d = r.mean("diffbleu_compat"), r.mean("diffbleu_default")
                 values[p] = c
                 parts.append(_pct(c) if _pct(c) == _pct(d) else f"{_pct(c)} ({_pct(d)})")
-            name = PAPER_NAMES.get(model, model)
-            row = f"| {name} | {' | '.join(parts)} | {_minmax(values, _pct)} | "
             note = "" if subset not in ("maintainability", "security") else " (x CodeQL)"
-            out.append(row + _paper(subset, model) + note + " |")
-        out.append("")
-    return "\n".join(out)
+            name = PAPER_NAMES.get(model, model)
+            rows.append([name, *parts, _minmax(values, _pct), _paper(subset, model) + note])
+        header = ["model", *(SHORT[p] for p in PROMPTS), "min – max", "paper (score@1,20)"]
+        title = f"{subset}: DiffBLEU x 100, compat (default in brackets where different)"
+        tables.append(_table(title, header, rows))
+    return tables
 
 
-def agreement_table(results: list[FileResult]) -> str:
+def agreement_table(results: list[FileResult]) -> Table:
     """Per file (model x prompt, a column per subset): rows whose compat DiffBLEU and
     template flag equal the authors' code, of the rows the file has; differing rows named."""
     cells: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
@@ -140,20 +143,18 @@ def agreement_table(results: list[FileResult]) -> str:
         if a["differ"]:
             cell += " (rows " + ", ".join(str(d["row"]) for d in a["differ"]) + ")"
         cells[(f.model, f.prompt)][f.subset] = cell
-    lines = [f"| model | prompt | {' | '.join(subsets)} |", "|---|---|" + "---|" * len(subsets)]
-    for (model, prompt), row in cells.items():
-        values = " | ".join(row.get(s, "—") for s in subsets)
-        lines.append(f"| {PAPER_NAMES.get(model, model)} | {SHORT[prompt]} | {values} |")
-    return "\n".join(lines)
-
-
-def runtime_table(results: list[FileResult]) -> str:
-    """Runtime efficiency: Correct@1 per reading, and Average Speedup@1 / Improved@1 when timed."""
-    lines = [
-        "| model | prompt | Correct@1 compat | default | Speedup@1 compat | default "
-        "| Improved@1 compat | default | paper Speedup@1,20 min – max |",
-        "|---|---|---|---|---|---|---|---|---|",
+    rows = [
+        [PAPER_NAMES.get(model, model), SHORT[prompt], *(row.get(s, "—") for s in subsets)]
+        for (model, prompt), row in cells.items()
     ]
+    return _table("Agreement with the authors' code", ["model", "prompt", *subsets], rows)
+
+
+def runtime_table(results: list[FileResult]) -> Table:
+    """Runtime efficiency: Correct@1 per reading, and Average Speedup@1 / Improved@1 when timed."""
+    header = ["model", "prompt", "Correct@1 compat", "default", "Speedup@1 compat", "default",
+              "Improved@1 compat", "default", "paper Speedup@1,20 min – max"]  # fmt: skip
+    rows = []
     for r in results:
         if not r.runtime:
             continue
@@ -166,41 +167,40 @@ def runtime_table(results: list[FileResult]) -> str:
             v = s.get(key)
             return "—" if v is None else (f"{100 * v:.1f} %" if pct else f"{v:.3f}")
 
-        lines.append(
-            f"| {PAPER_NAMES.get(r.file.model, r.file.model)} | {SHORT[r.file.prompt]} "
-            f"| {num(c, 'correct@1', True)} | {num(d, 'correct@1', True)} "
-            f"| {num(c, 'speedup@1', False)} | {num(d, 'speedup@1', False)} "
-            f"| {num(c, 'improved@1', True)} | {num(d, 'improved@1', True)} "
-            f"| {_paper('runtime_efficiency', r.file.model)} |"
-        )
-    return "\n".join(lines)
+        rows.append([
+            PAPER_NAMES.get(r.file.model, r.file.model), SHORT[r.file.prompt],
+            num(c, "correct@1", True), num(d, "correct@1", True),
+            num(c, "speedup@1", False), num(d, "speedup@1", False),
+            num(c, "improved@1", True), num(d, "improved@1", True),
+            _paper("runtime_efficiency", r.file.model),
+        ])  # fmt: skip
+    return _table("Runtime efficiency", header, rows)
 
 
-def oracle_table(results: list[FileResult]) -> str:
+def oracle_table(results: list[FileResult]) -> Table:
     """DiffBLEU x the open oracle (x 100) per file, where it could judge rows."""
-    lines = [
-        "| subset | model | prompt | judged rows | DiffBLEU x oracle compat | default |",
-        "|---|---|---|---|---|---|",
-    ]
+    header = ["subset", "model", "prompt", "judged rows", "DiffBLEU x oracle compat", "default"]
+    rows = []
     for r in results:
         if not r.oracle:
             continue
         c, d = r.oracle["compat"], r.oracle["default"]
-        lines.append(
-            f"| {r.file.subset} | {PAPER_NAMES.get(r.file.model, r.file.model)} "
-            f"| {SHORT[r.file.prompt]} | {c.get('oracle_samples', 0)} "
-            f"| {_pct(c.get('diffbleu_x_oracle_score@1'))} "
-            f"| {_pct(d.get('diffbleu_x_oracle_score@1'))} |"
-        )
-    return "\n".join(lines)
+        rows.append([
+            r.file.subset, PAPER_NAMES.get(r.file.model, r.file.model), SHORT[r.file.prompt],
+            str(c.get("oracle_samples", 0)), _pct(c.get("diffbleu_x_oracle_score@1")),
+            _pct(d.get("diffbleu_x_oracle_score@1")),
+        ])  # fmt: skip
+    return _table("DiffBLEU x oracle", header, rows)
 
 
 def render(results: list[FileResult]) -> str:
-    parts = ["# NoFunEval Table 1 from the published generations\n", diffbleu_tables(results)]
+    """``table1.md``: every table through the one table model (report/table.py)."""
+    tables = diffbleu_tables(results)
     if any(r.runtime for r in results):
-        parts += ["## Runtime efficiency\n", runtime_table(results), ""]
+        tables.append(runtime_table(results))
     if any(r.oracle for r in results):
-        parts += ["## DiffBLEU x oracle\n", oracle_table(results), ""]
+        tables.append(oracle_table(results))
     if any(r.agreement for r in results):
-        parts += ["## Agreement with the authors' code\n", agreement_table(results), ""]
-    return "\n".join(parts)
+        tables.append(agreement_table(results))
+    title = "# NoFunEval Table 1 from the published generations\n\n"
+    return title + tables_markdown(tables, level=2)
