@@ -11,8 +11,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from beyondpass.methods.comparison.review.cli import review as REVIEW_COMMAND
-from beyondpass.methods.comparison.review.db import PROPERTIES
+from beyondpass.review.cli import review as REVIEW_COMMAND
+from beyondpass.review.db import PROPERTIES
 
 PAIR = ("demo-careful", "demo-sloppy")
 

@@ -231,6 +231,7 @@ REFS = {
     "benchmarks": ("loader",),
     "plans": ("factory",),
     "answer_formats": ("extractor",),
+    "answer_files": ("factory",),
     "evaluators": ("factory", "options", "summary"),
     "transforms": ("factory", "options"),
     "providers": ("factory",),
@@ -263,8 +264,9 @@ def test_every_core_component_resolves() -> None:
         for name in names
         if getattr(spec, name) is not None
     ]
-    refs += list(core.commands)
-    assert len(refs) == 5 + 2 + 3 + 2 + 2 + 3 + 3 + 8  # none skipped
+    refs += [*core.commands, *core.report_sections]
+    # the earlier 28, the answers file kind, the review command and its report section
+    assert len(refs) == 28 + 1 + 1 + 1  # none skipped
     for ref in refs:
         assert callable(registry.resolve(ref, core)), ref
 

@@ -19,10 +19,10 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 import beyondpass as beyondpass_pkg
-from beyondpass.methods.comparison.review.cli import review as REVIEW_COMMAND
-from beyondpass.methods.comparison.review.results import results
-from beyondpass.methods.comparison.review.server import create_app
-from beyondpass.methods.comparison.review.study import (
+from beyondpass.review.cli import review as REVIEW_COMMAND
+from beyondpass.review.results import results
+from beyondpass.review.server import create_app
+from beyondpass.review.study import (
     _deal,
     _reviewer_order,
     _swapped,

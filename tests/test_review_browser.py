@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from beyondpass.methods.comparison.review.db import PROPERTIES
-from beyondpass.methods.comparison.review.results import results
+from beyondpass.review.db import PROPERTIES
+from beyondpass.review.results import results
 from review_helpers import PAIR, demo_run, study
 
 CHROMIUM = "/usr/bin/chromium"
@@ -39,7 +39,7 @@ class Server:
     def __init__(self, run: Path) -> None:
         import uvicorn
 
-        from beyondpass.methods.comparison.review.server import create_app
+        from beyondpass.review.server import create_app
 
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))

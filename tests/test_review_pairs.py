@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from beyondpass.methods.comparison.review import db
-from beyondpass.methods.comparison.review.cli import review as REVIEW_COMMAND
-from beyondpass.methods.comparison.review.results import results
-from beyondpass.methods.comparison.review.server import create_app
+from beyondpass.review import db
+from beyondpass.review.cli import review as REVIEW_COMMAND
+from beyondpass.review.results import results
+from beyondpass.review.server import create_app
 from review_helpers import PAIR, beyondpass, demo_run, form, nonce_of
 
 THIRD = "demo-careful-again"

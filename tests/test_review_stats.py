@@ -9,17 +9,17 @@ from itertools import combinations_with_replacement
 
 import pytest
 
-from beyondpass.methods.comparison.review import db
-from beyondpass.methods.comparison.review.db import SCALE
-from beyondpass.methods.comparison.review.ranking import bradley_terry
-from beyondpass.methods.comparison.review.results import (
+from beyondpass.review import db
+from beyondpass.review.db import SCALE
+from beyondpass.review.ranking import bradley_terry
+from beyondpass.review.results import (
     agreement,
     cohen_kappa,
     paired_tests,
     position_bias,
     table4,
 )
-from beyondpass.methods.comparison.review.section import (
+from beyondpass.review.section import (
     latex,
 )
 

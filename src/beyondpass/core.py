@@ -116,6 +116,8 @@ CORE = Method(
         ),
     ),
     # in ``--help`` order
+    # the blind review's section: shown for a run that holds a review (docs/review.md)
+    report_sections=("beyondpass.review.section:ReviewReportSection",),
     commands=(
         "beyondpass.cli.benchmarks:benchmarks",
         "beyondpass.cli.evaluate:evaluate",
@@ -125,6 +127,8 @@ CORE = Method(
         "beyondpass.cli.compare:compare",
         "beyondpass.cli.rescore:rescore",
         "beyondpass.cli.studies:studies",
+        # the blind side-by-side human review of any run (docs/review.md)
+        "beyondpass.review.cli:review",
     ),
     providers=(
         ProviderSpec(

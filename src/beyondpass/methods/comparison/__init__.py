@@ -3,7 +3,7 @@
 Brings the ``psb2`` benchmark (25 problems, PSB2 edge cases plus 10,000 seeded random cases
 each, typed stdin/stdout I/O) and ``psb2-edge`` (edge cases only). Answers are whole
 programs run through the executor's I/O tests, in Python, C++ and Java (compiled once in
-the sandbox; execution/languages.py). ``beyondpass review`` is the blind human review.
+the sandbox; execution/languages.py).
 This module only declares; nothing heavy is imported.
 """
 
@@ -97,11 +97,6 @@ METHOD = Method(
             description="findings per severity and rule (pylint, cppcheck/clang-tidy, checkstyle)",
         ),
     ),
-    report_sections=(
-        f"{_HERE}.report:Psb2ReportSection",
-        f"{_HERE}.review.section:ReviewReportSection",  # needs the ``review`` extra to show
-    ),
-    # ``beyondpass review``: the blind side-by-side human review (docs/review.md)
-    commands=(f"{_HERE}.review.cli:review",),
+    report_sections=(f"{_HERE}.report:Psb2ReportSection",),
     studies=f"{_HERE}.studies",
 )
