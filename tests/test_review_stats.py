@@ -160,6 +160,14 @@ def test_bradley_terry_reproduces_the_worked_example():
     assert 0 < ranking["resamples_used"] <= 200
 
 
+def test_bradley_terry_without_resamples_has_strengths_and_no_interval():
+    ranking = bradley_terry(wiki_choices(), seed=0, resamples=0)
+    assert ranking["estimable"] and ranking["resamples_used"] == 0
+    got = {m["model"]: m for m in ranking["models"]}
+    assert got["D"]["strength"] == pytest.approx(WIKI_P[3], abs=5e-4)
+    assert all(m["ci"] is None for m in ranking["models"])
+
+
 def test_bradley_terry_recovers_known_strengths_from_simulated_choices():
     """Choices drawn (seeded) from known strengths 4 : 2 : 1: the fit recovers the order and,
     with 3000 comparisons, the ratios to within sampling error."""

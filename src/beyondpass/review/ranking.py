@@ -84,14 +84,14 @@ def bradley_terry(
     out["resamples_used"] = len(boots)
     order = sorted(range(len(models)), key=lambda i: -point[i])
     for rank, i in enumerate(order, start=1):
-        column = [b[i] for b in boots]
-        ci = [float(np.percentile(column, 2.5)), float(np.percentile(column, 97.5))]
+        column = [b[i] for b in boots]  # empty with no resample that could be fitted
+        ci = [float(np.percentile(column, q)) for q in (2.5, 97.5)] if column else None
         out["models"].append(
             {
                 "model": models[i],
                 "rank": rank,
                 "strength": point[i],
-                "ci": ci if column else None,
+                "ci": ci,
                 "wins": sum(w == i for w, _ in data),
                 "comparisons": sum(i in pair for pair in data),
             }
