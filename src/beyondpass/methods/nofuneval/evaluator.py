@@ -5,7 +5,7 @@ It decides the verdict of NoFunEdit tasks: ``no_code`` when no program was read;
 otherwise, on tasks without cases, ``passed`` when the answer is a real edit (non-empty and
 different from the source after comment and blank-line removal) and ``failed`` for a no-op
 edit. Runtime-efficiency tasks (tasks with I/O cases) run the edit and the row's source in
-the executor exactly as ``beyondpass nofuneval score`` does (``speedup.py``): an edit that
+the executor (``runtime.py``, ``speedup.py``; option ``run = false``: not at all): an edit that
 fails a case gets the executor's status (``failed``, ``error``, ``timeout``, ...), a correct
 one ``passed`` or, for a no-op edit, ``failed``. The executor is the one the command was
 given (``EvaluatorSpec.runs_code``: ``run``, ``evaluate`` and ``rescore`` build it from
@@ -43,6 +43,9 @@ class EditOptions(pydantic.BaseModel):
     #: ``nofuneval``: NoFunEval's output comparison (1e-3, exit status and extra lines
     #: ignored) and wall-clock timing, for runtime rows (docs/nofuneval.md)
     compat: Literal["nofuneval"] | None = None
+    #: runtime efficiency: run the edits at all (``False``: DiffBLEU alone, nothing runs,
+    #: as ``nofuneval score --no-run``)
+    run: bool = True
 
 
 class DiffBleuEvaluator(Evaluator):
@@ -119,7 +122,7 @@ class DiffBleuEvaluator(Evaluator):
                     ev = Evaluation(
                         "no_code", False, {"diffbleu": 0.0, "template_followed": followed}
                     )
-                    if cand.task.tests:
+                    if cand.task.tests and self.options.run:
                         ev.metrics.update(speedup=1.0, runtime_correct=0, runtime_improved=0)
                     emit(i, ev)
                     continue
@@ -133,7 +136,7 @@ class DiffBleuEvaluator(Evaluator):
                     edited,
                     {"diffbleu": score, "template_followed": followed},
                 )
-                if cand.task.tests:  # runtime efficiency: run and time it first
+                if cand.task.tests and self.options.run:  # runtime efficiency: run, time
                     out[i] = ev
                     timed.append(i)
                 else:
@@ -187,7 +190,8 @@ class DiffBleuEvaluator(Evaluator):
                 runtime_improved=int(fields["improved"]),
             )
             ev.details.update(runtime=fields, timing=timing)
-            if not fields["source_correct"]:
+            if not fields["source_correct"]:  # the summary lists the row (status, message)
+                ev.details["source_status"] = source.status
                 ev.details["source_message"] = source.message[:300]
             if not fields["correct"]:  # the executor's verdict: failed, error, timeout, ...
                 ev.status, ev.passed = fields["status"], False
