@@ -108,6 +108,7 @@ def test_report_rescore_and_a_refused_second_reading(run_cli, tmp_path):
     report = run_cli(["report", out], cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     assert "nofuneval-latency (DiffBLEU)" in (out / "report.md").read_text()
+    assert "None" not in report.stdout  # LaTeX tables without a JSON twin
 
     (out / "scores.jsonl").write_text("stale\n")
     data = str(nofuneval_dir().parent)
