@@ -151,6 +151,9 @@ def test_a_killed_score_resumes_without_scoring_stored_results_again(tmp_path):
     for n in range(6):  # two edits per row, each run and timed on the row's cases
         lines.append({"row": n, "generation": "```python\n" + data[n]["target_code"] + "\n```"})
         lines.append({"row": n, "generation": data[n]["source_code"]})
+    # an edit that never ends: the kill lands while it runs (it is stopped at its time
+    # limit), however loaded the machine is
+    lines[2] = {"row": 1, "generation": "import time\ntime.sleep(3600)\n"}
     gens = tmp_path / "rt.jsonl"
     gens.write_text("".join(json.dumps(x) + "\n" for x in lines))
     out = tmp_path / "out"
@@ -185,8 +188,10 @@ def test_a_killed_score_resumes_without_scoring_stored_results_again(tmp_path):
     assert all(after[k] == v for k, v in before.items())  # kept, not scored again
     scores = _lines(out / "scores.jsonl")
     assert [(s["row"], s["sample"]) for s in scores] == [(n, i) for n in range(6) for i in (0, 1)]
-    assert all(s["correct"] for s in scores)
+    assert [s["correct"] for s in scores] == [i != 2 for i in range(len(lines))]
+    assert scores[2]["status"] == "timeout"
     assert all(s["speedup"] == 1.0 for s in scores[1::2])  # the source: not an edit
     summary = json.loads(done.stdout)
-    assert summary["samples"] == len(lines) and summary["correct@1"] == 1.0
+    assert summary["samples"] == len(lines)
+    assert summary["correct@1"] == pytest.approx(11 / 12)
     assert summary["timing"]["runs_per_case"] == 2
