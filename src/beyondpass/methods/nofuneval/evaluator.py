@@ -122,9 +122,11 @@ class DiffBleuEvaluator(Evaluator):
                     ev = Evaluation(
                         "no_code", False, {"diffbleu": 0.0, "template_followed": followed}
                     )
-                    if cand.task.tests and self.options.run:
-                        ev.metrics.update(speedup=1.0, runtime_correct=0, runtime_improved=0)
-                    emit(i, ev)
+                    if cand.task.tests and self.options.run:  # not run; its source is
+                        out[i] = ev
+                        timed.append(i)
+                    else:
+                        emit(i, ev)
                     continue
                 lang = str(meta.get("pl", cand.task.language))
                 score = scorer.score(meta["source_code"], meta["target_code"], code, lang)
@@ -152,8 +154,9 @@ class DiffBleuEvaluator(Evaluator):
         evaluations: list[Any],
         emit: OnEvaluation,
     ) -> None:
-        """Runtime rows: each row's source once (cached for the run), every edit, and the
-        verdict, speed-up and timing record of each."""
+        """Runtime rows: each row's source once (cached for the run), every edit with a
+        program, and the verdict, speed-up and timing record of each (an answer without a
+        program is not run, but its row's source is: its record says whether that works)."""
         from beyondpass.methods.nofuneval.runtime import measure_programs
         from beyondpass.methods.nofuneval.speedup import edit_fields, measure_sources
 
@@ -180,10 +183,14 @@ class DiffBleuEvaluator(Evaluator):
         def done(j: int, measured: Any) -> None:
             cand, ev = candidates[j], evaluations[j]
             source = self._sources.known[keys[j]]
-            fields = edit_fields(
-                source, measured, str(cand.task.metadata["source_code"]),
-                cand.extraction.code, runs,
-            )  # fmt: skip
+            if measured is None:  # no program: wrong, 1.0, its source's verdict recorded
+                fields = {"correct": False, "status": ev.status, "speedup": 1.0,
+                          "improved": False, "source_correct": source.correct}  # fmt: skip
+            else:
+                fields = edit_fields(
+                    source, measured, str(cand.task.metadata["source_code"]),
+                    cand.extraction.code, runs,
+                )  # fmt: skip
             ev.metrics.update(
                 speedup=fields["speedup"],
                 runtime_correct=int(fields["correct"]),
@@ -197,8 +204,12 @@ class DiffBleuEvaluator(Evaluator):
                 ev.status, ev.passed = fields["status"], False
             emit(j, ev)
 
-        items = [(c.task, c.extraction.code) for c in candidates]
-        measure_programs(items, self.executor, self.compat, runs, on_result=done)
+        ran = [j for j, c in enumerate(candidates) if c.extraction.ok]
+        for j in (j for j, c in enumerate(candidates) if not c.extraction.ok):
+            done(j, None)
+        items = [(candidates[j].task, candidates[j].extraction.code) for j in ran]
+        measure_programs(items, self.executor, self.compat, runs,
+                         on_result=lambda k, measured: done(ran[k], measured))  # fmt: skip
 
     @staticmethod
     def _source_key(cand: Candidate) -> tuple[str, str]:
