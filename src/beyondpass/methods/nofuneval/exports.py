@@ -120,8 +120,9 @@ def diffbleu_summary(scores: list[dict[str, Any]], bench: Benchmark) -> dict[str
 
 
 def _runtime_fields(res: ResultRecord) -> dict[str, Any]:
-    """The runtime record the evaluator stored; an answer without a program was not run:
-    wrong, speed-up 1.0, with its status (``no_code``)."""
+    """The runtime record the evaluator stored (an answer without a program has one too,
+    status ``no_code``); a result without one (stored by an older evaluator, which kept no
+    record for such answers) gets the same: wrong, speed-up 1.0."""
     fields = res.details.get("runtime")
     if isinstance(fields, dict):
         return dict(fields)
