@@ -77,10 +77,11 @@ def test_a_prompt_nothing_states_stops_the_compat_reading(run_cli, tmp_path):
         lines.append({"row": n, "generation": answer[len(data[n]["one_shot"]) :]})
     gens = tmp_path / "answers.jsonl"
     gens.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    proc, _ = _compat_scores(run_cli, tmp_path, gens)
+    proc, out = _compat_scores(run_cli, tmp_path, gens)
     assert proc.returncode == 2
     assert "pass --prompt" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+    assert not out.exists()  # refused before a run was opened
     proc, _ = _compat_scores(run_cli, tmp_path, gens, "--prompt", "one_shot")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["prompt"] == "one_shot"

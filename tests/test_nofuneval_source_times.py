@@ -65,7 +65,7 @@ def test_resumed_run_reuses_the_stored_source_times(tmp_path, monkeypatch):
         other = DiffBleuEvaluator(EditOptions(runs=1), executor, run_dir=str(tmp_path))
         other.evaluate([_candidate(EDIT)])
         assert calls == [1, 1]
-        # no run folder (``nofuneval score``): nothing is written, each evaluator times
+        # no run folder (an evaluator built outside a run): nothing is written, each times
         DiffBleuEvaluator(EditOptions(runs=2), executor).evaluate([_candidate(EDIT)])
         assert calls == [1, 1, 1]
     finally:

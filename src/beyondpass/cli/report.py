@@ -22,9 +22,10 @@ def report(run_dir: str, out: str | None, as_json: bool) -> None:
     if not Path(run_dir).is_dir():
         raise DataError(f"run directory {run_dir} does not exist")
     paths = render_report(Path(run_dir), Path(out) if out else None)
-    extra = {}
-    if paths.latex:  # RobuNFR designs: the paper tables as LaTeX and JSON
-        extra = {"latex": str(paths.latex), "tables_json": str(paths.tables_json)}
+    # the paper tables as LaTeX and JSON (a section may write only one of them: NoFunEval's
+    # tables are LaTeX alone, so no "None" is printed for the JSON)
+    written = (("latex", paths.latex), ("tables_json", paths.tables_json))
+    extra = {name: str(path) for name, path in written if path is not None}
     if as_json:
         emit_json({"markdown": str(paths.markdown), "html": str(paths.html), **extra})
     else:

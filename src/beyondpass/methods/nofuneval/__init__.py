@@ -5,13 +5,15 @@ Brings the five public subsets as benchmarks (``nofuneval-latency``, ``-resource
 ``nofuneval-maintainability``, and NoFunClassify as ``nofuneval-classify-<subset>``; the
 ``nofuneval-edit`` plan (Base, 1-Shot, CoT, CoCo: the dataset's own prompts) and
 ``nofuneval-classify`` (both orderings); the ``nofuneval-edit`` answer format (robust
-reading; compat reading in ``nofuneval score --compat nofuneval``); the DiffBLEU and
-classification evaluators; the Table 1 and Table 2 report sections; and ``beyondpass
-nofuneval score``. See docs/nofuneval.md.
+reading) and ``nofuneval-edit-compat`` (NoFunEval's reading); the kind of answers file
+``nofuneval-generations``, which ``beyondpass nofuneval score`` evaluates into a run; the
+DiffBLEU, classification and oracle evaluators; the Table 1 and Table 2 report sections.
+See docs/nofuneval.md.
 """
 
 from beyondpass.methods.nofuneval.oracle_evaluator import SPEC as ORACLE_EVALUATOR
 from beyondpass.registry import (
+    AnswerFileSpec,
     AnswerFormatSpec,
     BenchmarkSpec,
     EvaluatorSpec,
@@ -22,6 +24,7 @@ from beyondpass.registry import (
 
 _HERE = "beyondpass.methods.nofuneval"
 EDIT = "nofuneval-edit"
+EDIT_COMPAT = "nofuneval-edit-compat"
 CHOICE = "nofuneval-choice"
 
 
@@ -85,7 +88,20 @@ METHOD = Method(
             "the whole edited program, read robustly (echo, prose, fences)",
         ),
         AnswerFormatSpec(
+            EDIT_COMPAT,
+            f"{_HERE}.answers:extract_edit_compat",
+            "the edited program as NoFunEval's harness reads it (needs the prompt asked)",
+            reads_condition=True,
+        ),
+        AnswerFormatSpec(
             CHOICE, f"{_HERE}.answers:extract_choice", "a choice between Code-A and Code-B"
+        ),
+    ),
+    answer_files=(
+        AnswerFileSpec(
+            "nofuneval-generations",
+            f"{_HERE}.answer_file:GenerationsFile",
+            "NoFunEval generation files (published, or row/generation lines) of one subset",
         ),
     ),
     evaluators=(

@@ -1,10 +1,17 @@
-"""The ``nofuneval-edit`` answer formats: the edited program as an :class:`Extraction`."""
+"""The NoFunEval answer formats: the edited program (or the choice) as an :class:`Extraction`.
+
+``nofuneval-edit`` reads robustly; ``nofuneval-edit-compat`` is NoFunEval's own reading,
+which splits the answer by the prompt's template, so it is registered with
+``reads_condition``: it gets the condition (the ``nofuneval-edit`` prompt asked).
+"""
 
 from __future__ import annotations
 
 from beyondpass.benchmarks.task import Task
+from beyondpass.errors import DataError
 from beyondpass.extraction.result import Extraction
-from beyondpass.methods.nofuneval.extraction import Edited, robust_extract
+from beyondpass.methods.nofuneval.extraction import Edited, compat_extract, robust_extract
+from beyondpass.methods.nofuneval.generations import PROMPT_KINDS
 
 
 def _as_extraction(edited: Edited, how: str) -> Extraction:
@@ -19,6 +26,18 @@ def extract_edit(answer: str, task: Task) -> Extraction:
     fields = task.metadata.get("prompt_fields") or {}
     prompts = tuple(str(v) for v in fields.values())
     return _as_extraction(robust_extract(answer, prompts, task.language), "nofuneval robust")
+
+
+def extract_edit_compat(answer: str, task: Task, condition: str) -> Extraction:
+    """NoFunEval's reading (``post_process_generations``): see :func:`compat_extract`;
+    ``condition`` is the prompt the answer replies to."""
+    if condition not in PROMPT_KINDS:
+        raise DataError(
+            f"the compat reading needs the prompt the answer replies to, got condition "
+            f"{condition!r} — one of {', '.join(PROMPT_KINDS)} (--prompt)"
+        )
+    pl = str(task.metadata.get("pl", task.language))
+    return _as_extraction(compat_extract(answer, condition, pl), "nofuneval compat")
 
 
 def extract_choice(answer: str, task: Task) -> Extraction:

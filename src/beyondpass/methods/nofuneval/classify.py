@@ -121,26 +121,25 @@ def summarise(
     }
 
 
-def score_generations(
-    gens: Iterable[Any], bench: Any, compat: bool = False
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """``nofuneval score`` on classification answers (``row``, ``sample``, ``ordering``,
-    ``text`` per generation): both orderings per row and sample; an example is right only
-    if both answers are. ``compat``: NoFunEval's reading of each answer."""
-    read = choice_reader(compat)
-    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
-    answers: dict[tuple[int, int], dict[str, str]] = defaultdict(dict)
-    for g in gens:
-        answers[(g.row, g.sample)][g.ordering] = g.text
+def score_choices(
+    choices: Mapping[tuple[int, int], Mapping[str, str | None]],
+    metas: Mapping[int, Mapping[str, Any]],
+    requirement: str,
+) -> tuple[list[dict[str, Any]], dict[str, object]]:
+    """``nofuneval score`` on classification answers already read (by the
+    ``nofuneval-classify`` evaluator): ``choices[(row, sample)][ordering]`` is the choice
+    read (``None``: unparsed; an ordering not answered is absent), ``metas`` each row's
+    dataset fields. One line per row and sample, right only if both answers are (a missing
+    ordering is wrong and listed); returns the lines and :func:`summarise` of them."""
     rows, results = [], []
     labels: dict[int, tuple[str, str]] = {}
-    for (row, sample), got in sorted(answers.items()):
-        meta = tasks[row].metadata
+    for (row, sample), got in sorted(choices.items()):
+        meta = metas[row]
         want = tuple(str(meta[f"classification_{o}_label"]) for o in ORDERINGS)
         labels[row] = (want[0], want[1])
-        choice = {o: read(got[o]) if o in got else None for o in ORDERINGS}
+        choice = {o: got.get(o) for o in ORDERINGS}
         correct = all(choice[o] == w for o, w in zip(ORDERINGS, want, strict=True))
-        req = str(meta.get("requirement", bench.name))
+        req = str(meta.get("requirement", requirement))
         results.append(ClassifyResult(row, req, choice["left"], choice["right"], correct))
         rows.append(
             {
@@ -152,10 +151,4 @@ def score_generations(
                 "missing": [o for o in ORDERINGS if o not in got],
             }
         )
-    summary = {
-        "benchmark": bench.name,
-        "benchmark_version": bench.version,
-        "reading": "compat" if compat else "robust",
-        **summarise(results, labels),
-    }
-    return rows, summary
+    return rows, summarise(results, labels)

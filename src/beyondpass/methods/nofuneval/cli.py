@@ -11,17 +11,7 @@ import click
 
 from beyondpass.cli.base import cli, default_out, emit_json
 from beyondpass.cli.options import executor_choice, executor_options
-
-#: subsets scored with the static oracle (docs/nofuneval-oracles.md)
-ORACLE_SUBSETS = ("security", "maintainability")
-SUBSET_NAMES = (
-    "latency",
-    "resource_util",
-    "runtime_efficiency",
-    "security",
-    "maintainability",
-    "humanevalclassify",
-)
+from beyondpass.methods.nofuneval.generations import SUBSET_NAMES
 
 
 @cli.group()
@@ -92,60 +82,34 @@ def score(
     process_budget: str | None,
     ray_address: str | None,
 ) -> None:
-    """Write per-row scores to OUT/scores.jsonl and print the summary."""
+    """Evaluate the generations into a run in OUT: OUT/scores.jsonl and OUT/summary.json
+    are exported from it (resumable; `beyondpass report OUT`, `beyondpass rescore OUT`)."""
     from beyondpass.errors import ConfigError
-    from beyondpass.methods.nofuneval import score as scoring
-    from beyondpass.methods.nofuneval.benchmark import load_subset
+    from beyondpass.execution import ExecutionLimits
+    from beyondpass.methods.nofuneval.answer_file import GenerationsFile
+    from beyondpass.methods.nofuneval.benchmark import benchmark_name
+    from beyondpass.study.evaluate_samples import evaluate_samples
 
-    if subset not in SUBSET_NAMES:
-        raise ConfigError(f"unknown subset {subset!r} — choose {', '.join(SUBSET_NAMES)}")
-    path = Path(generations)
-    if not path.is_file():
+    kind = GenerationsFile.told(subset, compat, prompt_kind, run_programs, runs)
+    if not Path(generations).is_file():
         raise ConfigError(f"--generations {generations}: no such file")
-    bench = load_subset(subset, data_dir or os.environ.get("BEYONDPASS_DATA"))
-    classify = subset == "humanevalclassify"
-    gens = scoring.read_generations(path, bench, classify)
-    if classify:
-        from beyondpass.methods.nofuneval.classify import score_generations
-
-        rows, summary = score_generations(gens, bench, compat == "nofuneval")
-    else:
-        kind = scoring.resolve_prompt_kind(prompt_kind, path, gens, bench, compat is not None)
-        edits = scoring.read_edits(gens, bench, compat == "nofuneval", kind)
-        rows = scoring.score_edits(gens, edits, bench)
-        summary = scoring.summarise_edits(rows, bench)
-        summary.update(reading="compat" if compat else "robust", prompt=kind)
-        if subset in ORACLE_SUBSETS:
-            summary.update(scoring.add_oracle(rows, gens, edits, bench, compat is not None))
-        if subset == "runtime_efficiency" and run_programs:
-            from beyondpass.execution import ExecutorChoice
-
-            choice = (
-                executor_choice(executor, isolation, ray_address, process_budget=process_budget)
-                or ExecutorChoice()
-            )
-            runner = choice.build(workers=workers)
-            try:
-                summary.update(
-                    scoring.add_correctness(
-                        rows, gens, edits, bench, compat is not None, runner, runs
-                    )
-                )
-            finally:
-                runner.close()
     out_dir = Path(out) if out else default_out("beyondpass-nofuneval", subset)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / "scores.jsonl"
-    tmp = target.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r) + "\n")
-    tmp.replace(target)
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", "utf-8")
+    outcome = evaluate_samples(
+        benchmark_name(subset),
+        generations,
+        out_dir,
+        data_dir=data_dir or os.environ.get("BEYONDPASS_DATA"),
+        limits=ExecutionLimits(),
+        workers=workers,
+        executor=executor_choice(executor, isolation, ray_address, process_budget=process_budget),
+        evaluators=kind.add_ons,
+        answer_file=kind,
+    )
+    summary = outcome.summary["nofuneval"]
     if as_json:
         emit_json(summary)
     else:
-        _print(summary, target)
+        _print(summary, Path(outcome.summary["scores_path"]))
 
 
 def _print(summary: dict[str, Any], target: Path) -> None:

@@ -5,7 +5,7 @@ It decides the verdict of NoFunEdit tasks: ``no_code`` when no program was read;
 otherwise, on tasks without cases, ``passed`` when the answer is a real edit (non-empty and
 different from the source after comment and blank-line removal) and ``failed`` for a no-op
 edit. Runtime-efficiency tasks (tasks with I/O cases) run the edit and the row's source in
-the executor exactly as ``beyondpass nofuneval score`` does (``speedup.py``): an edit that
+the executor (``runtime.py``, ``speedup.py``; option ``run = false``: not at all): an edit that
 fails a case gets the executor's status (``failed``, ``error``, ``timeout``, ...), a correct
 one ``passed`` or, for a no-op edit, ``failed``. The executor is the one the command was
 given (``EvaluatorSpec.runs_code``: ``run``, ``evaluate`` and ``rescore`` build it from
@@ -43,6 +43,9 @@ class EditOptions(pydantic.BaseModel):
     #: ``nofuneval``: NoFunEval's output comparison (1e-3, exit status and extra lines
     #: ignored) and wall-clock timing, for runtime rows (docs/nofuneval.md)
     compat: Literal["nofuneval"] | None = None
+    #: runtime efficiency: run the edits at all (``False``: DiffBLEU alone, nothing runs,
+    #: as ``nofuneval score --no-run``)
+    run: bool = True
 
 
 class DiffBleuEvaluator(Evaluator):
@@ -119,9 +122,11 @@ class DiffBleuEvaluator(Evaluator):
                     ev = Evaluation(
                         "no_code", False, {"diffbleu": 0.0, "template_followed": followed}
                     )
-                    if cand.task.tests:
-                        ev.metrics.update(speedup=1.0, runtime_correct=0, runtime_improved=0)
-                    emit(i, ev)
+                    if cand.task.tests and self.options.run:  # not run; its source is
+                        out[i] = ev
+                        timed.append(i)
+                    else:
+                        emit(i, ev)
                     continue
                 lang = str(meta.get("pl", cand.task.language))
                 score = scorer.score(meta["source_code"], meta["target_code"], code, lang)
@@ -133,7 +138,7 @@ class DiffBleuEvaluator(Evaluator):
                     edited,
                     {"diffbleu": score, "template_followed": followed},
                 )
-                if cand.task.tests:  # runtime efficiency: run and time it first
+                if cand.task.tests and self.options.run:  # runtime efficiency: run, time
                     out[i] = ev
                     timed.append(i)
                 else:
@@ -149,8 +154,9 @@ class DiffBleuEvaluator(Evaluator):
         evaluations: list[Any],
         emit: OnEvaluation,
     ) -> None:
-        """Runtime rows: each row's source once (cached for the run), every edit, and the
-        verdict, speed-up and timing record of each."""
+        """Runtime rows: each row's source once (cached for the run), every edit with a
+        program, and the verdict, speed-up and timing record of each (an answer without a
+        program is not run, but its row's source is: its record says whether that works)."""
         from beyondpass.methods.nofuneval.runtime import measure_programs
         from beyondpass.methods.nofuneval.speedup import edit_fields, measure_sources
 
@@ -177,24 +183,33 @@ class DiffBleuEvaluator(Evaluator):
         def done(j: int, measured: Any) -> None:
             cand, ev = candidates[j], evaluations[j]
             source = self._sources.known[keys[j]]
-            fields = edit_fields(
-                source, measured, str(cand.task.metadata["source_code"]),
-                cand.extraction.code, runs,
-            )  # fmt: skip
+            if measured is None:  # no program: wrong, 1.0, its source's verdict recorded
+                fields = {"correct": False, "status": ev.status, "speedup": 1.0,
+                          "improved": False, "source_correct": source.correct}  # fmt: skip
+            else:
+                fields = edit_fields(
+                    source, measured, str(cand.task.metadata["source_code"]),
+                    cand.extraction.code, runs,
+                )  # fmt: skip
             ev.metrics.update(
                 speedup=fields["speedup"],
                 runtime_correct=int(fields["correct"]),
                 runtime_improved=int(fields["improved"]),
             )
             ev.details.update(runtime=fields, timing=timing)
-            if not fields["source_correct"]:
+            if not fields["source_correct"]:  # the summary lists the row (status, message)
+                ev.details["source_status"] = source.status
                 ev.details["source_message"] = source.message[:300]
             if not fields["correct"]:  # the executor's verdict: failed, error, timeout, ...
                 ev.status, ev.passed = fields["status"], False
             emit(j, ev)
 
-        items = [(c.task, c.extraction.code) for c in candidates]
-        measure_programs(items, self.executor, self.compat, runs, on_result=done)
+        ran = [j for j, c in enumerate(candidates) if c.extraction.ok]
+        for j in (j for j, c in enumerate(candidates) if not c.extraction.ok):
+            done(j, None)
+        items = [(candidates[j].task, candidates[j].extraction.code) for j in ran]
+        measure_programs(items, self.executor, self.compat, runs,
+                         on_result=lambda k, measured: done(ran[k], measured))  # fmt: skip
 
     @staticmethod
     def _source_key(cand: Candidate) -> tuple[str, str]:

@@ -76,7 +76,7 @@ class OracleEvaluator(Evaluator):
                 if v is None:
                     ev = Evaluation(details={"oracle": "no_oracle", "reason": "no CodeQL query"})
                 elif v.status == NO_ORACLE:
-                    ev = Evaluation(details={"oracle": v.status, "reason": v.reason})
+                    ev = Evaluation(details=_details(v))
                 else:
                     meta = cand.task.metadata
                     score = 0.0
@@ -90,12 +90,19 @@ class OracleEvaluator(Evaluator):
                             "oracle_pass": int(v.passed),
                             "diffbleu_x_oracle": score * v.passed,
                         },
-                        details={"oracle": v.status, "reason": v.reason},
+                        details=_details(v),
                     )
                 out.append(ev)
                 if on_result is not None:
                     on_result(i, ev)
         return out
+
+
+def _details(verdict: Any) -> dict[str, Any]:
+    """The verdict as stored: status, reason, and the analyser and rules found, if any
+    (``nofuneval score`` exports them per answer)."""
+    found = verdict.as_dict()
+    return {"oracle": found.pop("status"), **found}
 
 
 #: registered by the method (``__init__.py``)

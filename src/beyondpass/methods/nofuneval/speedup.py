@@ -21,7 +21,7 @@ from typing import Any
 
 from beyondpass.benchmarks.task import Task
 from beyondpass.methods.nofuneval import runtime
-from beyondpass.methods.nofuneval.samples import score_at_k
+from beyondpass.methods.nofuneval.samples import score_at_ks
 
 #: Standard-library names CodeNet's Python programs use that later Pythons removed:
 #: a program using one is right or wrong depending on the interpreter that runs it.
@@ -130,18 +130,40 @@ RUNTIME_METRICS = ("speedup", "correct", "improved")
 def runtime_at_k(per_row: Mapping[Any, Mapping[str, Sequence[float]]]) -> dict[str, float]:
     """Average Speedup@k, Correct@k, Improved@k (``speedup@k``, ...): score@k,n over each
     row's n samples, averaged over rows, for k = 1 and, when every row has the same n > 1,
-    k = n. ``per_row``: row -> {"speedup": [...], "correct": [...], "improved": [...]}."""
-    sizes = {len(v["speedup"]) for v in per_row.values()}
-    n = sizes.pop() if len(sizes) == 1 else 1  # score@k needs the same n on every row
-    out: dict[str, float] = {}
-    if not per_row:
-        return out
-    for k in sorted({1, n}):
+    k = n (:func:`samples.score_at_ks`). ``per_row``: row -> {"speedup": [...], ...}."""
+    scored = {
+        key: score_at_ks({row: v[key] for row, v in per_row.items()}) for key in RUNTIME_METRICS
+    }
+    ks = scored[RUNTIME_METRICS[0]]
+    return {f"{key}@{k}": scored[key][k] for k in ks for key in RUNTIME_METRICS}
+
+
+def runtime_summary(
+    lines: Sequence[Mapping[str, Any]],
+    sources: Mapping[int, str],
+    source_failures: Sequence[Mapping[str, Any]],
+    timing: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The summary's runtime fields from the per-answer lines (``row`` plus
+    :func:`edit_fields`): how runs were timed, the rows whose source failed, the rows whose
+    verdict depends on the interpreter (an edit's names, or the source of any row in
+    ``sources``: row -> source code), the edits without times, and :func:`runtime_at_k`.
+    ``nofuneval score`` (from the stored results) and Table 1 of the published files share it."""
+    per_row: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for s in lines:
         for key in RUNTIME_METRICS:
-            out[f"{key}@{k}"] = mean(
-                score_at_k(v[key], k) if k > 1 else mean(v[key]) for v in per_row.values()
-            )
-    return out
+            per_row[s["row"]][key].append(float(s[key]))
+    summary: dict[str, Any] = {
+        "timing": dict(timing),
+        "source_failures": [dict(f) for f in source_failures],
+        "interpreter_dependent_rows": sorted(
+            {s["row"] for s in lines if "interpreter_dependent" in s}
+            | {r for r, code in sources.items() if interpreter_dependence(code)}
+        ),
+        "edits_without_times": sum("timing_error" in s for s in lines),
+    }
+    summary.update(runtime_at_k(per_row))
+    return summary
 
 
 def score_runtime(
@@ -154,31 +176,22 @@ def score_runtime(
     runs: int,
 ) -> dict[str, Any]:
     """Add ``correct``, ``status``, ``speedup``, ``improved`` (and ``source_correct``) to
-    each score (one per program, row ``rows[i]``) -> the summary's runtime fields."""
+    each score (one per program, row ``rows[i]``) -> the summary's runtime fields. Used by
+    Table 1 of the published files; a file of answers is scored by the ``nofuneval-edit``
+    evaluator instead."""
     wanted = sorted(set(rows))
     sources = measure_sources([tasks[r] for r in wanted], executor, compat, runs)
     source_of = dict(zip(wanted, sources, strict=True))
     edits = runtime.measure_programs(
         [(tasks[r], p) for r, p in zip(rows, programs, strict=True)], executor, compat, runs
     )
-    per_row: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for s, row, program, m in zip(scores, rows, programs, edits, strict=True):
         source_code = str(tasks[row].metadata["source_code"])
         s.update(edit_fields(source_of[row], m, source_code, program, runs))
-        for key in RUNTIME_METRICS:
-            per_row[row][key].append(float(s[key]))
-    summary: dict[str, Any] = {
-        "timing": timing_record(executor, compat, runs),
-        "source_failures": [
-            {"row": r, "status": m.status, "message": m.message[:200]}
-            for r, m in source_of.items()
-            if not m.correct
-        ],
-        "interpreter_dependent_rows": sorted(
-            {s["row"] for s in scores if "interpreter_dependent" in s}
-            | {r for r in wanted if interpreter_dependence(str(tasks[r].metadata["source_code"]))}
-        ),
-        "edits_without_times": sum("timing_error" in s for s in scores),
-    }
-    summary.update(runtime_at_k(per_row))
-    return summary
+    failures = [
+        {"row": r, "status": m.status, "message": m.message[:200]}
+        for r, m in source_of.items()
+        if not m.correct
+    ]
+    codes = {r: str(tasks[r].metadata["source_code"]) for r in wanted}
+    return runtime_summary(scores, codes, failures, timing_record(executor, compat, runs))

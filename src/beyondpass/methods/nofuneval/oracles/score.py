@@ -1,4 +1,4 @@
-"""DiffBLEU x oracle, per sample, and its summary (``nofuneval score``, the evaluator).
+"""DiffBLEU x oracle, per sample, and its summary (``nofuneval score``, Table 1).
 
 Each sample's DiffBLEU is multiplied by *that sample's* oracle pass (NoFunEval's
 ``codeql-diffbleu`` sorts the oracle scores of a row before multiplying, so with n > 1 it
@@ -13,8 +13,14 @@ from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
-from beyondpass.methods.nofuneval.oracles.check import NO_ORACLE, OracleItem, judge, metadata
-from beyondpass.methods.nofuneval.samples import score_at_k
+from beyondpass.methods.nofuneval.oracles.check import (
+    NO_ORACLE,
+    PASS,
+    OracleItem,
+    judge,
+    metadata,
+)
+from beyondpass.methods.nofuneval.samples import score_at_ks
 
 
 def oracle_scores(
@@ -23,34 +29,38 @@ def oracle_scores(
     programs: Sequence[str | None],
     compat: bool,
 ) -> dict[str, Any]:
-    """Add ``oracle`` and ``diffbleu_x_oracle`` to every score line; return the summary."""
+    """Add ``oracle`` and ``diffbleu_x_oracle`` to every score line; return the summary
+    (Table 1 of the published files; a file of answers is judged by the ``nofuneval-oracle``
+    evaluator instead)."""
     items = [
         OracleItem(str(m["pl"]), str(m.get("codeql_check", "")), str(m["source_code"]), p)
         for m, p in zip(metas, programs, strict=True)
     ]
-    verdicts = judge(items, compat)
+    for s, v in zip(scores, judge(items, compat), strict=True):
+        s["oracle"] = v.as_dict()
+        s["diffbleu_x_oracle"] = None if v.status == NO_ORACLE else s["diffbleu"] * v.passed
+    return oracle_summary(scores, metadata())
+
+
+def oracle_summary(lines: Sequence[Mapping[str, Any]], how: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary's oracle fields from per-answer lines (``row``, ``oracle`` with its
+    ``status``, ``diffbleu_x_oracle``): ``how`` the verdicts were made (engine, analysers),
+    how many answers had an oracle, its pass rate and DiffBLEU x oracle score@k (answers
+    without an oracle left out)."""
     per_row: dict[int, list[float]] = defaultdict(list)
     passes: list[bool] = []
-    for s, v in zip(scores, verdicts, strict=True):
-        s["oracle"] = v.as_dict()
-        if v.status == NO_ORACLE:
-            s["diffbleu_x_oracle"] = None
+    for s in lines:
+        status = s["oracle"]["status"]
+        if status == NO_ORACLE:
             continue
-        s["diffbleu_x_oracle"] = s["diffbleu"] * v.passed
         per_row[s["row"]].append(s["diffbleu_x_oracle"])
-        passes.append(v.passed)
+        passes.append(status == PASS)
     summary: dict[str, Any] = {
-        **metadata(),
+        **how,
         "oracle_samples": len(passes),
-        "no_oracle_samples": len(scores) - len(passes),
+        "no_oracle_samples": len(lines) - len(passes),
         "oracle_pass_rate": mean(passes) if passes else None,
     }
-    sizes = {len(v) for v in per_row.values()}
-    n = sizes.pop() if len(sizes) == 1 else 1
-    for k in sorted({1, n}):
-        summary[f"diffbleu_x_oracle_score@{k}"] = (
-            mean(score_at_k(v, k) if k > 1 else mean(v) for v in per_row.values())
-            if per_row
-            else None
-        )
+    at_k = score_at_ks(per_row) or {1: None}
+    summary.update({f"diffbleu_x_oracle_score@{k}": v for k, v in at_k.items()})
     return summary

@@ -1,9 +1,12 @@
-"""Scoring a file of generations for one NoFunEval subset (``beyondpass nofuneval score``).
+"""Reading a file of generations for one NoFunEval subset (``beyondpass nofuneval score``).
 
 Two line shapes are read: NoFunEval's published generation files (``generated_answers``, a
 Python-list string of prompt + completion, plus ``source_code``; line i is row i, checked
 against the dataset) and beyondpass's ``{"row": i, "generation": "..."}`` (several lines per
-row for n > 1; classification lines also say ``"ordering": "left" | "right"``).
+row for n > 1; classification lines also say ``"ordering": "left" | "right"``). Edits also
+need the prompt the answers reply to (:func:`resolve_prompt_kind`): NoFunEval's own reading
+of an answer depends on it. The kind of answers file that turns these lines into answer
+rows for ``evaluate`` is :mod:`answer_file`.
 """
 
 from __future__ import annotations
@@ -12,19 +15,23 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import mean
-from typing import Any
 
 from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.nofuneval.classify import ORDERINGS
-from beyondpass.methods.nofuneval.extraction import (
-    Edited,
-    compat_extract,
-    published_answer,
-    robust_extract,
+from beyondpass.methods.nofuneval.extraction import published_answer
+
+#: the subsets ``nofuneval score`` reads (``humanevalclassify``: classification answers)
+SUBSET_NAMES = (
+    "latency",
+    "resource_util",
+    "runtime_efficiency",
+    "security",
+    "maintainability",
+    "humanevalclassify",
 )
-from beyondpass.methods.nofuneval.samples import score_at_k
+#: subsets judged by the static oracle too (docs/nofuneval-oracles.md)
+ORACLE_SUBSETS = ("security", "maintainability")
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,8 @@ class Generation:
     sample: int
     text: str
     ordering: str = ""
+    line: int = 0  # 1-based line of the file
+    field: str = "generation"  # the field the text came from
 
 
 def read_generations(path: Path, bench: Benchmark, classify: bool) -> list[Generation]:
@@ -55,10 +64,10 @@ def read_generations(path: Path, bench: Benchmark, classify: bool) -> list[Gener
         if not isinstance(obj, dict):
             raise DataError(f"{where}: expected a JSON object")
         if "generated_answers" in obj and not classify:
-            row = obj.get("row", n - 1)
+            row, field = obj.get("row", n - 1), "generated_answers"
             text = published_answer(obj["generated_answers"])
         elif "generation" in obj and "row" in obj:
-            row, text = obj["row"], obj["generation"]
+            row, text, field = obj["row"], obj["generation"], "generation"
         else:
             want = '"row", "ordering", "generation"' if classify else '"row" and "generation"'
             raise DataError(f"{where}: expected {want} (or NoFunEval's generated_answers)")
@@ -80,7 +89,7 @@ def read_generations(path: Path, bench: Benchmark, classify: bool) -> list[Gener
             if ordering not in ORDERINGS:
                 raise DataError(f"{where}: ordering must be 'left' or 'right', got {ordering!r}")
         key = (row, ordering)
-        out.append(Generation(row, counts[key], text, ordering))
+        out.append(Generation(row, counts[key], text, ordering, n, field))
         counts[key] += 1
     if not out:
         raise DataError(f"{path}: no generations")
@@ -144,101 +153,3 @@ def resolve_prompt_kind(
             f"in the path, no prompt echoed — pass --prompt ({', '.join(PROMPT_KINDS)})"
         )
     return kind
-
-
-def read_edits(
-    gens: list[Generation], bench: Benchmark, compat: bool, prompt_kind: str | None
-) -> list[Edited]:
-    """The edited program of every generation (NoFunEval's reading, which needs the prompt
-    the generations answer, or the robust one, which needs none)."""
-    if compat and prompt_kind is None:
-        raise ConfigError("the compat reading needs the prompt the generations answer: --prompt")
-    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
-    out = []
-    for g in gens:
-        meta = tasks[g.row].metadata
-        pl = str(meta["pl"])
-        if compat:
-            out.append(compat_extract(g.text, prompt_kind, pl))
-        else:
-            out.append(robust_extract(g.text, tuple(map(str, meta["prompt_fields"].values())), pl))
-    return out
-
-
-def score_edits(
-    gens: list[Generation], edits: list[Edited], bench: Benchmark
-) -> list[dict[str, Any]]:
-    """DiffBLEU of every generation (one output line each)."""
-    from beyondpass.methods.nofuneval.diffbleu import DiffBleu
-
-    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
-    out = []
-    with DiffBleu() as scorer:
-        for g, edited in zip(gens, edits, strict=True):
-            meta = tasks[g.row].metadata
-            pl = str(meta["pl"])
-            value = scorer.score(meta["source_code"], meta["target_code"], edited.code, pl)
-            out.append(
-                {
-                    "row": g.row,
-                    "sample": g.sample,
-                    "diffbleu": value,
-                    "template_followed": edited.template_followed,
-                }
-            )
-    return out
-
-
-def summarise_edits(scores: list[dict[str, Any]], bench: Benchmark) -> dict[str, Any]:
-    per_row: dict[int, list[float]] = defaultdict(list)
-    for s in scores:
-        per_row[s["row"]].append(s["diffbleu"])
-    sizes = {len(v) for v in per_row.values()}
-    n = sizes.pop() if len(sizes) == 1 else 1  # score@k needs the same n on every row
-    summary: dict[str, Any] = {
-        "benchmark": bench.name,
-        "benchmark_version": bench.version,
-        "rows_scored": len(per_row),
-        "rows_in_subset": len(bench.tasks),
-        "samples": len(scores),
-        "template_followed_rate": mean(bool(s["template_followed"]) for s in scores),
-    }
-    for k in sorted({1, n}):
-        summary[f"diffbleu_score@{k}"] = mean(
-            score_at_k(v, k) if k > 1 else mean(v) for v in per_row.values()
-        )
-    return summary
-
-
-def add_correctness(
-    scores: list[dict[str, Any]],
-    gens: list[Generation],
-    edits: list[Edited],
-    bench: Benchmark,
-    compat: bool,
-    executor: Any,
-    runs: int = 25,
-) -> dict[str, Any]:
-    """Runtime efficiency: run every edit and each row's source on the CodeNet cases
-    (sandboxed), ``runs`` timed runs per case; adds ``correct`` and ``speedup``
-    (:mod:`speedup`) and returns the summary's runtime fields."""
-    from beyondpass.methods.nofuneval.speedup import score_runtime
-
-    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
-    rows, programs = [g.row for g in gens], [e.code for e in edits]
-    return score_runtime(scores, rows, programs, tasks, executor, compat, runs)
-
-
-def add_oracle(
-    scores: list[dict[str, Any]],
-    gens: list[Generation],
-    edits: list[Edited],
-    bench: Benchmark,
-    compat: bool,
-) -> dict[str, Any]:
-    """Security/maintainability: the static oracle per generation, and DiffBLEU x oracle."""
-    from beyondpass.methods.nofuneval.oracles.score import oracle_scores
-
-    tasks = {t.metadata["row"]: t for t in bench.tasks.values()}
-    metas = [tasks[g.row].metadata for g in gens]
-    return oracle_scores(scores, metas, [e.code for e in edits], compat)
