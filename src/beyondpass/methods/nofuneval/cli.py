@@ -10,7 +10,12 @@ from typing import Any
 import click
 
 from beyondpass.cli.base import cli, default_out, emit_json
-from beyondpass.cli.options import executor_choice, executor_options
+from beyondpass.cli.options import (
+    data_dir_option,
+    executor_choice,
+    executor_options,
+    json_option,
+)
 from beyondpass.methods.nofuneval.generations import SUBSET_NAMES
 
 
@@ -49,8 +54,8 @@ def nofuneval() -> None:
     type=click.Path(file_okay=False),
     help="Output directory (default: ./beyondpass-nofuneval/<subset>).",
 )
-@click.option("--data-dir", type=click.Path(), help="Data directory (default: $BEYONDPASS_DATA).")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@data_dir_option
+@json_option("Print the summary as one JSON object.")
 @click.option(
     "--run/--no-run",
     "run_programs",
@@ -152,7 +157,7 @@ def _print(summary: dict[str, Any], target: Path) -> None:
 )
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), help="Output directory.")
-@click.option("--data-dir", type=click.Path(), help="Data directory (default: $BEYONDPASS_DATA).")
+@data_dir_option
 def table1(
     published: str | None,
     reference: str | None,
