@@ -33,6 +33,7 @@ from beyondpass.methods.nofuneval.generations import (
     ORACLE_SUBSETS,
     PROMPT_KINDS,
     SUBSET_NAMES,
+    model_of,
     read_generations,
     resolve_prompt_kind,
 )
@@ -129,6 +130,7 @@ class GenerationsFile(AnswerFile):
             self.options["prompt"] = kind
             condition = kind or ""
         task_of = {t.metadata["row"]: t.task_id for t in bench.tasks.values()}
+        model = model_of(path)
         return [
             AnswerRow(
                 line=g.line,
@@ -138,6 +140,7 @@ class GenerationsFile(AnswerFile):
                 field=g.field,
                 condition=f"classification_{g.ordering}" if self.classify else condition,
                 sample_index=g.sample,
+                model=model,
                 extra={"row": g.row, "sample": g.sample, "ordering": g.ordering},
             )
             for i, g in enumerate(gens)

@@ -101,6 +101,14 @@ PROMPT_KINDS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts"
 _FOLDERS = {**{k: k for k in PROMPT_KINDS}, "one-shot": "one_shot"}
 
 
+def model_of(path: Path) -> str | None:
+    """The model folder of NoFunEval's tree (``.../<model>/<prompt>/generated_outputs.jsonl``),
+    so runs name the model, not the file; ``None`` outside that layout."""
+    if path.parent.name in _FOLDERS and path.parent.parent.name:
+        return path.parent.parent.name
+    return None
+
+
 def prompt_kind_of(path: Path) -> str | None:
     """NoFunEval's prompt folder name in the file's path (``.../one_shot/...``), if any."""
     for part in reversed(path.parts):
