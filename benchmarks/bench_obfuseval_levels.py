@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_obfuseval_levels.py [--data-dir ../shared/data]
 
-The full-benchmark counterpart of tests/test_obfuseval_benchmarks.py, which runs the same
+The full-benchmark counterpart of tests/methods/obfuseval/test_obfuseval_benchmarks.py, which runs the same
 checks (tests/obfuseval_checks.py) on a seeded sample of 40 tasks per benchmark: every
 task of both benchmarks at each level alone, the two combinations the issue names and all
 three, seed 0, one variant, default limits, one sandbox batch per (benchmark, levels).

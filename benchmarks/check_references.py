@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/check_references.py [--data-dir ../shared/data]
 
-The full counterpart of tests/test_benchmarks.py, which runs the same check
+The full counterpart of tests/benchmarks/test_benchmarks.py, which runs the same check
 (tests/reference_check.py) on all of HumanEval, MBPP and the demo but only on a seeded
 sample of HumanEval-ET and MBPP-ET (plus their broken tasks): every task, the sandbox
 executor, the default 10 s limit (slow tasks: their own, task_notes.toml). Asserted: every

@@ -1,5 +1,5 @@
 """What an obfuscated HumanEval or MBPP variant must satisfy, shared by the sampled tests
-(tests/test_obfuseval_benchmarks.py) and the full-benchmark script
+(tests/methods/obfuseval/test_obfuseval_benchmarks.py) and the full-benchmark script
 (benchmarks/bench_obfuseval_levels.py), so both check exactly the same things.
 
 Names are read back with Python's own ``tokenize``/``ast`` (not libcst, which does the

@@ -1,6 +1,6 @@
-"""Every reference solution against its own tests, shared by tests/test_benchmarks.py (all
-of HumanEval, MBPP and the demo; a seeded sample of the extended benchmarks) and
-benchmarks/check_references.py (every task of every benchmark)."""
+"""Every reference solution against its own tests, shared by
+tests/benchmarks/test_benchmarks.py (all of HumanEval, MBPP and the demo; a seeded sample
+of the extended benchmarks) and benchmarks/check_references.py (every task of every benchmark)."""
 
 from __future__ import annotations
 

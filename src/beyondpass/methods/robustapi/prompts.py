@@ -5,7 +5,7 @@ The wording is the seed's (and its released code's): the answer format
 demonstration if any, then ``Question: ...`` / ``Please using this api: ....`` /
 ``Answer:``. The irrelevant demonstration is the seed's ``Arrays.stream`` example; the
 relevant ones are beyondpass's own (``robustapi_shots.toml``), one per API, each a correct
-usage that our checker passes (tests/test_robustapi_shots.py).
+usage that our checker passes (tests/methods/robustapi/test_robustapi_shots.py).
 
 Per-task values reach the templates through the task's ``prompt_fields`` (``{api}``,
 ``{relevant_shot}``), filled in by the RobustAPI loader.

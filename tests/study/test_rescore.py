@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from test_study_run import answer_from_prompt, write_study
 
 from beyondpass.errors import BeyondpassError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
@@ -27,9 +28,8 @@ from beyondpass.study.config import load_study
 from beyondpass.study.rescore import IN_PROGRESS, rescore
 from beyondpass.study.runner import StudyRunner
 from fake_endpoints import FakeEndpoint
-from test_study_run import answer_from_prompt, write_study
 
-V1 = Path(__file__).parent / "data" / "store-v1"
+V1 = Path(__file__).parents[1] / "data" / "store-v1"
 EXEC_TIME = ("exec_time_ms", "exec_time_stdev_ms", "exec_time_ref")
 
 

@@ -20,7 +20,7 @@ from beyondpass.methods.robunfr.evaluators.nfr import NFR_METRICS, NfrEvaluator
 from beyondpass.methods.robunfr.evaluators.pylint_batch import LintPool
 from pylint_oracle import pylint_oracle
 
-SAMPLES = Path(__file__).parent / "nfr_samples"
+SAMPLES = Path(__file__).parents[2] / "nfr_samples"
 
 # Counted by hand from the files (cat -n), following docs/nfr-metrics.md.
 EXPECTED_COUNTS = {

@@ -23,7 +23,7 @@ from beyondpass.methods.nofuneval.extraction import compat_extract
 from beyondpass.methods.nofuneval.parsable import GRAMMARS, parser_for
 from beyondpass.methods.nofuneval.table1_render import PAPER, PAPER_NAMES, SHORT
 
-FIXTURE = Path(__file__).parent / "data" / "nofuneval_authors_rows.json.gz"
+FIXTURE = Path(__file__).parents[2] / "data" / "nofuneval_authors_rows.json.gz"
 PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
 
 

@@ -11,7 +11,7 @@ import pytest
 from beyondpass.errors import ConfigError
 from beyondpass.models.factory import ModelSpec, create_provider, parse_spec
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 @pytest.mark.parametrize(

@@ -507,7 +507,7 @@ RECORDED = ["humaneval-gpt-3.5-turbo-0613.jsonl", "mbpp-gpt-3.5-turbo-0613.jsonl
 
 def data_dir() -> Path:
     """The shared data directory; a missing one fails on CI rather than silently skipping."""
-    default = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+    default = Path(__file__).resolve().parents[3] / "shared" / "data"
     path = Path(os.environ.get("BEYONDPASS_DATA") or default)
     if not (path / "recorded").is_dir():
         message = f"recorded model answers not found under {path} (set BEYONDPASS_DATA)"

@@ -148,7 +148,7 @@ def run_dir(replayed: dict, data_dir: Path) -> Path:
     assert outcome.complete, outcome.failures
     from beyondpass.report import render_report
 
-    render_report(out, robunfr_plots=False)  # plots: tests/test_robunfr_analysis.py
+    render_report(out, robunfr_plots=False)  # plots: tests/methods/robunfr/test_robunfr_analysis.py
     return out
 
 

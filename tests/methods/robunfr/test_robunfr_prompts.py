@@ -13,7 +13,7 @@ from beyondpass.methods.robunfr.prompts import load_templates, robunfr_plan
 from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate, plan_from_config, render
 from beyondpass.study.config import load_study, resolve_study_path
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_cc1ff21651d8b8bc.txt"
+SEED = Path(__file__).resolve().parents[4] / "shared" / "seeds" / "000_cc1ff21651d8b8bc.txt"
 TASK = load_benchmark("demo").tasks["demo/add"]
 ORDER = ["reliability", "design", "readability", "performance"]  # Table 1's column order
 

@@ -166,7 +166,7 @@ def test_clearing_results_forgets_evaluators_but_keeps_samples(tmp_path):
 
 
 # -- schema versions -------------------------------------------------------------------------
-V1 = Path(__file__).parent / "data" / "store-v1"
+V1 = Path(__file__).parents[1] / "data" / "store-v1"
 
 
 def v1_results(db_path: Path) -> dict[str, ResultRecord]:

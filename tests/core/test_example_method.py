@@ -19,7 +19,7 @@ import pytest
 
 from beyondpass import registry
 
-EXAMPLE = Path(__file__).parent / "example_method" / "beyondpass_example"
+EXAMPLE = Path(__file__).parents[1] / "example_method" / "beyondpass_example"
 
 
 def install(site: Path, dist: str = "beyondpass_example") -> Path:

@@ -16,7 +16,7 @@ from pathlib import Path
 import grimp
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src" / "beyondpass"
 
 

@@ -17,7 +17,9 @@ import pytest
 from beyondpass.methods.robustapi.analysis import count
 from beyondpass.methods.robustapi.checker import ApiMisuseChecker, load_ruleset
 
-INSPECTED = json.loads((Path(__file__).parent / "data" / "robustapi_inspected.json").read_text())
+INSPECTED = json.loads(
+    (Path(__file__).parents[2] / "data" / "robustapi_inspected.json").read_text()
+)
 
 
 @pytest.fixture(scope="module")

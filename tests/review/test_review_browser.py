@@ -23,7 +23,7 @@ ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 #: the docs' screenshot is refreshed only on request; otherwise it goes to the test's tmp dir
 UPDATE_SCREENSHOT = os.environ.get("BEYONDPASS_UPDATE_SCREENSHOTS") == "1"
 
