@@ -51,7 +51,8 @@ import traceback
 #: recursion limit so that the function has as much depth left (a test compares them)
 DRIVER_DEPTH = 8
 #: job.NOT_CALLABLE_EXIT and job.NOT_CALLABLE_MARK: this runner starts with ``-P`` and
-#: imports no file of its directory, so it repeats them (tests/execution/test_wire.py checks they agree)
+#: imports no file of its directory, so it repeats them (tests/execution/test_wire.py
+#: checks they agree)
 NOT_CALLABLE_EXIT = 97
 NOT_CALLABLE_MARK = "beyondpass: function not callable:"
 STDERR_TAIL = 4000

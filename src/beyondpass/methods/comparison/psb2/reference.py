@@ -1,9 +1,10 @@
 """Our reference solutions to the 25 PSB2 problems, one plain function each.
 
 They compute the expected outputs of the random cases and are checked against every PSB2
-edge case (tests/methods/comparison/test_comparison_psb2.py, through the sandboxed executor). Each function
-is self-contained (standard library only, imports inside the body) because its source is
-also shipped as a program: ``drivers.python_program`` prepends it to a generated driver.
+edge case (tests/methods/comparison/test_comparison_psb2.py, through the sandboxed
+executor). Each function is self-contained (standard library only, imports inside the
+body) because its source is also shipped as a program: ``drivers.python_program``
+prepends it to a generated driver.
 
 Two functions follow PSB2's data rather than its text, as docs/comparison.md explains:
 ``snow_day`` melts before it adds, ``luhn`` doubles the 1st, 3rd, ... digit and
