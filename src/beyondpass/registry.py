@@ -116,12 +116,16 @@ class EvaluatorSpec:
 @dataclass(frozen=True)
 class BenchmarkSpec:
     """``loader(data_dir) -> Benchmark``; ``answer_format``: how its answers are read when
-    the prompt plan does not say (e.g. replayed answer files)."""
+    the prompt plan does not say (e.g. replayed answer files). ``takes_argument``: the
+    benchmark is named ``NAME:ARGUMENT`` (e.g. a file a run wrote) and built by
+    ``loader(data_dir, argument)`` under that whole name, so a run that recorded it can
+    load it again by name (``rescore``)."""
 
     name: str
     loader: Ref
     description: str = ""
     answer_format: str | None = None
+    takes_argument: bool = False
 
 
 @dataclass(frozen=True)

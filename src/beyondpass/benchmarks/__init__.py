@@ -2,7 +2,8 @@
 
 ``load_benchmark("humaneval")`` looks the name up in :func:`beyondpass.registry.benchmarks`
 (core and methods' ``BenchmarkSpec``s alike); ``file:PATH.jsonl`` loads tasks in
-beyondpass's own format. Known-broken upstream tasks are attached from
+beyondpass's own format; a benchmark whose spec ``takes_argument`` is named
+``NAME:ARGUMENT``. Known-broken upstream tasks are attached from
 ``task_notes.toml`` — they stay in the benchmark (never silently dropped) and are marked;
 tasks whose reference is slow get a per-task timeout from the same file.
 """
@@ -47,6 +48,12 @@ def load_benchmark(name: str, data_dir: str | os.PathLike[str] | None = None) ->
         path = Path(name[5:]).expanduser()
         return load_tasks_file(path, path.stem)
     known = registry.benchmarks()
+    base, colon, argument = name.partition(":")
+    if colon and base in known and known[base][0].takes_argument:
+        spec, owner = known[base]
+        return registry.resolve(spec.loader, owner, needs_extra=False)(data_dir, argument)
+    if name in known and known[name][0].takes_argument:
+        raise ConfigError(f"benchmark {name!r} is named with its argument: {name}:ARGUMENT")
     if name not in known:
         raise ConfigError(
             f"unknown benchmark {name!r} — choose one of {', '.join(known)} "

@@ -4,9 +4,17 @@ Brings the ``obfuscate`` benchmark transform (symbol, structure and semantic lev
 libcst, every variant verified by execution) and the ``obfuscate`` command. Declarations only.
 """
 
-from beyondpass.registry import Method, TransformSpec
+from beyondpass.registry import (
+    BenchmarkSpec,
+    EvaluatorSpec,
+    Method,
+    Metric,
+    PlanSpec,
+    TransformSpec,
+)
 
 _HERE = "beyondpass.methods.obfuseval"
+_PROJECT = f"{_HERE}.project"
 
 METHOD = Method(
     name="obfuseval",
@@ -21,7 +29,47 @@ METHOD = Method(
             description="symbol/structure/semantic obfuscation, verified by execution",
         ),
     ),
+    benchmarks=(
+        BenchmarkSpec(
+            "obfuseval-project",
+            f"{_PROJECT}.benchmark:load",
+            description="project mode: a run's prepared project (obfuseval project run)",
+            takes_argument=True,
+        ),
+    ),
+    plans=(
+        PlanSpec(
+            "obfuseval-project",
+            f"{_PROJECT}.benchmark:project_plan",
+            description="project mode: the original and the obfuscated prompt",
+            answer_format="fenced-code",
+        ),
+    ),
+    evaluators=(
+        EvaluatorSpec(
+            "obfuseval-project",
+            f"{_PROJECT}.evaluator:build",
+            options=f"{_PROJECT}.evaluator:ProjectOptions",
+            decides_verdict=True,
+            description="splice into the project, import check (CPR), covering tests (TPR)",
+            metrics=(
+                Metric("compiled", "", "higher", "rate", "the module imported (CPR)"),
+                Metric("tests_run", "tests", "none", "sum", "covering tests run"),
+                Metric("tests_failing", "tests", "lower", "sum", "covering tests failing"),
+                Metric(
+                    "dropped_statements",
+                    "statements",
+                    "lower",
+                    "sum",
+                    "statements of the answer the splice left out",
+                ),
+            ),
+        ),
+    ),
     commands=(f"{_HERE}.cli:obfuscate", f"{_HERE}.cli:obfuseval"),
-    report_sections=(f"{_HERE}.report:ObfuscationSection",),
+    report_sections=(
+        f"{_HERE}.report:ObfuscationSection",
+        f"{_PROJECT}.report:ProjectSection",
+    ),
     studies=f"{_HERE}.studies",
 )

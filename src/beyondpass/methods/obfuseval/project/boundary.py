@@ -24,11 +24,13 @@ from beyondpass.methods.obfuseval.project.workspace import PLUGIN_DIR, fresh_cop
 HERE = Path(__file__).resolve().parent
 WIRE, CODEC = "_beyondpass_wire", "_beyondpass_codec"
 PROXY, WORKER = "_beyondpass_proxy", "_beyondpass_worker"
+IMPORT_CHECK = "_beyondpass_importcheck"
 _SOURCES = {
     WIRE: Path(wire.__file__),  # the sandbox channel's frames, the one framing
     CODEC: HERE / "codec.py",
     PROXY: HERE / "proxy.py",
     WORKER: HERE / "worker.py",
+    IMPORT_CHECK: HERE / "importcheck.py",
 }
 #: pytest's default test file names, and its fixtures' file
 TEST_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
@@ -77,5 +79,5 @@ def worker_copy(
     if code is not None:
         source = copy / task.path
         source.write_text(splice(source.read_text("utf-8"), task.scope, code), "utf-8")
-    _support(copy, (WIRE, CODEC, WORKER))
+    _support(copy, (WIRE, CODEC, WORKER, IMPORT_CHECK))
     return copy

@@ -69,22 +69,26 @@ def tasks(project_file: str, seed: int, isolation: str, as_json: bool) -> None:
         click.echo(f"  dropped {item['task_id']}: {item['reason']}")
 
 
-def _model_answerer(spec: str) -> Any:
-    from beyondpass.models.base import GenerationRequest, Message
-    from beyondpass.models.client import ModelClient
-    from beyondpass.models.factory import create_provider
+def _variants(obfuscate: bool, conditions: str | None) -> list[str]:
+    from beyondpass.methods.obfuseval.project.benchmark import CONDITIONS
 
-    client = ModelClient(create_provider(spec), max_concurrency=1)
-
-    def answer(task: Any, prompt: str) -> tuple[str, str]:
-        condition = "obfuscated" if task.mapping else "original"
-        request = GenerationRequest(
-            (Message("user", prompt),), task_id=task.task_id, condition=condition
+    if conditions is None:
+        return ["obfuscated"] if obfuscate else ["original"]
+    chosen = [c.strip() for c in conditions.split(",") if c.strip()]
+    if obfuscate or not chosen or any(c not in CONDITIONS for c in chosen):
+        raise ConfigError(
+            "--conditions lists original and/or obfuscated, comma-separated (without "
+            f"--obfuscate), got {conditions!r}"
         )
-        generation = client.generate(request)
-        return generation.text, generation.model_version
+    return list(dict.fromkeys(chosen))
 
-    return answer
+
+def _cache(cache_dir: str | None, no_cache: bool) -> Any:
+    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
+
+    if no_cache:
+        return None
+    return ResponseCache(Path(cache_dir) / CACHE_FILENAME if cache_dir else default_cache_path())
 
 
 @project.command("run")
@@ -94,11 +98,34 @@ def _model_answerer(spec: str) -> Any:
     "--reference", is_flag=True, help="Answer with the project's own functions (a check)."
 )
 @click.option(
-    "--out", "out", required=True, type=click.Path(file_okay=False), help="Result directory."
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Run directory (the run store; the same command resumes it).",
 )
-@click.option("--obfuscate", is_flag=True, help="Rename the prompt's symbols (mapped back).")
+@click.option("--obfuscate", is_flag=True, help="Ask the obfuscated prompts only.")
+@click.option(
+    "--conditions",
+    metavar="LIST",
+    help="Conditions of the run: original, obfuscated or original,obfuscated "
+    "(default: original; obfuscated with --obfuscate).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of choice and names.")
 @click.option("--isolation", type=_ISOLATION, default="auto", show_default=True)
+@click.option(
+    "--max-concurrency",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Model requests in flight at once.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    help="Response cache directory (default: $BEYONDPASS_CACHE_DIR or ~/.cache/beyondpass).",
+)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def run(
     project_file: str,
@@ -106,42 +133,73 @@ def run(
     reference: bool,
     out: str,
     obfuscate: bool,
+    conditions: str | None,
     seed: int,
     isolation: str,
+    max_concurrency: int,
+    cache_dir: str | None,
+    no_cache: bool,
     as_json: bool,
 ) -> None:
-    """Regenerate each selected function, splice it into a copy, run its tests: CPR, TPR."""
-    from beyondpass.methods.obfuseval.project.runner import run_project
-    from beyondpass.methods.obfuseval.project.tasks import reference_answer
+    """Regenerate each selected function, splice it into a copy, run its tests: CPR, TPR.
+
+    A study run in OUT (beyondpass report / rescore / compare read it); killed, the same
+    command resumes it without asking again what is stored."""
+    from beyondpass.cli.progress import RichProgress
+    from beyondpass.methods.obfuseval.project import study
+    from beyondpass.methods.obfuseval.project.runner import tool_versions
+    from beyondpass.methods.obfuseval.project.spec import load_project
+    from beyondpass.methods.obfuseval.project.workspace import ProjectSandbox
 
     if bool(model) == reference:
         raise ConfigError("give exactly one of --model SPEC or --reference")
-    if model:
-        answer_for = _model_answerer(model)
-    else:
-
-        def answer_for(task: Any, prompt: str) -> tuple[str, str]:
-            return reference_answer(task), "reference"
-
-    scratch = Path(tempfile.mkdtemp(prefix="beyondpass-project-"))
-    try:
-        prepared = _prepare(project_file, isolation, seed, scratch)
-        summary = run_project(
-            prepared,
-            answer_for,
-            Path(out),
-            model=model or "reference",
-            obfuscate=obfuscate,
-            seed=seed,
+    variants = _variants(obfuscate, conditions)
+    spec = load_project(project_file)
+    if spec.language != "python":
+        raise ConfigError(
+            f"{project_file}: language {spec.language!r} is described but only Python projects "
+            "can be run (coverage, splicing and the import check are Python-only)"
         )
+    warning = ProjectSandbox(spec, isolation).warning
+    if warning:
+        click.echo(warning, err=True)
+    run_dir = Path(out)
+    tasks_file, record = study.prepared_tasks(spec, run_dir, seed, isolation, tool_versions())
+    label = "reference" if reference else _label(model or "")
+    spec_text = study.write_reference(run_dir, record, variants) if reference else str(model)
+    raw = study.design(tasks_file, record, spec_text, label, max_concurrency, variants, isolation)
+    cache = _cache(cache_dir, no_cache)
+    try:
+        with RichProgress(enabled=not as_json) as progress:
+            outcome = study.run(raw, run_dir, record, cache, progress)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if cache is not None:
+            cache.close()
+    summary = study.export(run_dir, record, model or "reference")
+    for failure in outcome.failures:
+        click.echo(failure, err=True)
     if as_json:
         emit_json(summary)
-        return
-    failures = ", ".join(f"{k} {v}" for k, v in summary["failures"].items() if v) or "none"
-    click.echo(
-        f"{summary['project']['name']}: {summary['n_tasks']} tasks, "
-        f"CPR {100 * summary['cpr']:.1f}%, TPR {100 * summary['tpr']:.1f}%; failures: {failures}"
-    )
-    click.echo(f"results: {Path(out) / 'results.jsonl'}")
+    else:
+        _echo_summary(summary, run_dir)
+    if not outcome.complete:
+        raise SystemExit(1)
+
+
+def _label(model: str) -> str:
+    from beyondpass.study.config import default_label
+
+    return default_label(model)
+
+
+def _echo_summary(summary: dict[str, Any], run_dir: Path) -> None:
+    for condition, figures in summary["conditions"].items():
+        failures = ", ".join(f"{k} {v}" for k, v in figures["failures"].items() if v) or "none"
+        click.echo(
+            f"{summary['project']['name']} ({condition}): {figures['n_tasks']} tasks, "
+            f"CPR {100 * figures['cpr']:.1f}%, TPR {100 * figures['tpr']:.1f}%; "
+            f"failures: {failures}; statements left out by the splice: "
+            f"{figures['dropped_statements']}"
+        )
+    click.echo(f"run: {run_dir} (beyondpass report {run_dir})")
+    click.echo(f"results: {run_dir / 'results.jsonl'}")

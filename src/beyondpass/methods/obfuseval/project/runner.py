@@ -1,4 +1,7 @@
-"""One project-level run: prepare the project, ask for each function, splice, test, score.
+"""Preparing a project and judging one answer: splice, import check (CPR), tests (TPR).
+
+Asking, storing and resuming are the study runner's (``store.py`` builds the run); this
+module holds what is particular to a project.
 
 Preparation (once): unpack/copy the project into scratch, measure which tests cover which
 lines, pick the tasks, and run all their covering tests ``repeats`` times on an untouched
@@ -7,18 +10,16 @@ out of every task. Then each task's tests run once with the original function be
 process boundary (``boundary``): a test that fails there (an argument that is not data, a
 behaviour the boundary changes) is left out of that task with the reason. Per task: a
 test copy with the proxy and a worker copy with the answer spliced in, the install/build
-step, an import of the module in the worker copy (CPR), then the remaining covering tests
+step, an import of the module in the worker copy that must prove over a socket of its own
+that the import returned (CPR, ``importcheck.py``), then the remaining covering tests
 ``repeats`` times (TPR), every call of the function answered by a sandboxed worker.
 """
 
 from __future__ import annotations
 
-import json
 import platform
 import shutil
-import sys
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -30,12 +31,11 @@ from beyondpass.extraction import extract
 from beyondpass.methods.obfuseval.project.boundary import testing_copy, worker_copy
 from beyondpass.methods.obfuseval.project.coverage_map import measure
 from beyondpass.methods.obfuseval.project.spec import ProjectSpec
-from beyondpass.methods.obfuseval.project.splice import SpliceError
+from beyondpass.methods.obfuseval.project.splice import SpliceError, dropped_statements
 from beyondpass.methods.obfuseval.project.tasks import (
     ProjectTask,
     map_back,
     module_name,
-    obfuscate_task,
     select_tasks,
 )
 from beyondpass.methods.obfuseval.project.testing import (
@@ -43,6 +43,7 @@ from beyondpass.methods.obfuseval.project.testing import (
     Worker,
     category_of,
     exception_in,
+    import_check,
     pytest_words,
     run_once,
     run_tests,
@@ -54,9 +55,6 @@ from beyondpass.methods.obfuseval.project.workspace import (
     tree_digest,
 )
 from beyondpass.methods.obfuseval.symbol import Unsupported
-
-#: asks for one task's answer: (task, prompt text) -> the model's text and its version
-Answerer = Callable[[ProjectTask, str], tuple[str, str]]
 
 
 @dataclass
@@ -90,6 +88,8 @@ class TaskResult:
     answer: str
     model_version: str = ""
     mapping: dict[str, str] = field(default_factory=dict)
+    #: first lines of the answer's statements the splice left out (``splice.py``)
+    dropped: list[str] = field(default_factory=list)
 
 
 def prepare(spec: ProjectSpec, scratch: Path, isolation: str = "auto", seed: int = 0) -> Prepared:
@@ -182,18 +182,6 @@ def _with_tests(task: ProjectTask, tests: tuple[str, ...]) -> ProjectTask:
     return ProjectTask(**{**asdict(task), "tests": tests, "scope": task.scope})
 
 
-def prompt_for(task: ProjectTask, project: str) -> str:
-    """The instruction and the stub; an obfuscated task names neither project nor file."""
-    where = "" if task.mapping else f" of the project {project} (file {task.path})"
-    kind = "method" if len(task.scope) == 2 else "function"
-    return (
-        f"Implement the Python {kind} below{where}. Its docstring says what it does; the "
-        "imports of its module are shown and may be used. Answer with the complete "
-        f"definition of the {kind} only, in one ```python code block.\n\n"
-        f"```python\n{task.stub}```\n"
-    )
-
-
 def _entry_name(task: ProjectTask) -> str:
     return task.mapping.get(task.name, task.name)
 
@@ -229,6 +217,7 @@ def evaluate(prepared: Prepared, task: ProjectTask, answer: str, work: Path) -> 
         return fail("syntax", str(exc))
     module = module_name(task.path, spec)
     try:
+        result.dropped = dropped_statements(code, task.name)
         tests = testing_copy(prepared.pristine, work / "tests", task, module)
         worker = worker_copy(prepared.pristine, work / "worker", task, code, prepared.test_files)
         for copy in (tests, worker):
@@ -240,17 +229,12 @@ def evaluate(prepared: Prepared, task: ProjectTask, answer: str, work: Path) -> 
                 return fail(
                     category_of(exception_in(out)), "install/build failed: " + out.strip()[-300:]
                 )
-        if spec.language == "python":
-            check = sandbox.run(
-                worker,
-                ["python", "-c", f"import importlib; importlib.import_module({module!r})"],
-                spec.timeout_s,
-            )
-            if check.returncode != 0:
-                if check.timed_out:
-                    return fail("timeout", "importing the module timed out")
-                line = (check.stderr.strip().splitlines() or [""])[-1]
-                return fail(category_of(exception_in(check.stderr)), f"import failed: {line}")
+        compiled, check = import_check(sandbox, worker, module)
+        if not compiled:
+            if check.timed_out:
+                return fail("timeout", "importing the module timed out")
+            line = (check.stderr.strip().splitlines() or ["the import did not return"])[-1]
+            return fail(category_of(exception_in(check.stderr)), f"import failed: {line}")
         result.compiled = True
         runs = run_tests(sandbox, tests, task.tests, spec.repeats, Worker(worker, module))
         result.failing_tests = runs.failing
@@ -287,51 +271,3 @@ def tool_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             versions[name] = "absent"
     return versions
-
-
-def run_project(
-    prepared: Prepared,
-    answer_for: Answerer,
-    out: Path,
-    *,
-    model: str,
-    obfuscate: bool = False,
-    seed: int = 0,
-    progress: Callable[[TaskResult], None] | None = None,
-) -> dict[str, Any]:
-    """Ask, splice and test every task; results go to ``out`` as they come
-    (``results.jsonl``), the summary to ``summary.json``."""
-    out.mkdir(parents=True, exist_ok=True)
-    results_file = out / "results.jsonl"
-    results_file.write_text("", encoding="utf-8")
-    results: list[TaskResult] = []
-    for index, task in enumerate(prepared.tasks):
-        if obfuscate:
-            source = (prepared.pristine / task.path).read_text(encoding="utf-8")
-            task = obfuscate_task(task, source, seed)
-        prompt = prompt_for(task, prepared.spec.name)
-        answer, version = answer_for(task, prompt)
-        result = evaluate(prepared, task, answer, out / "work" / str(index))
-        result.prompt, result.model_version, result.mapping = prompt, version, dict(task.mapping)
-        results.append(result)
-        with results_file.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(asdict(result), ensure_ascii=False) + "\n")
-        if progress is not None:
-            progress(result)
-    shutil.rmtree(out / "work", ignore_errors=True)
-    summary = {
-        "project": prepared.spec.as_dict(),
-        "source_sha256": prepared.source_digest,
-        "model": model,
-        "obfuscated": obfuscate,
-        "seed": seed,
-        "isolation": prepared.sandbox.level,
-        "tools": tool_versions(),
-        "interpreter": sys.executable,
-        "flaky_excluded": prepared.flaky,
-        "dropped": prepared.dropped,
-        "not_crossing": prepared.not_crossing,
-        **summarise(results),
-    }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return summary

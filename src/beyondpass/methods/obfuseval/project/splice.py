@@ -5,6 +5,11 @@ libcst parses both the module and the answer; the target definition (found by it
 keeping the original's decorators when the answer has none and its blank lines before.
 Imports and helper functions the answer adds go to the module level, right before the
 target's top-level statement. Nothing else of the module changes (comments, formatting).
+
+Every other statement of the answer (a constant, a class of its own, code at module level,
+the other members of a class repeated around a method) is left out, never silently:
+:func:`dropped_statements` lists them, and the verdict stores and the report sums them,
+so an answer that relied on a module-level helper is visibly a splice loss, not a mystery.
 """
 
 from __future__ import annotations
@@ -16,13 +21,26 @@ class SpliceError(Exception):
     """The answer cannot be spliced; the message says why (a task failure, not a crash)."""
 
 
-def _answer_parts(answer: str, name: str) -> tuple[cst.FunctionDef, list[cst.BaseStatement]]:
+_SHOWN = 80  # characters of a dropped statement's first line kept in the record
+
+
+def _first_line(module: cst.Module, node: cst.CSTNode) -> str:
+    lines = [ln for ln in module.code_for_node(node).strip().splitlines() if ln.strip()]
+    return (lines[0].strip() if lines else "")[:_SHOWN]
+
+
+def _answer_parts(
+    answer: str, name: str
+) -> tuple[cst.FunctionDef, list[cst.BaseStatement], list[str]]:
+    """The target definition, the statements kept beside it, and the first line of every
+    statement left out."""
     try:
         module = cst.parse_module(answer)
     except cst.ParserSyntaxError as exc:
         raise SpliceError(f"SyntaxError: {exc.message} (line {exc.raw_line})") from None
     target: cst.FunctionDef | None = None
     extra: list[cst.BaseStatement] = []
+    dropped: list[str] = []
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name and target is None:
             target = stmt
@@ -37,20 +55,32 @@ def _answer_parts(answer: str, name: str) -> tuple[cst.FunctionDef, list[cst.Bas
             ]
             if inner:  # the answer repeated the class around the method
                 target = inner[0]
+                owner = stmt.name.value
+                dropped += [
+                    f"{owner}: {_first_line(module, s)}" for s in stmt.body.body if s is not target
+                ]
                 continue
         if isinstance(stmt, cst.FunctionDef) or (
             isinstance(stmt, cst.SimpleStatementLine)
             and all(isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body)
         ):
             extra.append(stmt)
+        else:
+            dropped.append(_first_line(module, stmt))
     if target is None:
         raise SpliceError(f"the answer defines no function {name!r}")
-    return target, extra
+    return target, extra, dropped
+
+
+def dropped_statements(answer: str, name: str) -> list[str]:
+    """The first line of each statement of ``answer`` that the splice leaves out (a class
+    member as ``Class: line``); raises :class:`SpliceError` like :func:`splice`."""
+    return _answer_parts(answer, name)[2]
 
 
 def splice(source: str, scope: tuple[str, ...], answer: str) -> str:
     """``source`` with the definition at ``scope`` replaced by the answer's."""
-    new_fn, extra = _answer_parts(answer, scope[-1])
+    new_fn, extra, _ = _answer_parts(answer, scope[-1])
     module = cst.parse_module(source)
     body = list(module.body)
     for index, stmt in enumerate(body):

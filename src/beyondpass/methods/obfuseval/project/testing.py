@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import socket
 import threading
 from collections import Counter
@@ -271,3 +272,52 @@ def run_tests(
         if len(runs.failing) == len(selected):  # every test has failed: more runs decide nothing
             break
     return runs
+
+
+def _handshake(sock: socket.socket, deadline_s: float, nonce: bytes, done: list[bool]) -> None:
+    """``imported``, then the nonce sent and echoed: the import returned."""
+    try:
+        sock.settimeout(deadline_s)
+        said = b""
+        while not said.endswith(b"\n") and len(said) < 16:
+            chunk = sock.recv(16 - len(said))
+            if not chunk:
+                return
+            said += chunk
+        if said != b"imported\n":
+            return
+        sock.sendall(nonce)
+        echoed = b""
+        while len(echoed) < len(nonce):
+            chunk = sock.recv(len(nonce) - len(echoed))
+            if not chunk:
+                return
+            echoed += chunk
+        done.append(echoed == nonce)
+    except OSError:
+        return
+
+
+def import_check(sandbox: ProjectSandbox, copy: Path, module: str) -> tuple[bool, Completed]:
+    """Import ``module`` in the worker copy (its sandbox); True only when the check script
+    proved, over a socket of its own, that ``import_module`` returned (``importcheck.py``)
+    and the process then ended with status 0. Output text decides nothing."""
+    ours, theirs = socket.socketpair()
+    done: list[bool] = []
+    script = f"{sandbox.root_inside(copy)}/{PLUGIN_DIR}/_beyondpass_importcheck.py"
+    try:
+        proc = sandbox.start(
+            copy, ["python", script, str(theirs.fileno()), module], pass_fds=(theirs.fileno(),)
+        )
+        theirs.close()
+        nonce = secrets.token_hex(16).encode()
+        talk = threading.Thread(
+            target=_handshake, args=(ours, sandbox.spec.timeout_s, nonce, done), daemon=True
+        )
+        talk.start()
+        finished = sandbox.wait(proc, sandbox.spec.timeout_s)
+        talk.join(5)
+    finally:
+        theirs.close()
+        ours.close()
+    return bool(done and done[0]) and finished.returncode == 0, finished
