@@ -12,16 +12,25 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tarfile
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from beyondpass.errors import ConfigError
-from beyondpass.methods.obfuseval.project.runner import evaluate, prepare, run_project
+from beyondpass.methods.obfuseval.project.benchmark import (
+    TASKS_FILE,
+    project_record,
+    prompt_for,
+    write_record,
+)
+from beyondpass.methods.obfuseval.project.evaluator import evaluation_of
+from beyondpass.methods.obfuseval.project.runner import evaluate, prepare, tool_versions
 from beyondpass.methods.obfuseval.project.spec import load_project
 from beyondpass.methods.obfuseval.project.splice import splice
 from beyondpass.methods.obfuseval.project.tasks import (
@@ -31,6 +40,7 @@ from beyondpass.methods.obfuseval.project.tasks import (
 )
 from beyondpass.methods.obfuseval.project.testing import category_of, exception_in
 from beyondpass.methods.obfuseval.project.workspace import ProjectSandbox, tree_digest
+from beyondpass.store.run_store import RunStore
 from fake_endpoints import FakeEndpoint
 
 PROJECTS = {"inflection": "0.5.1", "cachetools": "5.5.0"}
@@ -139,14 +149,10 @@ def test_the_projects_own_functions_spliced_back_pass_every_covering_test(
     prepared = projects["prepared"][project]
     assert len(prepared.tasks) == 3
     assert all(task.tests for task in prepared.tasks)
-    summary = run_project(
-        prepared, lambda t, p: (reference_answer(t), "ref"), tmp_path / "out", model="reference"
-    )
-    assert (summary["n_tasks"], summary["cpr"], summary["tpr"]) == (3, 1.0, 1.0)
-    assert summary["failures"] == dict.fromkeys(summary["failures"], 0)
-    rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").open()]
-    assert [r["task_id"] for r in rows] == [t.task_id for t in prepared.tasks]
-    assert all(r["passed"] and r["tests"] > 0 for r in rows)
+    for task in prepared.tasks:
+        result = evaluate(prepared, task, reference_answer(task), tmp_path / "work")
+        assert (result.compiled, result.passed, result.category) == (True, True, None)
+        assert result.tests == len(task.tests) > 0 and result.dropped == []
     _untouched(projects, sdists)
 
 
@@ -167,21 +173,14 @@ def test_splicing_the_original_back_reproduces_the_module_byte_for_byte(projects
 
 def test_an_obfuscated_prompt_renamed_back_still_passes(projects, tmp_path):
     prepared = projects["prepared"]["cachetools"]
-    summary = run_project(
-        prepared,
-        lambda t, p: (reference_answer(t), "ref"),
-        tmp_path / "out",
-        model="reference",
-        obfuscate=True,
-        seed=3,
-    )
-    assert (summary["cpr"], summary["tpr"]) == (1.0, 1.0)
-    rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").open()]
-    popitem = next(r for r in rows if r["task_id"] == "cachetools.LFUCache.popitem")
-    assert "LFUCache" in popitem["mapping"]  # the class name was renamed in the prompt
-    assert (
-        "LFUCache" not in popitem["prompt"] and popitem["mapping"]["LFUCache"] in popitem["prompt"]
-    )
+    task = _task(projects, "cachetools", "cachetools.LFUCache.popitem")
+    source = (prepared.pristine / task.path).read_text()
+    renamed = obfuscate_task(task, source, 3)
+    assert "LFUCache" in renamed.mapping  # the class name was renamed in the prompt
+    prompt = prompt_for(renamed, "cachetools")
+    assert "LFUCache" not in prompt and renamed.mapping["LFUCache"] in prompt
+    result = evaluate(prepared, renamed, reference_answer(renamed), tmp_path / "work")
+    assert (result.compiled, result.passed) == (True, True)
 
 
 BROKEN = {
@@ -364,30 +363,44 @@ def test_exception_names_map_to_the_taxonomy():
     ]
 
 
-def _responder(prepared, seed: int, broken: str):
-    """The model behind the HTTP server: each obfuscated prompt gets the project's function
-    renamed as in that prompt; the task ``broken`` gets a wrong one."""
+def _responder(prepared, seed: int, broken: str, delay: float = 0.0, extra: str = ""):
+    """The model behind the HTTP server: each prompt (original or obfuscated) gets the
+    project's function renamed as in that prompt; the task ``broken`` gets a wrong one;
+    ``extra`` (module-level statements the splice leaves out) goes before every answer."""
     by_stub = {}
     for task in prepared.tasks:
         source = (prepared.pristine / task.path).read_text()
         renamed = obfuscate_task(task, source, seed)
         by_stub[renamed.stub] = renamed
+        by_stub[task.stub] = task
 
     def answer(prompt: str) -> str:
+        time.sleep(delay)
         matches = [t for stub, t in by_stub.items() if stub in prompt]
         assert len(matches) == 1, prompt
         task = matches[0]
         if task.task_id == broken:
-            name = task.mapping[task.name]
+            name = task.mapping.get(task.name, task.name)
             return f"```python\ndef {name}(*args, **kwargs):\n    return 'nope'\n```"
-        return reference_answer(task)
+        return reference_answer(task).replace("```python\n", "```python\n" + extra, 1)
 
     return answer
+
+
+def _prepared_run(projects, project: str, out: Path, n_tasks: int | None = None) -> None:
+    """The run directory with the fixture's prepared project (seed 0) already in it, as a
+    first run leaves it: the command reads it back instead of preparing again."""
+    prepared = projects["prepared"][project]
+    if n_tasks is not None:
+        prepared = replace(prepared, tasks=prepared.tasks[:n_tasks])
+    out.mkdir(parents=True)
+    write_record(project_record(prepared, 0, tool_versions()), out / TASKS_FILE)
 
 
 def test_end_to_end_on_the_command_line_with_a_model_over_http(projects, run_cli, tmp_path):
     prepared = projects["prepared"]["inflection"]
     broken = prepared.tasks[0].task_id
+    _prepared_run(projects, "inflection", tmp_path / "out")
     with FakeEndpoint(responder=_responder(prepared, 0, broken)) as server:
         done = run_cli(
             [
@@ -412,8 +425,114 @@ def test_end_to_end_on_the_command_line_with_a_model_over_http(projects, run_cli
     assert (summary["n_tasks"], summary["compiled"], summary["passed"]) == (3, 3, 2)
     assert summary["failures"]["assertion"] == 1 and sum(summary["failures"].values()) == 1
     assert summary["model"].startswith("openai:pretend@") and summary["obfuscated"] is True
-    for task, prompt in zip(prepared.tasks, prompts, strict=True):
-        assert f"def {task.name}(" not in prompt and "inflection" not in prompt
+    assert len(prompts) == 3
+    for prompt in prompts:
+        assert "inflection" not in prompt
+        assert not any(f"def {task.name}(" in prompt for task in prepared.tasks)
+
+
+def _rows(out: Path) -> list:
+    with RunStore(out, create=False) as store:
+        return list(store.rows())
+
+
+def test_a_killed_run_resumes_from_the_store_without_paying_twice(projects, run_cli, tmp_path):
+    """Two tasks x two conditions over HTTP with two requests in flight; SIGKILL once
+    some answers came in; the same command then finishes: every result exactly once, no
+    call paid twice beyond those in flight at the kill; report and rescore read the run."""
+    prepared = projects["prepared"]["inflection"]
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    _prepared_run(projects, "inflection", out, n_tasks=2)
+    broken = prepared.tasks[1].task_id
+    responder = _responder(prepared, 0, broken, delay=0.4, extra="LIMIT = 3\n")
+    with FakeEndpoint(responder=responder) as server:
+        args = [
+            *("obfuseval", "project", "run", projects["base"] / "inflection.toml"),
+            *("--model", f"openai:pretend@{server.openai_base_url}", "--out", out),
+            *("--conditions", "original,obfuscated", "--max-concurrency", "2"),
+            *("--cache-dir", cache, "--json"),
+        ]
+        first = subprocess.Popen(
+            [sys.executable, "-m", "beyondpass", *map(str, args)],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 120
+        while server.request_count < 3 and time.monotonic() < deadline and first.poll() is None:
+            time.sleep(0.02)
+        os.killpg(first.pid, signal.SIGKILL)
+        in_flight = server.in_flight
+        first.wait()
+        assert server.request_count >= 3 and first.returncode == -signal.SIGKILL
+        stored = len(_rows(out))
+        assert stored < 4  # killed mid-run: not every answer stored
+        done = run_cli(args, cwd=tmp_path, timeout=600)
+        asked = server.request_count
+        assert server.max_in_flight == 2  # several requests in flight, at most the limit
+    assert done.returncode == 0, done.stderr
+    assert asked <= 4 + in_flight, (asked, in_flight)
+    rows = _rows(out)
+    keys = sorted((r.sample.task_id, r.sample.condition) for r in rows)
+    expected = sorted(
+        (t.task_id, c) for t in prepared.tasks[:2] for c in ("original", "obfuscated")
+    )
+    assert keys == expected and all(r.result is not None for r in rows)
+    lines = [json.loads(line) for line in (out / "results.jsonl").open()]
+    assert sorted((r["task_id"], r["condition"]) for r in lines) == expected
+    summary = json.loads(done.stdout)
+    for condition in ("original", "obfuscated"):
+        figures = summary["conditions"][condition]
+        assert (figures["n_tasks"], figures["compiled"], figures["passed"]) == (2, 2, 1)
+        assert figures["dropped_statements"] == 1  # LIMIT = 3, before the one right answer
+    verdicts = {(r.sample.task_id, r.sample.condition): r.result.passed for r in rows}
+    rescored = run_cli(["rescore", out, "--json"], cwd=tmp_path, timeout=600)
+    assert rescored.returncode == 0, rescored.stderr
+    assert {(r.sample.task_id, r.sample.condition): r.result.passed for r in _rows(out)} == verdicts
+    reported = run_cli(["report", out], cwd=tmp_path)
+    assert reported.returncode == 0, reported.stderr
+    text = (out / "report.md").read_text()
+    assert "project-level CPR, TPR and failures" in text and "original vs obfuscated" in text
+    assert "Ranking by TPR (obfuscated)" in text
+
+
+def test_statements_the_splice_leaves_out_are_counted_and_stored(projects, tmp_path):
+    prepared = projects["prepared"]["inflection"]
+    task = _task(projects, "inflection", "inflection.camelize")
+    code = 'THRESHOLD = 3\nprint("at import")\n\n\n' + task.original
+    result = evaluate(prepared, task, f"```python\n{code}```", tmp_path / "work")
+    assert (result.passed, result.dropped) == (True, ["THRESHOLD = 3", 'print("at import")'])
+    stored = evaluation_of(result)
+    assert stored.metrics["dropped_statements"] == 2
+    assert stored.details["dropped_statements"] == ["THRESHOLD = 3", 'print("at import")']
+
+
+#: an answer that fails to import but says ``imported`` everywhere it can, then exits 0
+_FAKE_IMPORT = (
+    """import os, sys
+def _claim():
+    for fd in range(1, 64):
+        try:
+            os.write(fd, b"imported\\n")
+        except OSError:
+            pass
+    sys.stdout.flush()
+    os._exit(0)
+
+
+"""
+    + _AT_IMPORT.format(call="_claim()")
+    + _PASS
+)
+
+
+def test_a_module_that_exits_after_claiming_it_imported_does_not_compile(projects, tmp_path):
+    prepared = projects["prepared"]["inflection"]
+    task = _task(projects, "inflection", "inflection.camelize")
+    result = evaluate(prepared, task, f"```python\n{_FAKE_IMPORT}```", tmp_path / "work")
+    assert (result.compiled, result.passed) == (False, False)
+    assert result.detail.startswith("import failed")
 
 
 def test_bad_input_is_one_line_and_non_zero(projects, run_cli, tmp_path):
