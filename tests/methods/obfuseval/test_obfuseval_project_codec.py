@@ -124,8 +124,15 @@ def test_a_frame_that_is_not_one_json_object_is_refused(body):
 
 
 @pytest.fixture
-def proxy(monkeypatch):
+def mirror(monkeypatch):
     monkeypatch.setitem(sys.modules, "_beyondpass_codec", codec)
+    module = importlib.import_module("beyondpass.methods.obfuseval.project.mirror")
+    return importlib.reload(module)
+
+
+@pytest.fixture
+def proxy(monkeypatch, mirror):
+    monkeypatch.setitem(sys.modules, "_beyondpass_mirror", mirror)
     monkeypatch.setitem(sys.modules, "_beyondpass_wire", wire)
     module = importlib.import_module("beyondpass.methods.obfuseval.project.proxy")
     return importlib.reload(module)
@@ -164,7 +171,8 @@ _FORGED_CLASS = '["t", 0, [["t", 1, []], ["d", 2, []], ["k", ["os", "system"]]]]
 
 
 def test_the_proxy_returns_a_well_formed_answer(proxy, monkeypatch):
-    value = json.dumps(codec.encode(((1,), {}, 42)))
+    # the call's kwargs dict crossed as handle 0: the answer names it, unchanged
+    value = '["t", [["t", [["i", "0x1"]]], ["H", 0], ["i", "0x2a"]]]'
     answer = '{"id": ID, "ok": true, "value": VALUE}'.replace("VALUE", value)
     assert _worker_answers(proxy, monkeypatch, answer) == 42
 
@@ -189,14 +197,57 @@ def test_a_worker_that_breaks_the_protocol_fails_the_call(proxy, monkeypatch, an
     assert type(caught.value).__name__ == failure
 
 
-def test_write_back_changes_the_callers_objects_in_place(proxy):
-    items, table, box = [1], {"a": 1}, Box([0])
-    new_box = Box([0, 1])
-    proxy._write_back(items, [1, 2])
-    proxy._write_back(table, {"b": 2})
-    proxy._write_back(box, new_box)
-    assert items == [1, 2] and table == {"b": 2}
-    assert box.items == [0, 1] and box.me is box  # a reference to itself stays itself
+def _send(source, target, value):
+    """One message from one side's mirror to the other's, through JSON; its size."""
+    text = json.dumps(source.encode(value))
+    source.commit()
+    found = target.decode(json.loads(text))
+    target.settle()
+    return found, len(text)
+
+
+def test_changes_come_back_into_the_callers_own_objects(mirror):
+    test_side, worker = mirror.Mirror(0, _admit), mirror.Mirror(1, _admit)
+    inner, table = [1], {"a": 1}
+    box = Box([inner])
+    box.table = table
+    (args, _), _ = _send(test_side, worker, ((box, [5]), {}))
+    theirs, their_list = args
+    theirs.items[0].append(2)  # what the function does in the worker
+    theirs.table["b"] = True
+    their_list.append(6)
+    theirs.new = {"made": [7]}
+    (args, _, result), _ = _send(worker, test_side, ((theirs, their_list), {}, theirs.new))
+    assert args[0] is box and box.me is box  # the caller's own objects, changed in place
+    assert box.items[0] is inner and inner == [1, 2]
+    assert box.table is table and table == {"a": 1, "b": True}
+    assert result is box.new and box.new == {"made": [7]}
+    assert args[1] == [5, 6]
+
+
+def test_an_unchanged_object_crosses_as_a_handle_and_growth_as_a_delta(mirror):
+    """A cache growing by one entry per call (cachetools' test_pickle_maxsize calls
+    ``__setitem__`` 2,000 times) sends the new entry, not the cache."""
+    test_side, worker = mirror.Mirror(0, _admit), mirror.Mirror(1, _admit)
+    box = Box([])
+    box.data = {}
+    sizes = []
+    for i in range(300):
+        (args, _), there = _send(test_side, worker, ((box, i), {}))
+        args[0].data[i] = str(i)
+        _, back = _send(worker, test_side, ((args[0], i), {}, None))
+        sizes.append(there + back)
+    assert box.data == {i: str(i) for i in range(300)}
+    assert max(sizes[10:]) < 400, sizes[-1]
+    _, same = _send(test_side, worker, ((box,), {}))
+    assert same < 60  # nothing changed: handles only
+
+
+def test_a_message_naming_a_handle_it_was_never_given_is_refused(mirror):
+    test_side = mirror.Mirror(0, _admit)
+    for node in (["H", 7], ["U", 3, "l", []], ["N", 2, "l", []], ["D", 5, "c", [], [], []]):
+        with pytest.raises(codec.CannotCross):
+            test_side.decode(node)
 
 
 def test_worker_exceptions_keep_their_type_name_and_never_end_the_session(proxy):
@@ -245,6 +296,7 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
     assert {p.name for p in (tests / ".beyondpass").iterdir()} == {
         "_beyondpass_wire.py",
         "_beyondpass_codec.py",
+        "_beyondpass_mirror.py",
         "_beyondpass_proxy.py",
     }
     spliced = (worker / "pkg" / "box.py").read_text()
@@ -252,6 +304,8 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
     left = sorted(p.relative_to(worker).as_posix() for p in worker.rglob("*.py"))
     assert left == [
         ".beyondpass/_beyondpass_codec.py",
+        ".beyondpass/_beyondpass_importcheck.py",
+        ".beyondpass/_beyondpass_mirror.py",
         ".beyondpass/_beyondpass_wire.py",
         ".beyondpass/_beyondpass_worker.py",
         "pkg/box.py",

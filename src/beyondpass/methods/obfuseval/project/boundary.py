@@ -22,12 +22,13 @@ from beyondpass.methods.obfuseval.project.tasks import ProjectTask
 from beyondpass.methods.obfuseval.project.workspace import PLUGIN_DIR, fresh_copy
 
 HERE = Path(__file__).resolve().parent
-WIRE, CODEC = "_beyondpass_wire", "_beyondpass_codec"
+WIRE, CODEC, MIRROR = "_beyondpass_wire", "_beyondpass_codec", "_beyondpass_mirror"
 PROXY, WORKER = "_beyondpass_proxy", "_beyondpass_worker"
 IMPORT_CHECK = "_beyondpass_importcheck"
 _SOURCES = {
     WIRE: Path(wire.__file__),  # the sandbox channel's frames, the one framing
     CODEC: HERE / "codec.py",
+    MIRROR: HERE / "mirror.py",
     PROXY: HERE / "proxy.py",
     WORKER: HERE / "worker.py",
     IMPORT_CHECK: HERE / "importcheck.py",
@@ -60,7 +61,7 @@ def testing_copy(pristine: Path, target: Path, task: ProjectTask, module: str) -
     copy = fresh_copy(pristine, target)
     path = copy / task.path
     path.write_text(splice(path.read_text("utf-8"), task.scope, proxy_stub(task, module)), "utf-8")
-    _support(copy, (WIRE, CODEC, PROXY))
+    _support(copy, (WIRE, CODEC, MIRROR, PROXY))
     return copy
 
 
@@ -79,5 +80,5 @@ def worker_copy(
     if code is not None:
         source = copy / task.path
         source.write_text(splice(source.read_text("utf-8"), task.scope, code), "utf-8")
-    _support(copy, (WIRE, CODEC, WORKER, IMPORT_CHECK))
+    _support(copy, (WIRE, CODEC, MIRROR, WORKER, IMPORT_CHECK))
     return copy

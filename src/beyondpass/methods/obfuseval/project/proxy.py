@@ -3,18 +3,18 @@
 In the copy the project's tests run on, the target function's body is replaced by a call
 of :func:`call`: the arguments go, as data (``_beyondpass_codec`` values in
 ``_beyondpass_wire`` frames), to the worker process that holds the model's function; the
-answer comes back as data, is decoded with the project's own classes only, changes of
-mutable arguments (lists, dicts, sets, ``self``) are written back into the caller's
-objects, and the result is returned — or the worker's exception is raised here under its
-own type name. A worker that hangs, dies or breaks the
-protocol makes this call (and every later one) fail; it can never make a test pass.
+answer comes back as data, is decoded with the project's own classes only, the changes the
+call made to anything it was given (lists, dicts, sets, ``self``, objects reachable from
+them) are written into the caller's own objects, and the result is returned — or the
+worker's exception is raised here under its own type name. Both directions send only
+what changed since the object last crossed (``_beyondpass_mirror``). A worker that
+hangs, dies or breaks the protocol makes this call (and every later one) fail; it can
+never make a test pass.
 
 Copied into the test copy as ``_beyondpass_proxy.py``; imports nothing from beyondpass.
 """
 
 import builtins
-import collections
-import contextlib
 import os
 import socket
 import sys
@@ -22,13 +22,14 @@ import threading
 import time
 
 import _beyondpass_codec as codec
+import _beyondpass_mirror as mirror
 import _beyondpass_wire as wire
 
 _ROOT = os.environ.get("BEYONDPASS_PROJECT_ROOT", "")
 _FD = os.environ.get("BEYONDPASS_WORKER_FD", "")
 _TIMEOUT = float(os.environ.get("BEYONDPASS_CALL_TIMEOUT", "60"))
 _lock = threading.Lock()
-_state: dict = {"sock": None, "broken": None, "next": 0}
+_state: dict = {"sock": None, "broken": None, "next": 0, "mirror": None, "reset": False}
 _NAME_LIMIT = 100
 
 
@@ -77,7 +78,13 @@ def _connect() -> socket.socket:
     return _state["sock"]
 
 
-def _exchange(message: dict) -> dict:
+def _view() -> "mirror.Mirror":
+    if _state["mirror"] is None:
+        _state["mirror"] = mirror.Mirror(0, find_class)
+    return _state["mirror"]
+
+
+def _exchange(message: dict, sent=None) -> dict:
     with _lock:
         if _state["broken"] is not None:
             raise _state["broken"]("the worker stopped answering earlier")
@@ -89,6 +96,8 @@ def _exchange(message: dict) -> dict:
             deadline = time.monotonic() + _TIMEOUT
             sock.settimeout(_TIMEOUT)
             wire.send_frame(sock, message)
+            if sent is not None:
+                sent()
             while True:
                 answer = codec.message(wire.recv_frame(sock, deadline))
                 if answer.get("id") == ident:
@@ -103,80 +112,51 @@ def _exchange(message: dict) -> dict:
 
 def call(module: str, target: str, args: tuple, kwargs: dict) -> object:
     """Run ``module.target(*args, **kwargs)`` in the worker; see the module docstring."""
-    try:
-        value = codec.encode((args, kwargs))
-    except codec.CannotCross as exc:
-        raise ArgumentsCannotCross(f"{target}: {exc}") from None
-    try:
-        answer = _exchange({"target": target, "value": value})
-    except wire.EncodeError as exc:  # larger than a frame may be; nothing was sent
-        raise ArgumentsCannotCross(f"{target}: {exc}") from None
-    decoder = codec.Decoder(find_class)
-    if answer.get("ok") is True:
+    with _lock:
+        view = _view()
         try:
-            new_args, new_kwargs, result = decoder.decode(answer.get("value"))
-            if type(new_args) is not tuple or type(new_kwargs) is not dict:
-                raise codec.CannotCross("malformed answer")
-        except (codec.CannotCross, ValueError, TypeError) as exc:
-            raise ResultCannotCross(f"{target}: {exc}") from None
-        originals = {}
-        pairs = list(zip(args, new_args, strict=False))
-        pairs += [(kwargs[k], new_kwargs[k]) for k in kwargs if k in new_kwargs]
-        for old, new in pairs:
-            _write_back(old, new)
-            originals[id(new)] = old
-        return originals.get(id(result), result)
+            value = view.encode((args, kwargs))
+        except codec.CannotCross as exc:
+            view.rollback()
+            raise ArgumentsCannotCross(f"{target}: {exc}") from None
+    message = {"target": target, "value": value}
+    if _state["reset"]:
+        message["reset"] = _state["reset"] = True
+    try:
+        answer = _exchange(message, view.commit)
+    except wire.EncodeError as exc:  # larger than a frame may be; nothing was sent
+        view.rollback()
+        raise ArgumentsCannotCross(f"{target}: {exc}") from None
+    with _lock:
+        if answer.get("reset") is True:  # the worker could not take the arguments
+            view.reset()
+        if answer.get("ok") is True:
+            found = _settle(view, answer.get("value"), target)
+            if type(found) is not tuple or len(found) != 3:
+                view.reset()
+                _state["reset"] = True
+                raise ResultCannotCross(f"{target}: malformed answer")
+            return found[2]
+        elif answer.get("state") is not None:
+            _settle(view, answer.get("state"), target)
     error = answer.get("error")
+    decoder = codec.Decoder(find_class)
     if isinstance(error, dict) and error.get("suppress_context") is True:
         raise _exception(error, decoder) from None  # the worker's ``raise ... from None``
     raise _exception(error, decoder)
 
 
-def _write_back(old: object, new: object) -> None:
-    """Copy the worker's post-call state of an argument into the caller's object."""
-    kind = type(old)
-    if type(new) is not kind or old is new:
-        return
-    if kind in (list, bytearray):
-        old[:] = new
-        return
-    if kind in (dict, set):
-        kind.clear(old)
-        kind.update(old, new)
-        return
-    if not (kind.__flags__ & (1 << 9)):  # other builtin values are immutable or opaque
-        return
-    base = codec._base_of(kind)
-    if base in (dict, collections.OrderedDict, collections.defaultdict):
-        base.clear(old)
-        for key, value in dict.items(new):
-            base.__setitem__(old, key, value)
-        if base is collections.defaultdict:
-            old.default_factory = new.default_factory
-    elif base in (list, bytearray):
-        base.__setitem__(old, slice(None), new)
-    elif base is set:
-        set.clear(old)
-        set.update(old, new)
-    elif base is collections.deque:
-        collections.deque.clear(old)
-        collections.deque.extend(old, new)
+def _settle(view: "mirror.Mirror", node: object, target: str) -> object:
+    """Apply the worker's changes to the caller's objects; after a message that does not
+    decode, both sides forget what they kept (the next request tells the worker)."""
     try:
-        attrs = object.__getattribute__(new, "__dict__")
-        target = object.__getattribute__(old, "__dict__")
-    except AttributeError:
-        attrs = target = None
-    if type(attrs) is dict and type(target) is dict:
-        dict.clear(target)
-        dict.update(target, {k: old if v is new else v for k, v in attrs.items()})
-    for desc in codec._slots(kind).values():
-        try:
-            value = desc.__get__(new, kind)
-        except AttributeError:
-            with contextlib.suppress(AttributeError):
-                desc.__delete__(old)
-            continue
-        desc.__set__(old, old if value is new else value)
+        found = view.decode(node)
+    except (codec.CannotCross, ValueError, TypeError, RecursionError) as exc:
+        view.reset()
+        _state["reset"] = True
+        raise ResultCannotCross(f"{target}: {exc}") from None
+    view.settle()
+    return found
 
 
 def _exception(error: object, decoder: "codec.Decoder") -> Exception:

@@ -1,0 +1,529 @@
+"""Calls that send only what changed: both sides keep the objects they exchanged.
+
+The test process (even handles) and the worker (odd handles) each keep every mutable
+object that crossed — lists, dicts, sets, bytearrays, deques and the project's instances
+— under a handle both know, with a shallow snapshot of its contents when it last crossed.
+A message then carries, per object reached from the value: nothing (``H``: unchanged,
+nothing changed beneath), the changes of a dict or of an instance's ``__dict__`` (``D``:
+keys set and deleted), its whole contents (``U``), or a new object (``N``); ``K`` marks an
+unchanged object with changes beneath. A change is a different object at a place
+(identity against the snapshot), so ``1`` replaced by ``True`` is a change, and an
+unchanged cache of 2,000 entries costs one identity pass, not 2,000 encodings. Received
+changes are written into the receiver's own objects in place, so on the test side every
+object the function changed — ``self``, an argument, anything reachable from them — is
+the caller's own object with the new state (what ``proxy._write_back`` did for the
+top-level arguments only).
+
+Values are built by the rules of ``_beyondpass_codec`` (data only, classes admitted by
+``find_class``, no code of a class runs); a message that does not fit them, or names a
+handle the receiver does not hold, is refused (:class:`~codec.CannotCross`). Encoding and
+decoding are transactions: :meth:`Mirror.encode` keeps its new handles and snapshots
+pending until :meth:`Mirror.commit` (after the frame was sent), :meth:`Mirror.rollback`
+forgets them; a message one side cannot take makes both sides :meth:`Mirror.reset`
+(the next message says so), so one bad call never leaves the two views apart. This file
+imports nothing from beyondpass: it is copied into both sandboxes
+as ``_beyondpass_mirror``.
+"""
+
+import base64
+import collections
+import contextlib
+import itertools
+import operator
+
+import _beyondpass_codec as codec
+
+_MUTABLE_BASES = (
+    None,
+    dict,
+    collections.OrderedDict,
+    collections.defaultdict,
+    collections.deque,
+    list,
+    set,
+    bytearray,
+)
+_KINDS = {list: "l", dict: "d", set: "S", bytearray: "B"}
+_VALUES = (tuple, frozenset, int, float, complex, str, bytes, bool, type(None))
+_SCALAR_TAGS = frozenset("nbifcsyek")
+_SCALARS = frozenset((int, float, complex, str, bytes, bool, type(None)))
+_MISSING = object()
+
+
+def _same(a: object, b: object) -> bool:
+    """Same length and the same object at every place (C speed, no ``__eq__``)."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+class Mirror:
+    """One side's objects of a session; ``side`` 0 (test process) or 1 (worker)."""
+
+    def __init__(self, side: int, find_class) -> None:
+        self.side = side
+        self.decoder = codec.Decoder(find_class)
+        self.objects: dict = {}  # handle -> object
+        self.handles: dict = {}  # id(object) -> handle
+        self.snaps: dict = {}  # handle -> shallow contents when it last crossed
+        self.kids: dict = {}  # handle -> the values in it that may hold tracked objects
+        self.next = side
+        self._pending: dict = {}  # handle -> (object, snapshot) of the message being made
+        self._seen: dict = {}
+
+    # -- what is tracked, and its shallow state ------------------------------------------
+    @staticmethod
+    def tracked(value: object) -> bool:
+        """A mutable object kept under a handle (scalars, tuples, classes and enum members
+        travel as values)."""
+        kind = type(value)
+        if kind in _KINDS:
+            return True
+        if kind in _VALUES or not (kind.__flags__ & codec._HEAPTYPE or kind in codec._BASES):
+            return False
+        if isinstance(value, (type, codec.enum.Enum)):
+            return False
+        return codec._base_of(kind) in _MUTABLE_BASES
+
+    @staticmethod
+    def snapshot(value: object) -> tuple:
+        """(contents, attributes, slots) as references, taken without running its code."""
+        kind = type(value)
+        base = kind if kind in _KINDS else codec._base_of(kind)
+        if base in (dict, collections.OrderedDict, collections.defaultdict):
+            contents: object = dict(dict.items(value))
+        elif base is collections.deque:
+            contents = list(collections.deque.__iter__(value))
+        elif base in (list, set):
+            contents = list(base.__iter__(value))
+        elif base is bytearray:
+            contents = bytes(value)
+        else:
+            contents = None
+        attrs = None
+        if kind not in _KINDS:
+            try:
+                attrs = dict(object.__getattribute__(value, "__dict__"))
+            except AttributeError:
+                attrs = None
+            slots = []
+            for desc in codec._slots(kind).values():
+                try:
+                    slots.append(desc.__get__(value, kind))
+                except AttributeError:
+                    slots.append(_MISSING)
+            return (contents, attrs, slots)
+        return (contents, None, [])
+
+    @staticmethod
+    def _unchanged(old: tuple, new: tuple) -> bool:
+        for a, b in zip(old, new, strict=True):
+            if a is None or b is None:
+                if a is not b:
+                    return False
+            elif type(a) is dict:
+                if type(b) is not dict or not (_same(a, b) and _same(a.values(), b.values())):
+                    return False
+            elif isinstance(a, bytes):
+                if a != b:
+                    return False
+            elif not _same(a, b):
+                return False
+        return True
+
+    # -- encoding --------------------------------------------------------------------------
+    def encode(self, value: object) -> object:
+        """The tree of ``value`` for the other side (pending until :meth:`commit`)."""
+        self._pending, self._seen = {}, {}
+        return self._enc(value, 0)
+
+    def commit(self) -> None:
+        for handle, (obj, snap) in self._pending.items():
+            self._keep(handle, obj, snap)
+        self._pending, self._seen = {}, {}
+
+    def _keep(self, handle: int, obj: object, snap: tuple) -> None:
+        self.objects[handle] = obj
+        self.handles[id(obj)] = handle
+        self.snaps[handle] = snap
+        self.kids[handle] = self._kids(snap)
+
+    def reset(self) -> None:
+        """Forget every object (handles are not reused): after a message one side could
+        not take, both sides start again from whole objects."""
+        self.objects, self.handles, self.snaps, self.kids = {}, {}, {}, {}
+        self._pending, self._seen = {}, {}
+
+    def rollback(self) -> None:
+        self.next -= 2 * sum(1 for h in self._pending if h not in self.objects)
+        self._pending, self._seen = {}, {}
+
+    def _enc(self, value: object, depth: int) -> object:
+        if depth > codec.MAX_DEPTH:
+            raise codec.CannotCross(f"nested deeper than {codec.MAX_DEPTH} levels")
+        kind = type(value)
+        if kind is tuple or kind is frozenset:
+            tag = "t" if kind is tuple else "F"
+            return [tag, [self._enc(v, depth + 1) for v in value]]
+        if kind is str:
+            return ["s", value]
+        if kind is int:
+            return ["i", hex(value)]
+        if not self.tracked(value):
+            if kind in _VALUES or isinstance(value, (type, codec.enum.Enum)):
+                return codec.Encoder().encode(value)
+            return self._inline(value, depth)
+        key = id(value)
+        if key in self._seen:
+            return ["H", self._seen[key]]
+        handle = self.handles.get(key)
+        snap = self.snapshot(value)
+        if handle is None:
+            handle, self.next = self.next, self.next + 2
+            self._seen[key] = handle
+            self._pending[handle] = (value, snap)
+            return ["N", handle, *self._contents(value, depth)]
+        self._seen[key] = handle
+        old = self.snaps[handle]
+        if self._unchanged(old, snap):
+            beneath = self._beneath(handle, depth + 1)
+            return ["K", handle, beneath] if beneath else ["H", handle]
+        self._pending[handle] = (value, snap)
+        delta = self._delta(handle, value, old, snap, depth)
+        if delta is not None:
+            return ["D", handle, *delta]
+        return ["U", handle, *self._contents(value, depth)]
+
+    @staticmethod
+    def _kids(snap: tuple) -> list:
+        """The values of a snapshot that are not plain scalars (type checks at C speed)."""
+        contents, attrs, slots = snap
+        found: list = []
+        for values in (
+            contents.values() if type(contents) is dict else contents,
+            contents if type(contents) is dict else (),
+            attrs.values() if attrs else (),
+            slots,
+        ):
+            if values is None or isinstance(values, bytes):
+                continue
+            if not set(map(type, values)) <= _SCALARS:
+                found += [v for v in values if type(v) not in _SCALARS]
+        return found
+
+    def _beneath(self, handle: int, depth: int) -> list:
+        """Nodes of the tracked objects below an object that changed, found through the
+        values it held when it last crossed."""
+        out: list = []
+        for kid in self.kids.get(handle, ()):
+            out += self._visit(kid, depth)
+        return out
+
+    def _visit(self, value: object, depth: int) -> list:
+        if depth > codec.MAX_DEPTH:
+            raise codec.CannotCross(f"nested deeper than {codec.MAX_DEPTH} levels")
+        if self.tracked(value):
+            node = self._enc(value, depth)
+            return [] if node[0] == "H" else [node]
+        if isinstance(value, (tuple, frozenset)) and not set(map(type, value)) <= _SCALARS:
+            return [n for item in value for n in self._visit(item, depth + 1)]
+        return []
+
+    def _delta(
+        self, handle: int, value: object, old: tuple, new: tuple, depth: int
+    ) -> "list | None":
+        """Keys set and deleted of the one dict that changed (a plain dict's contents, or
+        an instance's ``__dict__`` when nothing else of it changed); None: send it whole."""
+        o_contents, o_attrs, o_slots = old
+        n_contents, n_attrs, n_slots = new
+        if type(value) is dict:
+            before, after, where = o_contents, n_contents, "c"
+        elif (
+            n_attrs is not None
+            and type(o_attrs) is dict
+            and (o_contents is None or self._unchanged((o_contents,), (n_contents,)))
+            and _same(o_slots, n_slots)
+        ):
+            before, after, where = o_attrs, n_attrs, "a"
+        else:
+            return None
+        size = len(before)
+        if (
+            len(after) >= size
+            and all(map(operator.is_, itertools.islice(after, size), before))
+            and all(map(operator.is_, itertools.islice(after.values(), size), before.values()))
+        ):  # only added at the end: the common case, found at C speed
+            changed, deleted = list(itertools.islice(after, size, None)), []
+        else:
+            changed = [k for k, v in after.items() if before.get(k, _MISSING) is not v]
+            deleted = [k for k in before if k not in after]
+            kept = [k for k in before if k in after]
+            if kept + [k for k in after if k not in before] != list(after):
+                return None  # the order changed (a key deleted and set again)
+        if len(changed) + len(deleted) > max(8, len(after) // 2):
+            return None
+        deeper = depth + 1
+        pairs = [[self._enc(k, deeper), self._enc(after[k], deeper)] for k in changed]
+        gone = [self._enc(k, deeper) for k in deleted]
+        return [where, pairs, gone, self._beneath(handle, deeper)]
+
+    def _contents(self, value: object, depth: int) -> list:
+        deeper = depth + 1
+        kind = type(value)
+        if kind is list or kind is set:
+            return [_KINDS[kind], [self._enc(v, deeper) for v in value]]
+        if kind is dict:
+            return ["d", [[self._enc(k, deeper), self._enc(v, deeper)] for k, v in value.items()]]
+        if kind is bytearray:
+            return ["B", base64.b64encode(value).decode()]
+        return ["o", *self._object(value, deeper)]
+
+    def _inline(self, value: object, depth: int) -> list:
+        """An instance of an immutable builtin base (a tuple subclass): its whole state."""
+        return ["O", *self._object(value, depth + 1)]
+
+    def _object(self, value: object, depth: int) -> list:
+        """class, base, payload, extra, attributes, slots — as ``codec.Encoder._object``,
+        with every part encoded by this mirror."""
+        kind = type(value)
+        for klass in kind.__mro__:
+            if klass is object or klass in codec._BASES or (klass.__flags__ & codec._HEAPTYPE):
+                continue
+            raise codec.CannotCross(f"a {kind.__qualname__} object is not data ({klass.__name__})")
+        if getattr(value, "__class__", kind) is not kind:
+            raise codec.CannotCross(f"a {kind.__qualname__} object disguises its class")
+        cls = codec._class_ref(kind)
+        base = codec._base_of(kind)
+        base_name = base.__name__ if base else None
+        payload: object = None
+        extra: object = None
+        if base in (dict, collections.OrderedDict, collections.defaultdict):
+            payload = [[self._enc(k, depth), self._enc(v, depth)] for k, v in dict.items(value)]
+            if base is collections.defaultdict:
+                extra = self._enc(value.default_factory, depth)
+        elif base is collections.deque:
+            payload = [self._enc(v, depth) for v in collections.deque.__iter__(value)]
+            extra = value.maxlen
+        elif base in (list, tuple, set, frozenset):
+            payload = [self._enc(v, depth) for v in base.__iter__(value)]
+        elif base is bytearray:
+            payload = self._enc(bytes(value), depth)
+        elif base is not None:
+            payload = self._enc(base(value), depth)
+        try:
+            attrs = object.__getattribute__(value, "__dict__")
+        except AttributeError:
+            attrs = {}
+        state = {name: self._enc(item, depth) for name, item in dict.items(attrs)}
+        slots = {}
+        for name, desc in codec._slots(kind).items():
+            try:
+                slots[name] = self._enc(desc.__get__(value, kind), depth)
+            except AttributeError:
+                continue
+        return [cls, base_name, payload, extra, state, slots]
+
+    # -- decoding --------------------------------------------------------------------------
+    def decode(self, node: object) -> object:
+        """The value of ``node``, known objects changed in place (pending until commit)."""
+        self._pending, self._seen = {}, {}
+        try:
+            return self._dec(node, 0)
+        except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError) as exc:
+            raise codec.CannotCross(f"malformed value ({type(exc).__name__})") from None
+
+    def _known(self, handle: object) -> object:
+        if type(handle) is not int:
+            raise codec.CannotCross("malformed handle")
+        if handle in self._pending:
+            return self._pending[handle][0]
+        if handle not in self.objects:
+            raise codec.CannotCross("a handle this side does not hold")
+        return self.objects[handle]
+
+    def _dec(self, node: object, depth: int) -> object:
+        if not isinstance(node, list) or not node or not isinstance(node[0], str):
+            raise codec.CannotCross("malformed value")
+        if depth > codec.MAX_DEPTH + 2:
+            raise codec.CannotCross(f"nested deeper than {codec.MAX_DEPTH} levels")
+        tag, rest, deeper = node[0], node[1:], depth + 1
+        if tag in ("t", "F"):
+            items = [self._dec(v, deeper) for v in codec._list(rest[0])]
+            return tuple(items) if tag == "t" else frozenset(items)
+        if tag == "H":
+            return self._known(rest[0])
+        if tag == "K":
+            obj = self._known(rest[0])
+            for inner in codec._list(rest[1]):
+                self._dec(inner, deeper)
+            return obj
+        if tag == "N":
+            handle = rest[0]
+            if type(handle) is not int or handle % 2 == self.side or handle in self.objects:
+                raise codec.CannotCross("malformed new handle")
+            if handle in self._pending:
+                raise codec.CannotCross("a handle made twice")
+            return self._build(handle, rest[1], rest[2:], deeper)
+        if tag == "U":
+            obj = self._known(rest[0])
+            self._fill(obj, rest[1], rest[2:], deeper)
+            self._pending[rest[0]] = (obj, None)
+            return obj
+        if tag == "D":
+            obj = self._known(rest[0])
+            self._apply(obj, rest[1:], deeper)
+            self._pending[rest[0]] = (obj, None)
+            return obj
+        if tag == "O":
+            return self._immutable(rest, deeper)
+        if tag not in _SCALAR_TAGS:
+            raise codec.CannotCross(f"unknown value tag {tag!r}")
+        return self.decoder.decode(node, depth)  # scalars, enum members, classes
+
+    def _build(self, handle: int, kind: str, parts: list, depth: int) -> object:
+        if kind == "o":
+            cls = self.decoder.cls(parts[0])
+            base = codec._base_of(cls)
+            if base not in _MUTABLE_BASES or (base.__name__ if base else None) != parts[1]:
+                raise codec.CannotCross(f"{cls.__qualname__}: not a mutable object")
+            obj = (base or object).__new__(cls)
+            if base is collections.deque:
+                maxlen = parts[3] if type(parts[3]) is int and parts[3] >= 0 else None
+                collections.deque.__init__(obj, (), maxlen)
+        else:
+            kinds = {v: k for k, v in _KINDS.items()}
+            if kind not in kinds:
+                raise codec.CannotCross("malformed kind")
+            obj = kinds[kind]()
+        self._pending[handle] = (obj, None)
+        self._fill(obj, kind, parts, depth)
+        return obj
+
+    def _fill(self, obj: object, kind: str, parts: list, depth: int) -> None:
+        """Replace ``obj``'s whole state in place."""
+        expected = _KINDS.get(type(obj), "o")
+        if kind != expected:
+            raise codec.CannotCross("an object's kind changed")
+        if kind == "l":
+            list.__setitem__(obj, slice(None), [self._dec(v, depth) for v in codec._list(parts[0])])
+        elif kind == "S":
+            items = [self._dec(v, depth) for v in codec._list(parts[0])]
+            set.clear(obj)
+            set.update(obj, items)
+        elif kind == "d":
+            pairs = [codec._list(p) for p in codec._list(parts[0])]
+            made = [(self._dec(k, depth), self._dec(v, depth)) for k, v in pairs]
+            dict.clear(obj)
+            for key, value in made:
+                dict.__setitem__(obj, key, value)
+        elif kind == "B":
+            bytearray.__setitem__(
+                obj, slice(None), base64.b64decode(codec._str(parts[0]), validate=True)
+            )
+        else:
+            self._fill_object(obj, parts, depth)
+
+    def _fill_object(self, obj: object, parts: list, depth: int) -> None:
+        class_ref, base_name, payload, extra, state, slots = parts[:6]
+        cls = type(obj)
+        if self.decoder.cls(class_ref) is not cls:
+            raise codec.CannotCross("an object's class changed")
+        base = codec._base_of(cls)
+        if (base.__name__ if base else None) != base_name:
+            raise codec.CannotCross(f"{cls.__qualname__} does not have the base {base_name}")
+        if base in (dict, collections.OrderedDict, collections.defaultdict):
+            made = [
+                (self._dec(k, depth), self._dec(v, depth))
+                for k, v in map(codec._list, codec._list(payload))
+            ]
+            if base is collections.defaultdict:
+                factory = self._dec(extra, depth)
+                if factory is not None and not isinstance(factory, type):
+                    raise codec.CannotCross("a defaultdict's factory is not a class")
+                obj.default_factory = factory
+            base.clear(obj)
+            for key, value in made:
+                base.__setitem__(obj, key, value)
+        elif base is collections.deque:
+            items = [self._dec(v, depth) for v in codec._list(payload)]
+            collections.deque.clear(obj)
+            collections.deque.extend(obj, items)
+        elif base is list:
+            list.__setitem__(obj, slice(None), [self._dec(v, depth) for v in codec._list(payload)])
+        elif base is bytearray:
+            data = self._dec(payload, depth)
+            if type(data) is not bytes:
+                raise codec.CannotCross("malformed bytearray payload")
+            bytearray.__setitem__(obj, slice(None), data)
+        elif base is set:
+            items = [self._dec(v, depth) for v in codec._list(payload)]
+            set.clear(obj)
+            set.update(obj, items)
+        self._state(obj, cls, state, slots, depth)
+
+    def _state(self, obj: object, cls: type, state: object, slots: object, depth: int) -> None:
+        if not isinstance(state, dict) or not isinstance(slots, dict):
+            raise codec.CannotCross("malformed object state")
+        values = {codec._str(k): self._dec(v, depth) for k, v in state.items()}
+        try:
+            attrs = object.__getattribute__(obj, "__dict__")
+        except AttributeError:
+            attrs = None
+        if values and type(attrs) is not dict:
+            raise codec.CannotCross(f"{cls.__qualname__} objects have no plain __dict__")
+        if type(attrs) is dict:
+            dict.clear(attrs)
+            dict.update(attrs, values)
+        known = codec._slots(cls)
+        if set(slots) - set(known):
+            raise codec.CannotCross(f"{cls.__qualname__} has no such slots")
+        for name, desc in known.items():
+            if name in slots:
+                desc.__set__(obj, self._dec(slots[name], depth))
+            else:
+                with contextlib.suppress(AttributeError):
+                    desc.__delete__(obj)
+
+    def _apply(self, obj: object, parts: list, depth: int) -> None:
+        """A ``D`` node: keys set and deleted in a dict or an instance's ``__dict__``."""
+        where, pairs, gone, beneath = parts[:4]
+        if where == "c" and type(obj) is dict:
+            table = obj
+        elif where == "a" and type(obj) not in _KINDS:
+            table = object.__getattribute__(obj, "__dict__")
+            if type(table) is not dict:
+                raise codec.CannotCross("an object without a plain __dict__")
+        else:
+            raise codec.CannotCross("malformed change")
+        made = [
+            (self._dec(k, depth), self._dec(v, depth))
+            for k, v in map(codec._list, codec._list(pairs))
+        ]
+        dropped = [self._dec(k, depth) for k in codec._list(gone)]
+        for key in dropped:
+            dict.pop(table, key, None)
+        for key, value in made:
+            dict.__setitem__(table, key, value)
+        for inner in codec._list(beneath):
+            self._dec(inner, depth)
+
+    def _immutable(self, parts: list, depth: int) -> object:
+        """An ``O`` node: an instance of an immutable builtin base, built anew."""
+        class_ref, base_name, payload = parts[:3]
+        cls = self.decoder.cls(class_ref)
+        base = codec._base_of(cls)
+        if base in _MUTABLE_BASES or base.__name__ != base_name:
+            raise codec.CannotCross(f"{cls.__qualname__}: not an immutable value")
+        if base in (tuple, frozenset):
+            obj = base.__new__(cls, [self._dec(v, depth) for v in codec._list(payload)])
+        else:
+            value = self._dec(payload, depth)
+            if type(value) is not base:
+                raise codec.CannotCross("malformed scalar payload")
+            obj = base.__new__(cls, value)
+        self._state(obj, cls, parts[4], parts[5], depth)
+        return obj
+
+    def settle(self) -> None:
+        """After a decoded message was applied: keep it, snapshot what it touched."""
+        for handle, (obj, _) in self._pending.items():
+            self._keep(handle, obj, self.snapshot(obj))
+        self._pending, self._seen = {}, {}
