@@ -20,6 +20,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from beyondpass.errors import ConfigError
@@ -30,7 +31,12 @@ from beyondpass.methods.obfuseval.project.benchmark import (
     write_record,
 )
 from beyondpass.methods.obfuseval.project.evaluator import evaluation_of
-from beyondpass.methods.obfuseval.project.runner import evaluate, prepare, tool_versions
+from beyondpass.methods.obfuseval.project.runner import (
+    crossing_check,
+    evaluate,
+    prepare,
+    tool_versions,
+)
 from beyondpass.methods.obfuseval.project.spec import load_project
 from beyondpass.methods.obfuseval.project.splice import splice
 from beyondpass.methods.obfuseval.project.tasks import (
@@ -345,6 +351,37 @@ def test_a_task_whose_arguments_cannot_cross_is_excluded_with_the_reason(project
     assert left and all(r["test"] not in popitem.tests for r in left)
     assert any(r["reason"].startswith("ArgumentsCannotCross") for r in left)
     assert any("function" in r["reason"] for r in left)
+
+
+def test_a_method_called_thousands_of_times_on_a_growing_object_is_no_longer_left_out(
+    projects, tmp_path
+):
+    """``test_pickle_maxsize`` fills a cache with 2,000 entries, one proxied
+    ``Cache.__setitem__`` call each: with the whole of ``self`` crossing both ways per call
+    it passed the time limit and was left out; with only the changes crossing it passes
+    the crossing check and the project's own method passes it, five runs each."""
+    prepared = projects["prepared"]["cachetools"]
+    path = "src/cachetools/__init__.py"
+    module = cst.parse_module((prepared.pristine / path).read_text())
+    cache = next(s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == "Cache")
+    method = next(
+        s
+        for s in cache.body.body
+        if isinstance(s, cst.FunctionDef) and s.name.value == "__setitem__"
+    )
+    tests = (
+        "tests/test_cache.py::CacheTest::test_pickle_maxsize",
+        "tests/test_lru.py::LRUCacheTest::test_pickle_maxsize",
+    )
+    original = cst.Module(body=[method.with_changes(leading_lines=())]).code
+    task = ProjectTask(
+        "cachetools.Cache.__setitem__", path, ("Cache", "__setitem__"), "", "", original, tests
+    )
+    assert crossing_check(prepared, task, tmp_path / "crossing") == {}
+    started = time.monotonic()
+    result = evaluate(prepared, task, reference_answer(task), tmp_path / "work")
+    assert (result.compiled, result.passed, result.failing_tests) == (True, True, [])
+    assert time.monotonic() - started < prepared.spec.timeout_s
 
 
 def test_exception_names_map_to_the_taxonomy():

@@ -53,10 +53,13 @@ def _rate(values: Iterable[bool]) -> float | None:
     return sum(items) / len(items) if items else None
 
 
-def scores_table(found: Verdicts, project: str, key: str) -> Table:
+def scores_table(found: Verdicts, project: str, key: str, conditions: list[str]) -> Table:
     """Per model and condition: tasks, CPR, TPR, failures by class, statements left out."""
     rows = []
-    for (model, condition), tasks in sorted(found.items()):
+    order = {c: i for i, c in enumerate(conditions)}
+    for (model, condition), tasks in sorted(
+        found.items(), key=lambda item: (item[0][0], order.get(item[0][1], len(order)))
+    ):
         kinds = Counter(c for _, passed, c, _ in tasks.values() if not passed and c)
         rows.append(
             [
@@ -154,7 +157,7 @@ class ProjectSection:
             if not found:
                 continue
             project = str(as_dict(record.get("project")).get("name") or bench)
-            tables.append(scores_table(found, project, str(n)))
+            tables.append(scores_table(found, project, str(n), ctx.order("conditions")))
             decrease = decrease_table(found, project, str(n))
             if decrease is not None:
                 tables.append(decrease)

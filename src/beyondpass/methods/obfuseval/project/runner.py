@@ -117,7 +117,7 @@ def prepare(spec: ProjectSpec, scratch: Path, isolation: str = "auto", seed: int
     prepared = Prepared(spec, sandbox, pristine, digest, [], sorted(flaky), [], [], test_files)
     for task in tasks:
         tests = tuple(t for t in task.tests if t not in flaky)
-        crossing = _crossing(prepared, _with_tests(task, tests), scratch / "crossing")
+        crossing = crossing_check(prepared, _with_tests(task, tests), scratch / "crossing")
         for test, why in crossing.items():
             prepared.not_crossing.append({"task_id": task.task_id, "test": test, "reason": why})
         tests = tuple(t for t in tests if t not in crossing)
@@ -141,7 +141,7 @@ def prepare(spec: ProjectSpec, scratch: Path, isolation: str = "auto", seed: int
     return prepared
 
 
-def _crossing(prepared: Prepared, task: ProjectTask, work: Path) -> dict[str, str]:
+def crossing_check(prepared: Prepared, task: ProjectTask, work: Path) -> dict[str, str]:
     """The task's tests that fail in one run with the original function in the worker:
     test -> why (``ArgumentsCannotCross: ... a function object is not data``). A run that
     reaches its time limit charges the test it was in; the tests it never reached run
