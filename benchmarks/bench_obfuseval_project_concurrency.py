@@ -123,7 +123,7 @@ def answers_of(prepared: Any) -> dict[str, str]:
 
 
 def one_run(toml: Path, record: dict, work: Path, model: Model, concurrency: int) -> dict:
-    out = work / f"run-c{concurrency}"
+    out = work / f"run-{toml.stem}-c{concurrency}"
     out.mkdir()
     write_record(record, out / TASKS_FILE)
     server = serve(model)
@@ -185,6 +185,7 @@ def main() -> None:
             for concurrency in args.concurrency:
                 model = Model(answers_of(prepared), args.delay)
                 entry[f"c{concurrency}"] = one_run(toml, record, work, model, concurrency)
+                print(name, json.dumps(entry[f"c{concurrency}"]), file=sys.stderr, flush=True)
             result[name] = entry
     result["load_after"] = os.getloadavg()[0]
     print(json.dumps(result))

@@ -26,6 +26,8 @@ def benchmarks_list(data_dir: str | None, as_json: bool) -> None:
 
     rows = []
     for name, (spec, _) in registry.benchmarks().items():
+        if spec.takes_argument:  # named by what a run made (NAME:ARGUMENT): nothing to list
+            continue
         entry: dict[str, Any] = {"name": name, "description": spec.description}
         try:
             bench = load_summary(name, data_dir)  # no generated tests: nothing here shows them
