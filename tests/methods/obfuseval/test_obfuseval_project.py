@@ -23,11 +23,14 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from beyondpass.errors import ConfigError
+from beyondpass.benchmarks import load_benchmark
+from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.obfuseval.project.benchmark import (
     TASKS_FILE,
+    keep,
     project_record,
     prompt_for,
+    record_id,
     write_record,
 )
 from beyondpass.methods.obfuseval.project.evaluator import evaluation_of
@@ -382,6 +385,25 @@ def test_a_method_called_thousands_of_times_on_a_growing_object_is_no_longer_lef
     result = evaluate(prepared, task, reference_answer(task), tmp_path / "work")
     assert (result.compiled, result.passed, result.failing_tests) == (True, True, [])
     assert time.monotonic() - started < prepared.spec.timeout_s
+
+
+def test_a_prepared_project_is_a_benchmark_found_by_its_content(tmp_path, monkeypatch):
+    monkeypatch.setenv("BEYONDPASS_CACHE_DIR", str(tmp_path / "cache"))
+    record = {"format": 1, "project": {"name": "p"}, "seed": 0, "tasks": []}
+    ident = keep(record)
+    assert ident == record_id(record) and ident.startswith("p@")
+    bench = load_benchmark(f"obfuseval-project:{ident}")
+    assert (bench.name, bench.version, len(bench)) == (f"obfuseval-project:{ident}", ident[2:], 0)
+    (tmp_path / "run").mkdir()
+    write_record({**record, "seed": 1}, tmp_path / "run" / TASKS_FILE)  # other content
+    for name in (f"obfuseval-project:{record_id({**record, 'seed': 1})}", "obfuseval-project"):
+        with pytest.raises((DataError, ConfigError)) as caught:
+            load_benchmark(name)
+        assert "\n" not in str(caught.value)
+    moved = load_benchmark(
+        f"obfuseval-project:{record_id({**record, 'seed': 1})}", tmp_path / "run"
+    )
+    assert len(moved) == 0  # the run's own copy, with --data-dir
 
 
 def test_exception_names_map_to_the_taxonomy():

@@ -33,7 +33,7 @@ METHOD = Method(
         BenchmarkSpec(
             "obfuseval-project",
             f"{_PROJECT}.benchmark:load",
-            description="project mode: a run's prepared project (obfuseval project run)",
+            description="project mode: a prepared project, by content (obfuseval project run)",
             takes_argument=True,
         ),
     ),

@@ -1,10 +1,14 @@
 """A prepared project as a benchmark of the run store: one task per chosen function.
 
 Preparing a project (coverage, choice, flaky and boundary checks) takes minutes, so its
-outcome is written once into the run directory (``project-tasks.json``) and the run's
-benchmark is named after that file (``obfuseval-project:/abs/RUN/project-tasks.json``):
-a resumed run and ``beyondpass rescore`` load exactly the same tasks by that name, without
-preparing again. Each task offers two prompts — the original as its ``prompt``, the
+outcome (the *record*) is written once into the run directory (``project-tasks.json``)
+and kept, content-addressed, beside the response cache
+(``~/.cache/beyondpass/projects/NAME@DIGEST.json``, or under ``$BEYONDPASS_CACHE_DIR``).
+The run's benchmark is named by content, ``obfuseval-project:NAME@DIGEST``: a resumed
+run and ``beyondpass rescore`` load exactly the same tasks by that name without preparing
+again (``--data-dir RUN`` reads the run's own copy when the kept one is gone), and two
+runs on the same prepared project share the name, so ``beyondpass compare`` pairs them.
+Each task offers two prompts — the original as its ``prompt``, the
 obfuscated one as the prompt field ``obfuscated_prompt`` — so original and obfuscated are
 two conditions of one run (the plan ``obfuseval-project``).
 """
@@ -85,6 +89,34 @@ def project_record(prepared: Any, seed: int, tools: dict[str, str]) -> dict[str,
     }
 
 
+def record_digest(record: dict[str, Any]) -> str:
+    """The record's identity: sha256 of its canonical JSON (16 hex digits)."""
+    blob = json.dumps(record, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def record_id(record: dict[str, Any]) -> str:
+    """``NAME@DIGEST``: the argument of the run's benchmark name."""
+    return f"{record['project']['name']}@{record_digest(record)}"
+
+
+def kept_path(ident: str) -> Path:
+    """Where the record ``NAME@DIGEST`` is kept (beside the response cache)."""
+    from beyondpass.models.cache import default_cache_path
+
+    return default_cache_path().parent / "projects" / f"{ident}.json"
+
+
+def keep(record: dict[str, Any]) -> str:
+    """Keep a copy of ``record`` by content (once); its ``NAME@DIGEST``."""
+    ident = record_id(record)
+    path = kept_path(ident)
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_record(record, path)
+    return ident
+
+
 def write_record(record: dict[str, Any], path: Path) -> None:
     """Write atomically: a run killed while writing leaves no half file to resume from."""
     partial = path.with_suffix(".partial")
@@ -147,14 +179,29 @@ def reference_rows(record: dict[str, Any], variants: Any) -> list[dict[str, str]
     ]
 
 
+def find_record(ident: str, data_dir: str | None) -> tuple[dict[str, Any], Path]:
+    """The record ``NAME@DIGEST``: the kept copy, else ``data_dir``'s ``project-tasks.json``
+    (a run directory); its content must have that digest."""
+    name, at, digest = ident.rpartition("@")
+    if not at or not name or len(digest) != 16:
+        raise ConfigError(f"benchmark {BENCHMARK}:{ident}: the argument is NAME@DIGEST")
+    places = [kept_path(ident)]
+    if data_dir is not None:
+        places.append(Path(data_dir) / TASKS_FILE)
+    for path in places:
+        if path.is_file():
+            record = read_record(path)
+            if record_digest(record) == digest:
+                return record, path
+    raise DataError(
+        f"prepared project {ident} not found (looked in {', '.join(map(str, places))}) — "
+        "pass --data-dir RUN, the run directory that holds its project-tasks.json"
+    )
+
+
 def load(data_dir: str | None, argument: str) -> Benchmark:
-    """The benchmark ``obfuseval-project:PATH`` (``PATH``: a run's ``project-tasks.json``)."""
-    path = Path(argument)
-    if not argument or not path.is_absolute():
-        raise ConfigError(
-            f"benchmark {BENCHMARK}:{argument}: name the absolute path of a run's {TASKS_FILE}"
-        )
-    record = read_record(path)
+    """The benchmark ``obfuseval-project:NAME@DIGEST`` (see the module docstring)."""
+    record, path = find_record(argument, data_dir)
     name = f"{BENCHMARK}:{argument}"
     project = record["project"]["name"]
     tasks: dict[str, Task] = {}
@@ -178,7 +225,7 @@ def load(data_dir: str | None, argument: str) -> Benchmark:
         )
     return Benchmark(
         name=name,
-        version=hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+        version=record_digest(record),
         tasks=tasks,
         source=str(path),
         description=f"ObfusEval project mode: functions of {project}, judged by its own tests",

@@ -164,10 +164,10 @@ def run(
     if warning:
         click.echo(warning, err=True)
     run_dir = Path(out)
-    tasks_file, record = study.prepared_tasks(spec, run_dir, seed, isolation, tool_versions())
+    ident, record = study.prepared_tasks(spec, run_dir, seed, isolation, tool_versions())
     label = "reference" if reference else _label(model or "")
     spec_text = study.write_reference(run_dir, record, variants) if reference else str(model)
-    raw = study.design(tasks_file, record, spec_text, label, max_concurrency, variants, isolation)
+    raw = study.design(ident, record, spec_text, label, max_concurrency, variants, isolation)
     cache = _cache(cache_dir, no_cache)
     try:
         with RichProgress(enabled=not as_json) as progress:

@@ -1,7 +1,8 @@
 """``obfuseval project run`` as a study: the run store, the response cache, resumable.
 
-The project is prepared once into the run directory (``project-tasks.json``), then the
-run is an ordinary study over the benchmark ``obfuseval-project:<that file>`` with the
+The project is prepared once into the run directory (``project-tasks.json``, also kept by
+content: ``benchmark.keep``), then the run is an ordinary study over the benchmark
+``obfuseval-project:NAME@DIGEST`` with the
 plan ``obfuseval-project`` (conditions ``original`` and/or ``obfuscated``) and the verdict
 evaluator ``obfuseval-project``, run by :class:`~beyondpass.study.runner.StudyRunner`:
 answers go through the response cache and the model's ``max_concurrency``, every sample
@@ -27,6 +28,7 @@ from beyondpass.methods.obfuseval.project.benchmark import (
     EVALUATOR,
     ORIGINAL,
     TASKS_FILE,
+    keep,
     project_record,
     read_record,
     reference_rows,
@@ -51,9 +53,10 @@ def _same_design(record: dict[str, Any], spec: ProjectSpec, seed: int) -> bool:
 
 def prepared_tasks(
     spec: ProjectSpec, out: Path, seed: int, isolation: str, tools: dict[str, str]
-) -> tuple[Path, dict[str, Any]]:
-    """The run's prepared project: read back when ``out`` already holds this project with
-    this seed (a resumed run prepares nothing), else prepared now and written."""
+) -> tuple[str, dict[str, Any]]:
+    """The run's prepared project and its ``NAME@DIGEST``: read back when ``out`` already
+    holds this project with this seed (a resumed run prepares nothing), else prepared now
+    and written; kept by content beside the response cache either way."""
     path = (out / TASKS_FILE).resolve()
     if path.exists():
         record = read_record(path)
@@ -63,7 +66,7 @@ def prepared_tasks(
                 f"({record['project'].get('name')}, seed {record.get('seed')}); "
                 "choose a new --out"
             )
-        return path, record
+        return keep(record), record
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="beyondpass-project-"))
     try:
@@ -72,11 +75,11 @@ def prepared_tasks(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     write_record(record, path)
-    return path, record
+    return keep(record), record
 
 
 def design(
-    tasks_file: Path,
+    ident: str,
     record: dict[str, Any],
     model: str,
     label: str,
@@ -89,7 +92,7 @@ def design(
         "name": f"obfuseval-project-{record['project']['name']}",
         "description": "ObfusEval project mode (obfuseval project run)",
         "seed": record["seed"],
-        "benchmarks": [{"name": f"{BENCHMARK}:{tasks_file}"}],
+        "benchmarks": [{"name": f"{BENCHMARK}:{ident}"}],
         "models": [{"spec": model, "label": label, "max_concurrency": max_concurrency}],
         "prompts": {"plan": BENCHMARK, "variants": list(variants)},
         "evaluation": {EVALUATOR: {"isolation": isolation}},
