@@ -490,6 +490,33 @@ def test_end_to_end_on_the_command_line_with_a_model_over_http(projects, run_cli
         assert not any(f"def {task.name}(" in prompt for task in prepared.tasks)
 
 
+def test_reference_answers_pass_in_both_conditions_of_one_run(projects, run_cli, tmp_path):
+    """``--reference``: the project's own function, renamed like each prompt, answers
+    through a replay file; both conditions of one run pass, and a second run of the same
+    command asks and judges nothing again."""
+    out = tmp_path / "out"
+    _prepared_run(projects, "inflection", out, n_tasks=1)
+    args = ["obfuseval", "project", "run", projects["base"] / "inflection.toml", "--reference"]
+    args += ["--out", out, "--conditions", "original,obfuscated", "--json"]
+    done = run_cli(args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout)["conditions"]
+    assert [(c, f["n_tasks"], f["cpr"], f["tpr"]) for c, f in figures.items()] == [
+        ("original", 1, 1.0, 1.0),
+        ("obfuscated", 1, 1.0, 1.0),
+    ]
+    before = _judged(out)
+    again = run_cli(args, cwd=tmp_path)
+    assert again.returncode == 0 and json.loads(again.stdout)["conditions"] == figures
+    assert _judged(out) == before and len(before) == 2  # nothing asked or judged again
+
+
+def _judged(out: Path) -> set:
+    """(sample, when it was judged) of every stored verdict."""
+    with RunStore(out, create=False) as store:
+        return {(e.key, e.created_at) for e in store.evaluations()}
+
+
 def _rows(out: Path) -> list:
     with RunStore(out, create=False) as store:
         return list(store.rows())
