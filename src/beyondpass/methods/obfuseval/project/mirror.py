@@ -9,10 +9,8 @@ keys set and deleted), its whole contents (``U``), or a new object (``N``); ``K`
 unchanged object with changes beneath. A change is a different object at a place
 (identity against the snapshot), so ``1`` replaced by ``True`` is a change, and an
 unchanged cache of 2,000 entries costs one identity pass, not 2,000 encodings. Received
-changes are written into the receiver's own objects in place, so on the test side every
-object the function changed — ``self``, an argument, anything reachable from them — is
-the caller's own object with the new state (what ``proxy._write_back`` did for the
-top-level arguments only).
+changes are written into the receiver's own objects in place: on the test side every
+object the call changed, at any depth, is the caller's own object with the new state.
 
 Values are built by the rules of ``_beyondpass_codec`` (data only, classes admitted by
 ``find_class``, no code of a class runs); a message that does not fit them, or names a
@@ -33,16 +31,8 @@ import operator
 
 import _beyondpass_codec as codec
 
-_MUTABLE_BASES = (
-    None,
-    dict,
-    collections.OrderedDict,
-    collections.defaultdict,
-    collections.deque,
-    list,
-    set,
-    bytearray,
-)
+_DICTS = (dict, collections.OrderedDict, collections.defaultdict)
+_MUTABLE_BASES = (None, *_DICTS, collections.deque, list, set, bytearray)
 _KINDS = {list: "l", dict: "d", set: "S", bytearray: "B"}
 _VALUES = (tuple, frozenset, int, float, complex, str, bytes, bool, type(None))
 _SCALAR_TAGS = frozenset("nbifcsyek")
@@ -88,7 +78,7 @@ class Mirror:
         """(contents, attributes, slots) as references, taken without running its code."""
         kind = type(value)
         base = kind if kind in _KINDS else codec._base_of(kind)
-        if base in (dict, collections.OrderedDict, collections.defaultdict):
+        if base in _DICTS:
             contents: object = dict(dict.items(value))
         elif base is collections.deque:
             contents = list(collections.deque.__iter__(value))
@@ -170,7 +160,7 @@ class Mirror:
         if not self.tracked(value):
             if kind in _VALUES or isinstance(value, (type, codec.enum.Enum)):
                 return codec.Encoder().encode(value)
-            return self._inline(value, depth)
+            return ["O", *self._object(value, depth + 1)]  # e.g. a tuple subclass
         key = id(value)
         if key in self._seen:
             return ["H", self._seen[key]]
@@ -276,10 +266,6 @@ class Mirror:
             return ["B", base64.b64encode(value).decode()]
         return ["o", *self._object(value, deeper)]
 
-    def _inline(self, value: object, depth: int) -> list:
-        """An instance of an immutable builtin base (a tuple subclass): its whole state."""
-        return ["O", *self._object(value, depth + 1)]
-
     def _object(self, value: object, depth: int) -> list:
         """class, base, payload, extra, attributes, slots — as ``codec.Encoder._object``,
         with every part encoded by this mirror."""
@@ -295,7 +281,7 @@ class Mirror:
         base_name = base.__name__ if base else None
         payload: object = None
         extra: object = None
-        if base in (dict, collections.OrderedDict, collections.defaultdict):
+        if base in _DICTS:
             payload = [[self._enc(k, depth), self._enc(v, depth)] for k, v in dict.items(value)]
             if base is collections.defaultdict:
                 extra = self._enc(value.default_factory, depth)
@@ -329,6 +315,12 @@ class Mirror:
             return self._dec(node, 0)
         except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError) as exc:
             raise codec.CannotCross(f"malformed value ({type(exc).__name__})") from None
+
+    def _pairs(self, node: object, depth: int) -> list:
+        return [
+            (self._dec(k, depth), self._dec(v, depth))
+            for k, v in map(codec._list, codec._list(node))
+        ]
 
     def _known(self, handle: object) -> object:
         if type(handle) is not int:
@@ -409,8 +401,7 @@ class Mirror:
             set.clear(obj)
             set.update(obj, items)
         elif kind == "d":
-            pairs = [codec._list(p) for p in codec._list(parts[0])]
-            made = [(self._dec(k, depth), self._dec(v, depth)) for k, v in pairs]
+            made = self._pairs(parts[0], depth)
             dict.clear(obj)
             for key, value in made:
                 dict.__setitem__(obj, key, value)
@@ -429,11 +420,8 @@ class Mirror:
         base = codec._base_of(cls)
         if (base.__name__ if base else None) != base_name:
             raise codec.CannotCross(f"{cls.__qualname__} does not have the base {base_name}")
-        if base in (dict, collections.OrderedDict, collections.defaultdict):
-            made = [
-                (self._dec(k, depth), self._dec(v, depth))
-                for k, v in map(codec._list, codec._list(payload))
-            ]
+        if base in _DICTS:
+            made = self._pairs(payload, depth)
             if base is collections.defaultdict:
                 factory = self._dec(extra, depth)
                 if factory is not None and not isinstance(factory, type):
@@ -493,10 +481,7 @@ class Mirror:
                 raise codec.CannotCross("an object without a plain __dict__")
         else:
             raise codec.CannotCross("malformed change")
-        made = [
-            (self._dec(k, depth), self._dec(v, depth))
-            for k, v in map(codec._list, codec._list(pairs))
-        ]
+        made = self._pairs(pairs, depth)
         dropped = [self._dec(k, depth) for k in codec._list(gone)]
         for key in dropped:
             dict.pop(table, key, None)
