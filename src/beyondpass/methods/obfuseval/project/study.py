@@ -95,7 +95,8 @@ def design(
         "benchmarks": [{"name": f"{BENCHMARK}:{ident}"}],
         "models": [{"spec": model, "label": label, "max_concurrency": max_concurrency}],
         "prompts": {"plan": BENCHMARK, "variants": list(variants)},
-        "evaluation": {EVALUATOR: {"isolation": isolation}},
+        # how commands are confined is no part of the design unless asked for by name
+        **({"evaluation": {EVALUATOR: {"isolation": isolation}}} if isolation != "auto" else {}),
     }
 
 
