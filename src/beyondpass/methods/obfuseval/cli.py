@@ -15,6 +15,7 @@ import click
 
 from beyondpass.analysis.formatting import percent
 from beyondpass.cli.base import emit_json
+from beyondpass.cli.options import data_dir_option, json_option
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.obfuseval.project.cli import project
 
@@ -79,8 +80,8 @@ def task_row(task: Any) -> dict[str, Any]:
 @click.option(
     "--context", is_flag=True, help="Add the definitions the target uses, and distractors."
 )
-@click.option("--data-dir", type=click.Path(), help="Benchmark data directory.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report summary as JSON.")
+@data_dir_option
+@json_option("Print the report summary as JSON.")
 def obfuscate(
     benchmark: str,
     level: str,

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from beyondpass.cli.base import emit_json
+from beyondpass.cli.options import json_option
 from beyondpass.errors import ConfigError
 
 _ISOLATION = click.Choice(["auto", "bwrap", "unshare", "process"])
@@ -40,7 +41,7 @@ def project() -> None:
 @click.argument("project_file", metavar="PROJECT.toml", type=click.Path(dir_okay=False))
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the choice.")
 @click.option("--isolation", type=_ISOLATION, default="auto", show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the tasks as JSON.")
+@json_option("Print the tasks as JSON.")
 def tasks(project_file: str, seed: int, isolation: str, as_json: bool) -> None:
     """List the functions a run would ask for, with their covering tests."""
     scratch = Path(tempfile.mkdtemp(prefix="beyondpass-project-"))
@@ -126,7 +127,7 @@ def _cache(cache_dir: str | None, no_cache: bool) -> Any:
     help="Response cache directory (default: $BEYONDPASS_CACHE_DIR or ~/.cache/beyondpass).",
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option("Print the summary as JSON.")
 def run(
     project_file: str,
     model: str | None,

@@ -21,6 +21,9 @@ forgets them; a message one side cannot take makes both sides :meth:`Mirror.rese
 (the next message says so), so one bad call never leaves the two views apart. This file
 imports nothing from beyondpass: it is copied into both sandboxes
 as ``_beyondpass_mirror``.
+
+One module a little past 500 lines, on purpose: the encoder, the decoder and the handle
+tables are one protocol and change together.
 """
 
 import base64

@@ -94,6 +94,35 @@ def _positive(value: Any, what: str, where: str, minimum: float = 1) -> Any:
     return value
 
 
+def _source(source: dict[str, Any], base: Path, where: str) -> tuple[Path | None, Path | None]:
+    """``[source]``: exactly one of a checkout directory or an sdist archive."""
+    if ("checkout" in source) == ("sdist" in source):
+        raise ConfigError(f"{where}: [source] needs exactly one of checkout = DIR or sdist = FILE")
+    if "checkout" in source:
+        checkout = (base / str(source["checkout"])).resolve()
+        if not checkout.is_dir():
+            raise ConfigError(f"{where}: checkout {checkout} is not a directory")
+        return checkout, None
+    sdist = (base / str(source["sdist"])).resolve()
+    if not sdist.is_file() or not sdist.name.endswith((".tar.gz", ".tgz", ".zip")):
+        raise ConfigError(f"{where}: sdist {sdist} is not a .tar.gz or .zip file")
+    return None, sdist
+
+
+def _test_command(test: dict[str, Any], language: str, where: str) -> tuple[str, ...]:
+    """``[test] command`` as an argv; a Python project's must run pytest."""
+    command = test.get("command", "python -m pytest")
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(f"{where}: [test] command must be a command string")
+    try:
+        argv = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise ConfigError(f"{where}: [test] command does not parse ({exc})") from None
+    if language == "python" and "pytest" not in " ".join(argv):
+        raise ConfigError(f"{where}: [test] command of a Python project must run pytest")
+    return argv
+
+
 def load_project(path: str | Path) -> ProjectSpec:
     """Read and check a project description; every problem is one ConfigError line."""
     file = Path(path)
@@ -110,19 +139,7 @@ def load_project(path: str | Path) -> ProjectSpec:
     language = raw.get("language", "python")
     if language not in LANGUAGES:
         raise ConfigError(f"{where}: language {language!r} unknown — choose {', '.join(LANGUAGES)}")
-    base = file.resolve().parent
-    source = _table(raw, "source", where)
-    if ("checkout" in source) == ("sdist" in source):
-        raise ConfigError(f"{where}: [source] needs exactly one of checkout = DIR or sdist = FILE")
-    checkout = sdist = None
-    if "checkout" in source:
-        checkout = (base / str(source["checkout"])).resolve()
-        if not checkout.is_dir():
-            raise ConfigError(f"{where}: checkout {checkout} is not a directory")
-    else:
-        sdist = (base / str(source["sdist"])).resolve()
-        if not sdist.is_file() or not sdist.name.endswith((".tar.gz", ".tgz", ".zip")):
-            raise ConfigError(f"{where}: sdist {sdist} is not a .tar.gz or .zip file")
+    checkout, sdist = _source(_table(raw, "source", where), file.resolve().parent, where)
     build = _table(raw, "build", where)
     install = build.get("install", "")
     if not isinstance(install, str):
@@ -131,15 +148,7 @@ def load_project(path: str | Path) -> ProjectSpec:
     if any(Path(p).is_absolute() or ".." in Path(p).parts for p in pythonpath):
         raise ConfigError(f"{where}: [build] pythonpath entries must be inside the project")
     test = _table(raw, "test", where)
-    command = test.get("command", "python -m pytest")
-    if not isinstance(command, str) or not command.strip():
-        raise ConfigError(f"{where}: [test] command must be a command string")
-    try:
-        argv = tuple(shlex.split(command))
-    except ValueError as exc:
-        raise ConfigError(f"{where}: [test] command does not parse ({exc})") from None
-    if language == "python" and "pytest" not in " ".join(argv):
-        raise ConfigError(f"{where}: [test] command of a Python project must run pytest")
+    argv = _test_command(test, language, where)
     repeats = _positive(test.get("repeats", MIN_REPEATS), "[test] repeats", where, MIN_REPEATS)
     timeout = _positive(test.get("timeout_s", 120.0), "[test] timeout_s", where)
     select = _table(raw, "select", where)
