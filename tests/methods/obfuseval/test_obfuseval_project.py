@@ -333,7 +333,12 @@ HOSTILE = {
 
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_a_hostile_answer_cannot_fake_a_pass(case, projects, sdists, tmp_path):
+    # a shorter limit per test run than the project's 120 s: an answer that jams the run
+    # (forged frames on every descriptor) is a failure either way, only found sooner
     prepared = projects["prepared"]["inflection"]
+    spec = replace(prepared.spec, timeout_s=30.0)
+    sandbox = ProjectSandbox(spec, prepared.sandbox.level)
+    prepared = replace(prepared, spec=spec, sandbox=sandbox)
     task = _task(projects, "inflection", "inflection.camelize")
     code = HOSTILE[case].replace("TESTS", repr(list(task.tests)))
     result = evaluate(prepared, task, f"```python\n{code}```", tmp_path / "work")
@@ -362,7 +367,8 @@ def test_a_method_called_thousands_of_times_on_a_growing_object_is_no_longer_lef
     """``test_pickle_maxsize`` fills a cache with 2,000 entries, one proxied
     ``Cache.__setitem__`` call each: with the whole of ``self`` crossing both ways per call
     it passed the time limit and was left out; with only the changes crossing it passes
-    the crossing check and the project's own method passes it, five runs each."""
+    the crossing check and the project's own method passes it, five runs each (the other
+    cache classes' copies of the test are the same calls)."""
     prepared = projects["prepared"]["cachetools"]
     path = "src/cachetools/__init__.py"
     module = cst.parse_module((prepared.pristine / path).read_text())
@@ -372,19 +378,15 @@ def test_a_method_called_thousands_of_times_on_a_growing_object_is_no_longer_lef
         for s in cache.body.body
         if isinstance(s, cst.FunctionDef) and s.name.value == "__setitem__"
     )
-    tests = (
-        "tests/test_cache.py::CacheTest::test_pickle_maxsize",
-        "tests/test_lru.py::LRUCacheTest::test_pickle_maxsize",
-    )
+    tests = ("tests/test_cache.py::CacheTest::test_pickle_maxsize",)
     original = cst.Module(body=[method.with_changes(leading_lines=())]).code
     task = ProjectTask(
         "cachetools.Cache.__setitem__", path, ("Cache", "__setitem__"), "", "", original, tests
     )
     assert crossing_check(prepared, task, tmp_path / "crossing") == {}
-    started = time.monotonic()
     result = evaluate(prepared, task, reference_answer(task), tmp_path / "work")
+    # a pass means every run ended within the project's time limit (else: timeout)
     assert (result.compiled, result.passed, result.failing_tests) == (True, True, [])
-    assert time.monotonic() - started < prepared.spec.timeout_s
 
 
 def test_a_prepared_project_is_a_benchmark_found_by_its_content(tmp_path, monkeypatch):
