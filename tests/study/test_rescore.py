@@ -7,13 +7,8 @@ requests; rescoring runs as a real ``beyondpass`` subprocess. Nothing is mocked.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
 import tarfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +23,7 @@ from beyondpass.study.config import load_study
 from beyondpass.study.rescore import IN_PROGRESS, rescore
 from beyondpass.study.runner import StudyRunner
 from fake_endpoints import FakeEndpoint
+from pause_points import run_until_paused
 
 V1 = Path(__file__).parents[1] / "data" / "store-v1"
 EXEC_TIME = ("exec_time_ms", "exec_time_stdev_ms", "exec_time_ref")
@@ -231,38 +227,6 @@ def test_rescore_errors_are_one_line(tmp_path, run_cli, data_dir):
 # beyondpass does, it only pauses: after the first NFR result with metrics is stored, it
 # records that in a file and waits forever, so the test kills the process at a known point
 # of NFR scoring (no timing involved). The keys of every stored NFR row are written too.
-PAUSE_AFTER_FIRST_NFR_BATCH = """
-import os, sys, threading
-
-
-def pause_after_first_nfr_batch():
-    from beyondpass.store import run_store
-
-    marker = os.environ["NFR_STORED"]
-    store_evaluation = run_store.RunStore.put_evaluation
-
-    def put_evaluation(self, e):
-        store_evaluation(self, e)
-        if e.evaluator == "nfr":
-            with open(marker, "a") as fh:
-                fh.write(e.key + "\\n")
-            if e.metrics:
-                with open(marker + ".paused", "w") as fh:
-                    fh.write("paused")
-                threading.Event().wait()
-
-    run_store.RunStore.put_evaluation = put_evaluation
-
-
-if __name__ == "__main__":  # not in the pylint workers, which import this module
-    pause_after_first_nfr_batch()
-    from beyondpass.cli.app import main
-
-    sys.argv = ["beyondpass", *sys.argv[1:]]
-    main()
-"""
-
-
 def test_kill_during_nfr_scoring_keeps_every_stored_result(tmp_path, run_cli, data_dir):
     answers = shutil.copy(V1 / "answers.jsonl", tmp_path / "answers.jsonl")
     args = [
@@ -278,32 +242,8 @@ def test_kill_during_nfr_scoring_keeps_every_stored_result(tmp_path, run_cli, da
         "--out",
         tmp_path / "ev",
     ]
-    wrapper = tmp_path / "pause.py"
-    wrapper.write_text(PAUSE_AFTER_FIRST_NFR_BATCH, encoding="utf-8")
-    marker = tmp_path / "nfr-stored.txt"
-    env = {**os.environ, "NFR_STORED": str(marker)}
-    proc = subprocess.Popen(
-        [sys.executable, wrapper, *map(str, args)],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,  # its own process group: the kill reaches its workers too
-    )
-    try:
-        paused = Path(str(marker) + ".paused")
-        for _ in range(6000):  # a guard against hanging forever, not a timing assertion
-            if paused.exists() or proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        assert paused.exists(), proc.stderr.read().decode() if proc.poll() is not None else ""
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
-
-    stored_before = marker.read_text().split()
+    # paused once two NFR results are stored (the sample without code, then one analysed)
+    stored_before = run_until_paused(args, tmp_path, "nfr", after=2)
     verdicts = evaluations(tmp_path / "ev", "functional")
     nfr = evaluations(tmp_path / "ev", "nfr")
     assert len(verdicts) == 4  # every verdict was stored before NFR scoring began

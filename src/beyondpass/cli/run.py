@@ -80,7 +80,7 @@ def run(
         stderr.print(f"using the built-in study {path} (no {study} here)")
     run_dir = Path(out) if out else default_out("runs", config.name)
     if dry_run:
-        _dry_run(config, run_dir, data_dir, None if no_cache else cache_dir, no_cache, as_json)
+        _dry_run(config, run_dir, data_dir, cache_dir, no_cache, as_json)
         return
     code = _run_study(
         config,

@@ -37,7 +37,7 @@ from beyondpass.models.base import (
 from beyondpass.models.cache import ResponseCache
 from beyondpass.models.factory import create_provider
 from beyondpass.prompts.plan import Condition, render
-from beyondpass.store.run_store import DB_NAME, RunStore
+from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
 from beyondpass.study.runner import StudyRunner
 
 #: the stated approximation of the prompt token estimate
@@ -87,7 +87,8 @@ def study_cost(runner: StudyRunner, cache: ResponseCache | None) -> Cost:
     """The cost of ``runner``'s study in its run directory (module docstring)."""
     cfg = runner.config
     _, selected = runner.select()
-    stored, programs = _stored(runner.run_dir)
+    reused = any(c.steps[0].reuse for c in cfg.plan.conditions)
+    stored, programs = _stored(runner.run_dir, programs=reused)
     cost = Cost()
     for model in cfg.models:
         try:
@@ -186,20 +187,17 @@ class _Asking:
 
 
 def _reused_key(task: Task, model: str, condition: str, index: int) -> str:
-    from beyondpass.store.run_store import sample_key
-
     return sample_key(task.benchmark, task.task_id, model, condition, index)
 
 
-def _stored(run_dir: Path) -> tuple[set[str], dict[str, str]]:
-    """The sample keys a run directory holds and their programs (nothing when it is new)."""
+def _stored(run_dir: Path, *, programs: bool) -> tuple[set[str], dict[str, str]]:
+    """The sample keys a run directory holds (nothing when it is new) and, when a condition
+    reuses another's answer (``programs``), the program of each."""
     if not (run_dir / DB_NAME).is_file():
         return set(), {}
     with RunStore(run_dir, create=False) as store:
-        keys = store.sample_keys()
-        programs = {}
-        for key in keys:
-            sample = store.get_sample(key)
-            if sample is not None:
-                programs[key] = sample.program or sample.raw
-    return set(keys), programs
+        keys = set(store.sample_keys())
+        if not programs:
+            return keys, {}
+        found = {k: s.program or s.raw for k in keys if (s := store.get_sample(k)) is not None}
+    return keys, found
