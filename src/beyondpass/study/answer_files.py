@@ -110,22 +110,20 @@ def check_answer_format(name: str | None) -> None:
         )
 
 
-def write_jsonl_atomic(path: Path, lines: Iterable[Mapping[str, Any]]) -> None:
-    """Write JSON lines to a temporary file and move it into place: readers see the old
-    file or the new one, never half of one."""
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write to a temporary file and move it into place: readers see the old file or the
+    new one, never half of one."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        for line in lines:
-            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+        fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def write_jsonl_atomic(path: Path, lines: Iterable[Mapping[str, Any]]) -> None:
+    write_text_atomic(path, "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
 
 
 def write_json_atomic(path: Path, value: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
