@@ -16,7 +16,7 @@ from typing import Any
 
 from beyondpass.methods.robunfr.prompts import load_templates, robunfr_plan
 from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sample_key
-from beyondpass.study.runner import condition_records
+from beyondpass.study.config import condition_records
 
 
 @dataclass

@@ -15,6 +15,7 @@ from beyondpass.registry import (
     BenchmarkSpec,
     EvaluatorSpec,
     ExecutorSpec,
+    HeadlineSpec,
     Method,
     Metric,
     PlanSpec,
@@ -107,6 +108,17 @@ CORE = Method(
             description="runs the task's tests in the sandbox; decides the verdict",
         ),
     ),
+    headlines=(
+        HeadlineSpec(
+            "pass@1",
+            "Pass@1",
+            "higher",
+            "share",
+            "task",
+            "beyondpass.analysis.headline:pass_observations",
+            "share of a task's samples that pass, averaged over tasks",
+        ),
+    ),
     transforms=(
         TransformSpec(
             "subset",
@@ -116,8 +128,13 @@ CORE = Method(
         ),
     ),
     # in ``--help`` order
-    # the blind review's section: shown for a run that holds a review (docs/review.md)
-    report_sections=("beyondpass.review.section:ReviewReportSection",),
+    # the profile study: every method on one model, in one run (studies/profile.toml)
+    studies="beyondpass.study.studies",
+    # the profile (every method's headline metrics, first) and the blind review's section
+    report_sections=(
+        "beyondpass.report.profile:ProfileSection",
+        "beyondpass.review.section:ReviewReportSection",
+    ),
     commands=(
         "beyondpass.cli.benchmarks:benchmarks",
         "beyondpass.cli.evaluate:evaluate",

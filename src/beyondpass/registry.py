@@ -114,6 +114,29 @@ class EvaluatorSpec:
 
 
 @dataclass(frozen=True)
+class HeadlineSpec:
+    """One of a method's headline metrics: the few numbers a team reads first, shown side by
+    side in the profile report and gated by ``compare``.
+
+    ``values(rows, meta)`` yields :class:`beyondpass.analysis.headline.Observation`: one value
+    per pairing unit (``pairs_on``: the task, question or row two runs are paired on) of a
+    benchmark x model x group, with a weight, so the method's own estimate (a mean over
+    tasks, or a pooled rate such as misuses among compilable answers) is their weighted
+    mean. ``unit``: ``share`` (shown in %, gated in percentage points), ``points``,
+    ``ratio``, ``density`` or ``ms``.
+    """
+
+    metric: str
+    label: str
+    direction: Literal["higher", "lower"]
+    unit: Literal["share", "points", "ratio", "density", "ms"]
+    pairs_on: Literal["task", "question", "row"]
+    values: Ref
+    description: str = ""
+    decimals: int = 2
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """``loader(data_dir) -> Benchmark``; ``answer_format``: how its answers are read when
     the prompt plan does not say (e.g. replayed answer files). ``takes_argument``: the
@@ -233,6 +256,8 @@ class Method:
     analysis_metrics: Ref | None = None
     #: a class ``compare`` uses to analyse two runs side by side (built with no arguments)
     version_comparison: Ref | None = None
+    #: the method's headline metrics (profile report, ``compare`` and its gate)
+    headlines: tuple[HeadlineSpec, ...] = ()
     #: model providers, named by the ``provider:`` part of a model spec
     providers: tuple[ProviderSpec, ...] = ()
     #: executors of generated code, named by ``--executor`` and ``[execution]``
@@ -447,12 +472,22 @@ def report_sections() -> list[Any]:
 
 
 def analysis_metrics() -> list[Any]:
-    """The presentation of every registered method's metrics (``MetricDef`` objects)."""
+    """The presentation of every registered method's metrics (``MetricDef`` objects): those
+    it defines, then its headline metrics."""
+    from beyondpass.analysis.headline import headline_metric_def
+
     out: list[Any] = []
     for m in methods().values():
         if m.analysis_metrics is not None:
             out.extend(resolve(m.analysis_metrics, m, needs_extra=False).values())
+    defined = {d.key for d in out}
+    out.extend(headline_metric_def(h) for h, _ in headlines() if h.metric not in defined)
     return out
+
+
+def headlines() -> list[tuple[HeadlineSpec, Method]]:
+    """Every registered method's headline metrics, in registration order."""
+    return [(h, m) for m in methods().values() for h in m.headlines]
 
 
 def version_comparison() -> Any:

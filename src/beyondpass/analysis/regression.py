@@ -16,11 +16,14 @@ The gate (``--fail-on``) turns chosen regressions into a failing exit code. Its 
 
     METRIC[SCOPE]:LIMIT
     METRIC  pass@1, smell_density, unreadability_density, exception_density, exec_time_ms,
-            exec_time_ref (the steadier one on a shared machine), or any numeric metric
-            the runs carry
-    SCOPE   optional, e.g. [benchmark=humaneval,group=function-only,model=gpt-4o]
+            exec_time_ref (the steadier one on a shared machine), every method's headline
+            metrics (misuse_rate, diffbleu, speedup, robust_pass@1, ...; ``beyondpass
+            compare`` lists them), or any numeric metric the runs carry
+    SCOPE   optional, e.g. [benchmark=humaneval,group=function-only,model=gpt-4o]; also
+            method=NAME (the method whose metric it is) and arm=NAME (a study's arm)
     LIMIT   a signed threshold: -2% (relative change, Δ%), -1.5pp (absolute, in percentage
-            points: Pass@1 only), +5 (absolute, in the metric's unit)
+            points: metrics shown in %, e.g. pass@1, misuse_rate), +5 (absolute, in the
+            metric's unit)
 
 ``pass@1:-2%`` fails when Pass@1 falls by more than 2% (relative) in any benchmark and group,
 and the fall is significant; ``smell_density:+10%`` fails when smell density rises by more
@@ -40,14 +43,15 @@ from typing import Any
 
 from beyondpass.analysis.cells import Comparison
 from beyondpass.analysis.formatting import bench_label
-from beyondpass.analysis.metrics import PASS, is_known, metric_def
+from beyondpass.analysis.headline import arm_of
+from beyondpass.analysis.metrics import PASS, is_known, metric_def, metric_definitions
 from beyondpass.errors import ConfigError
 
 _SPEC = re.compile(
     r"^\s*(?P<metric>[A-Za-z_][\w@.\-]*)\s*(?:\[(?P<scope>[^\]]*)\])?\s*:\s*"
     r"(?P<sign>[+-])\s*(?P<num>\d+(?:\.\d+)?|\.\d+)\s*(?P<unit>%|pp)?\s*$"
 )
-_SCOPE_KEYS = ("benchmark", "group", "model")
+_SCOPE_KEYS = ("benchmark", "group", "model", "method", "arm")
 
 
 @dataclass
@@ -75,6 +79,9 @@ class VersionComparison:
     groups: list[Any] = field(default_factory=list)
     benchmarks: list[str] = field(default_factory=list)
     metrics: list[str] = field(default_factory=list)
+    #: the method whose analysis made it (RobuNFR's version comparison, or a method's
+    #: headline metrics): what a ``--fail-on`` scope ``method=NAME`` selects
+    method: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,8 +126,12 @@ def parse_gate(text: str) -> GateSpec:
     unit = m.group("unit") or ""
     sign = -1 if m.group("sign") == "-" else 1
     limit = float(m.group("num")) * sign
-    if unit == "pp" and metric != PASS:
-        raise ConfigError(f"--fail-on {text!r}: 'pp' (percentage points) is for pass@1 only")
+    if unit == "pp" and not _is_share(metric):
+        shares = ", ".join(k for k, d in metric_definitions().items() if d.unit == "%")
+        raise ConfigError(
+            f"--fail-on {text!r}: 'pp' (percentage points) is for metrics shown in % "
+            f"({shares}); write % for a relative change"
+        )
     if is_known(metric):
         worse_is_down = metric_def(metric).higher_is_better
         if (sign < 0) != worse_is_down:
@@ -142,6 +153,10 @@ def parse_gate(text: str) -> GateSpec:
                 )
             scope.append((key, value))
     return GateSpec(text.strip(), metric, limit, unit, tuple(scope), sign)
+
+
+def _is_share(metric: str) -> bool:
+    return metric == PASS or (is_known(metric) and metric_def(metric).unit == "%")
 
 
 def group_key(name: str, groups: Sequence[Any]) -> str:
@@ -323,6 +338,10 @@ def _in_scope(gate: GateSpec, vc: VersionComparison, bench: str, gkey: str) -> b
             return False
         if key == "model" and value not in (vc.pair.old_model, vc.pair.new_model):
             return False
+        if key == "method" and value != vc.method:
+            return False
+        if key == "arm" and value != arm_of(_meta(vc), bench, gkey):
+            return False
     return True
 
 
@@ -333,6 +352,8 @@ def check_gates(gates: Sequence[GateSpec], vcs: Sequence[VersionComparison]) -> 
     all_groups = [g for vc in vcs for g in vc.groups]
     groups = {g.key for g in all_groups}
     models = {m for vc in vcs for m in (vc.pair.old_model, vc.pair.new_model)}
+    methods = {vc.method for vc in vcs}
+    arms = {a for vc in vcs for a in _arms(vc)}
     for gate in gates:
         if gate.metric not in metrics:
             raise ConfigError(
@@ -340,12 +361,28 @@ def check_gates(gates: Sequence[GateSpec], vcs: Sequence[VersionComparison]) -> 
                 f"(compared: {', '.join(sorted(metrics))})"
             )
         for key, value in gate.scope:
-            valid = {"benchmark": benches, "group": groups, "model": models}[key]
+            valid = {
+                "benchmark": benches,
+                "group": groups,
+                "model": models,
+                "method": methods,
+                "arm": arms,
+            }[key]
             if (group_key(value, all_groups) if key == "group" else value) not in valid:
                 raise ConfigError(
                     f"--fail-on {gate.text!r}: no {key} {value!r} in both runs "
                     f"(have: {', '.join(sorted(valid))})"
                 )
+
+
+def _meta(vc: VersionComparison) -> Any:
+    """The old run's metadata (a headline comparison's run, or RobuNFR's analysis data)."""
+    run = vc.old
+    return getattr(run, "meta", None) or getattr(getattr(run, "data", None), "meta", {})
+
+
+def _arms(vc: VersionComparison) -> set[str]:
+    return {arm_of(_meta(vc), b, g.key) for b in vc.benchmarks for g in vc.groups} - {""}
 
 
 __all__ = [

@@ -265,6 +265,31 @@ def bootstrap_avg_ci(
     return _percentile_interval(avgs, level)
 
 
+def weighted_bootstrap_ci(
+    values: Sequence[float] | np.ndarray,
+    weights: Sequence[float] | np.ndarray,
+    *,
+    seed: int = 0,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of the weighted mean of per-unit values, resampling units with
+    replacement (the same draws as :func:`bootstrap_ci` for the same seed and size): a pooled
+    rate's CI when each unit's value is its own rate and its weight its denominator."""
+    v = np.asarray(values, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    if not len(v) or w.sum() <= 0:
+        return (NAN, NAN)
+    counts = _draw_counts(seed, resamples, len(v))
+    drawn = counts @ w
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimates = (counts @ (w * v)) / drawn
+    estimates = estimates[np.isfinite(estimates)]
+    if len(estimates) == 0:
+        return (NAN, NAN)
+    return _percentile_interval(estimates, level)
+
+
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "StatResult",
@@ -274,6 +299,7 @@ __all__ = [
     "holm",
     "mcnemar_exact",
     "paired_t",
+    "weighted_bootstrap_ci",
     "welch_t",
     "wilcoxon_paired",
 ]

@@ -1,6 +1,9 @@
 """``beyondpass compare RUN_OLD RUN_NEW``: regression testing of a model update, CI-ready.
 
-Prints the Δ table (old vs new on the same tasks and prompts, with paired tests), names the
+Prints the Δ table (old vs new on the same tasks and prompts, with paired tests) of
+RobuNFR's version comparison (pass@1 and the NFR metrics, by RobuNFR's groups) and of every
+other method's headline metrics (:mod:`beyondpass.analysis.headline_compare`: RobustAPI's
+misuse rate, NoFunEval's DiffBLEU and speed-up, ObfusEval's robust pass@1, ...), names the
 trade-offs and the inconsistencies across benchmarks, and exits with
 :data:`EXIT_GATE_FAILED` when a ``--fail-on`` rule is breached (syntax in
 :mod:`beyondpass.analysis.regression`). ``--out DIR`` also writes the comparison as
@@ -33,7 +36,9 @@ def version_comparison() -> Any:
     return registered()
 
 
-def _load(run_dir: str, seed: int | None, alpha: float) -> Any:
+def _load(run_dir: str, seed: int | None, alpha: float) -> tuple[Any, Any]:
+    """A run's RobuNFR analysis and its headline cells."""
+    from beyondpass.analysis.headline_compare import RunHeadlines
     from beyondpass.errors import DataError
     from beyondpass.store.run_store import RunStore
 
@@ -47,7 +52,9 @@ def _load(run_dir: str, seed: int | None, alpha: float) -> Any:
         raise DataError(f"{run_dir} has no evaluated samples — run or evaluate it before comparing")
     run_seed = seed if seed is not None else as_dict(meta.get("study")).get("seed", 0)
     run_seed = run_seed if isinstance(run_seed, int) else 0
-    return version_comparison().analyse(meta, rows, name=str(path), seed=run_seed, alpha=alpha)
+    analysis = version_comparison().analyse(meta, rows, name=str(path), seed=run_seed, alpha=alpha)
+    headlines = RunHeadlines.of(str(path), meta, rows, seed=run_seed, alpha=alpha)
+    return analysis, headlines
 
 
 def _pairs(old: Any, new: Any, given: tuple[str, ...]) -> list[Any]:
@@ -145,16 +152,20 @@ def _steps(info: Any) -> Any:
 
 def _delta_rows(report: Any) -> list[dict[str, Any]]:
     from beyondpass.analysis.formatting import bench_label
+    from beyondpass.analysis.headline import arm_of
     from beyondpass.analysis.metrics import metric_def
     from beyondpass.analysis.stats import finite_or_none
 
     rows = []
     for vc in report.comparisons:
         labels = {g.key: g for g in vc.groups}
+        meta = getattr(vc.old, "meta", None) or vc.old.data.meta
         for (bench, gkey, metric), c in vc.comparisons.items():
             g = labels[gkey]
             rows.append(
                 {
+                    "method": vc.method,
+                    "arm": arm_of(meta, bench, gkey),
                     "pair": vc.pair.label,
                     "old_model": vc.pair.old_model,
                     "new_model": vc.pair.new_model,
@@ -164,6 +175,7 @@ def _delta_rows(report: Any) -> list[dict[str, Any]]:
                     "group_label": g.display_label,
                     "metric": metric,
                     "metric_label": metric_def(metric).label,
+                    "unit": metric_def(metric).unit,
                     "old": finite_or_none(c.base.avg),
                     "old_sd": finite_or_none(c.base.sd),
                     "old_ci95": list(c.base.ci) if c.base.ci else None,
@@ -240,15 +252,20 @@ def compare(
 ) -> None:
     """Compare two runs of the same design (a model update): Δ per metric, trade-offs,
     inconsistencies across benchmarks, and an exit code for CI."""
+    from beyondpass.analysis.headline_compare import compare_headlines
     from beyondpass.analysis.regression import analyse_regression, check_gates, parse_gate
 
     method = version_comparison()
     gates = [parse_gate(text) for text in fail_on]  # bad rules fail before any work
-    old = _load(run_old, seed, alpha)
-    new = _load(run_new, seed if seed is not None else old.seed, alpha)
+    old, old_headlines = _load(run_old, seed, alpha)
+    new, new_headlines = _load(run_new, seed if seed is not None else old.seed, alpha)
     version_pairs = _pairs(old, new, pairs)
-    metrics = list(dict.fromkeys([*method.default_metrics, *(g.metric for g in gates)]))
-    vcs = method.compare(old, new, version_pairs, metrics)
+    headline_metrics = {key[1] for key in old_headlines.cells}
+    gated = [g.metric for g in gates if g.metric not in headline_metrics]
+    wanted = [*method.default_metrics, *gated]
+    vcs = method.compare(old, new, version_pairs, list(dict.fromkeys(wanted)))
+    compared = {m for vc in vcs for m in vc.metrics}
+    vcs += compare_headlines(old_headlines, new_headlines, version_pairs, skip=compared)
     if not any(vc.benchmarks for vc in vcs):
         from beyondpass.errors import DataError
 
@@ -295,7 +312,8 @@ def _print(report: Any, payload: dict[str, Any]) -> None:
 
     console = _console()
     for vc in report.comparisons:
-        table = Table(title=f"{vc.pair.label}", title_justify="left")
+        title = vc.pair.label if vc.method == "robunfr" else f"{vc.method} · {vc.pair.label}"
+        table = Table(title=title, title_justify="left")
         table.add_column("benchmark")
         table.add_column("group")
         for m in vc.metrics:
@@ -347,18 +365,21 @@ def _cell_text(c: Any, decimals: int) -> str:
 
 def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) -> dict[str, str]:
     from beyondpass.report.artifacts import json_text
+    from beyondpass.report.compare_table import headline_delta_table
     from beyondpass.report.table import tables_latex, tables_markdown
 
     method = version_comparison()
     out.mkdir(parents=True, exist_ok=True)
-    t4 = method.table(report.comparisons)
+    own = [vc for vc in report.comparisons if vc.method == "robunfr"]
+    tables = [method.table(own), headline_delta_table(payload["comparisons"])]
+    tables = [t for t in tables if t.rows]
     md = [
         "# beyondpass compare",
         "",
         f"Old: `{payload['old_run']}` · New: `{payload['new_run']}`",
         "",
     ]
-    md.append(tables_markdown([t4]))
+    md.append(tables_markdown(tables))
     for title, items in (
         ("Trade-offs", report.trade_offs),
         ("Inconsistent across benchmarks", report.inconsistencies),
@@ -375,18 +396,18 @@ def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) ->
         "html": out / "compare.html",
     }
     files["markdown"].write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
-    files["latex"].write_text(tables_latex([t4]), encoding="utf-8")
+    files["latex"].write_text(tables_latex(tables), encoding="utf-8")
     files["json"].write_text(json_text(payload), encoding="utf-8")
-    plots = method.plots(report.comparisons)
-    files["html"].write_text(_html(t4, report, payload, plots), encoding="utf-8")
+    plots = method.plots(own)
+    files["html"].write_text(_html(tables, report, payload, plots), encoding="utf-8")
     return {k: str(v) for k, v in files.items()}
 
 
-def _html(t4: Any, report: Any, payload: dict[str, Any], plots: list[str]) -> str:
+def _html(tables: Any, report: Any, payload: dict[str, Any], plots: list[str]) -> str:
     from beyondpass.report.render import template_environment
 
     return (
         template_environment()
         .get_template("compare.html.j2")
-        .render(t=t4, rep=report, p=payload, plots=[s for s in plots if s])
+        .render(tables=tables, rep=report, p=payload, plots=[s for s in plots if s])
     )

@@ -121,11 +121,12 @@ def _dry_run(
     if as_json:
         emit_json({"run_dir": str(run_dir), **cost.as_dict()})
         return
-    table = Table("model", "benchmark", "condition", "samples", "stored", "cached", "requests",
-                  "prompt tokens (est.)")  # fmt: skip
+    arms = len(config.arms) > 1
+    table = Table(*(["arm"] if arms else []), "model", "benchmark", "condition", "samples",
+                  "stored", "cached", "requests", "prompt tokens (est.)")  # fmt: skip
     for line in cost.lines:
         model = f"{line.model} (replayed)" if line.offline else line.model
-        table.add_row(model, line.benchmark, line.condition, *(
+        table.add_row(*([line.arm] if arms else []), model, line.benchmark, line.condition, *(
             f"{v:,}" for v in (line.samples, line.stored, line.cached, line.requests,
                                line.prompt_tokens)))  # fmt: skip
     console().print(table)

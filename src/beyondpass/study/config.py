@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +56,19 @@ from beyondpass.execution import DEFAULT_EXECUTOR, ExecutorChoice
 from beyondpass.execution.base import ExecutionLimits
 from beyondpass.models.base import SamplingParams
 from beyondpass.models.factory import parse_spec
-from beyondpass.prompts.plan import PromptPlan, builtin_plan, plan_by_name, plan_from_config
+from beyondpass.prompts.plan import (
+    Condition,
+    PromptPlan,
+    builtin_plan,
+    plan_by_name,
+    plan_from_config,
+)
 from beyondpass.study.builtin import (  # noqa: F401 - re-exported: the study loader's own API
     builtin_study_path,
     resolve_study_path,
 )
 from beyondpass.study.config_model import (
+    BenchmarkTable,
     EvaluationTable,
     ExecutionTable,
     ModelTable,
@@ -101,20 +109,47 @@ class ModelChoice:
 
 
 @dataclass(frozen=True)
+class Arm:
+    """One part of a study: its benchmarks, asked under its plan with its sampling, scored by
+    its evaluators. A study file without ``[[arms]]`` is one arm named ``""``."""
+
+    name: str
+    benchmarks: tuple[BenchmarkChoice, ...]
+    plan: PromptPlan
+    sampling: SamplingParams
+    n: int
+    #: evaluators that add metrics to this arm's samples, in order
+    evaluators: tuple[EvaluatorChoice, ...] = ()
+    description: str = ""
+
+    @property
+    def label(self) -> str:
+        """How messages name the arm (``arm 'psb2'``; nothing for a one-arm study)."""
+        return f"arm {self.name!r}" if self.name else "the study"
+
+    def record(self) -> dict[str, Any]:
+        """How a run records the arm (meta ``arms``): what a report and ``compare`` read."""
+        return {
+            "description": self.description,
+            "benchmarks": [b.name for b in self.benchmarks],
+            "plan": self.plan.name,
+            "conditions": [c.id for c in self.plan.conditions],
+            "evaluators": [e.name for e in self.evaluators],
+            "sampling": {"n": self.n, **self.sampling.as_dict()},
+        }
+
+
+@dataclass(frozen=True)
 class StudyConfig:
     name: str
     description: str
     seed: int
-    benchmarks: tuple[BenchmarkChoice, ...]
+    arms: tuple[Arm, ...]
     models: tuple[ModelChoice, ...]
-    plan: PromptPlan
-    sampling: SamplingParams
-    n: int
     limits: ExecutionLimits
     executor: ExecutorChoice = field(default_factory=ExecutorChoice)
-    #: evaluators that add metrics, in order (the verdict evaluator is chosen per task)
-    evaluators: tuple[EvaluatorChoice, ...] = ()
-    #: options of verdict-deciding evaluators by name (``functional``: ``timing_repeats``)
+    #: options of verdict-deciding evaluators by name (``functional``: ``timing_repeats``);
+    #: one verdict evaluator scores every arm
     verdict_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str = ""
     raw: dict[str, Any] = field(default_factory=dict)
@@ -123,6 +158,42 @@ class StudyConfig:
     def timing_repeats(self) -> int:
         """Timed re-runs of each passing test (``exec_time_ms``)."""
         return int(self.verdict_options.get(FUNCTIONAL, {}).get("timing_repeats", 0))
+
+    @property
+    def benchmarks(self) -> tuple[BenchmarkChoice, ...]:
+        """Every arm's benchmarks, in order."""
+        return tuple(b for arm in self.arms for b in arm.benchmarks)
+
+    @property
+    def evaluators(self) -> tuple[EvaluatorChoice, ...]:
+        """Every evaluator some arm adds, once each, in order."""
+        seen: dict[str, EvaluatorChoice] = {}
+        for arm in self.arms:
+            for e in arm.evaluators:
+                seen.setdefault(e.name, e)
+        return tuple(seen.values())
+
+    @property
+    def only_arm(self) -> Arm:
+        """The arm of a one-arm study (its plan, sampling and n are the study's)."""
+        if len(self.arms) != 1:
+            raise ConfigError(
+                f"{self.source}: study {self.name!r} has {len(self.arms)} arms "
+                f"({', '.join(a.name for a in self.arms)}); name the arm"
+            )
+        return self.arms[0]
+
+    @property
+    def plan(self) -> PromptPlan:
+        return self.only_arm.plan
+
+    @property
+    def sampling(self) -> SamplingParams:
+        return self.only_arm.sampling
+
+    @property
+    def n(self) -> int:
+        return self.only_arm.n
 
     def uses(self, evaluator: str) -> bool:
         return any(e.name == evaluator for e in self.evaluators)
@@ -167,21 +238,119 @@ def study_from_dict(
     where = str(path)
     study = parse_study_file(raw, path)
     base = path.parent.resolve()
+    arms, verdict_options = _arms(study, base, where)
     return StudyConfig(
         name=study.name or path.stem,
         description=study.description,
         seed=study.seed,
-        benchmarks=_benchmarks(study, base, where),
+        arms=arms,
         models=_models(study.models, extra_models, base, path),
-        plan=_plan(study.prompts, base, where),
-        sampling=_sampling(study.sampling),
-        n=study.sampling.n,
         limits=_limits(study.execution),
         executor=_executor(study.execution, where),
-        **_evaluation(study.evaluation, where),
+        verdict_options=verdict_options,
         source=str(path.resolve()),
         raw=raw,
     )
+
+
+_ARM_KEYS = ("benchmarks", "prompts", "evaluation")
+
+
+def _arms(
+    study: StudyFile, base: Path, where: str
+) -> tuple[tuple[Arm, ...], dict[str, dict[str, Any]]]:
+    """The study's arms (``[[arms]]``, or the whole file as one arm named ``""``) and the
+    options of the one verdict evaluator that scores them all."""
+    if not study.arms:
+        evaluation = _evaluation(study.evaluation, where)
+        arm = Arm(
+            name="",
+            benchmarks=_benchmarks(study.benchmarks, study.seed, base, where),
+            plan=_plan(study.prompts, base, where),
+            sampling=_sampling(study.sampling),
+            n=study.sampling.n,
+            evaluators=evaluation["evaluators"],
+        )
+        return (arm,), _verdict_options([(where, evaluation)])
+    set_above = [k for k in _ARM_KEYS if k in study.model_fields_set]
+    if set_above:
+        raise ConfigError(
+            f"{where}: a study with [[arms]] gives each arm its own {', '.join(_ARM_KEYS)} — "
+            f"move [{set_above[0]}] into the arms"
+        )
+    arms: list[Arm] = []
+    parts: list[tuple[str, dict[str, Any]]] = []
+    for i, table in enumerate(study.arms, 1):
+        at = f"{where}: arms[{i}] ({table.name})"
+        evaluation = _evaluation(table.evaluation, at)
+        parts.append((at, evaluation))
+        sampling = {**_set(study.sampling), **_set(table.sampling)}
+        arms.append(
+            Arm(
+                name=table.name,
+                benchmarks=_benchmarks(table.benchmarks, study.seed, base, at),
+                plan=_plan(table.prompts, base, at),
+                sampling=_sampling(SamplingTable(**sampling)),
+                n=int(sampling.get("n", 1)),
+                evaluators=evaluation["evaluators"],
+                description=table.description,
+            )
+        )
+    check_arms(arms, where)
+    return tuple(arms), _verdict_options(parts)
+
+
+def check_arms(arms: list[Arm], where: str) -> None:
+    """Arms share one store, so what names a sample or an evaluator must mean one thing:
+    arm names are unique; a benchmark's condition is asked by one arm; a condition id has
+    one definition; an evaluator has one set of options."""
+    names = [a.name for a in arms]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ConfigError(f"{where}: two arms are named {dup!r} — arm names must be unique")
+    asked: dict[tuple[str, str], str] = {}
+    defined: dict[str, tuple[str, dict[str, Any]]] = {}
+    options: dict[str, tuple[str, dict[str, Any]]] = {}
+    for arm in arms:
+        records = condition_records(arm.plan.conditions, arm.n)
+        for bench in arm.benchmarks:
+            for cid in records:
+                other = asked.setdefault((bench.name, cid), arm.name)
+                if other != arm.name:
+                    raise ConfigError(
+                        f"{where}: arms {other!r} and {arm.name!r} both ask condition "
+                        f"{cid!r} of benchmark {bench.name!r} — a sample belongs to one arm"
+                    )
+        for cid, record in records.items():
+            first = defined.setdefault(cid, (arm.name, record))
+            if first[1] != record:
+                raise ConfigError(
+                    f"{where}: arms {first[0]!r} and {arm.name!r} define condition {cid!r} "
+                    "differently (prompts, repeats or n) — give one of them another id"
+                )
+        for e in arm.evaluators:
+            seen = options.setdefault(e.name, (arm.name, e.options))
+            if seen[1] != e.options:
+                raise ConfigError(
+                    f"{where}: evaluator {e.name!r} has other options in arm {arm.name!r} "
+                    f"than in arm {seen[0]!r} — one evaluator, one configuration per run"
+                )
+
+
+def condition_records(conditions: Sequence[Condition], n: int) -> dict[str, dict[str, Any]]:
+    """How a run records its prompt conditions (full template text included): the analysis
+    and the report read them back from here."""
+    return {
+        c.id: {
+            "workflow": c.workflow,
+            "description": c.description,
+            "steps": [asdict(s) for s in c.steps],
+            "metadata": dict(c.metadata),
+            "repeats": c.repeats,
+            "samples_per_task": n * c.repeats,
+        }
+        for c in conditions
+    }
 
 
 def _set(table: BaseModel, exclude: set[str] | None = None) -> dict[str, Any]:
@@ -196,18 +365,18 @@ def _sampling(sampling: SamplingTable) -> SamplingParams:
     return SamplingParams(**values)
 
 
-def _benchmarks(study: StudyFile, base: Path, where: str) -> tuple[BenchmarkChoice, ...]:
+def _benchmarks(
+    tables: list[BenchmarkTable], seed: int, base: Path, where: str
+) -> tuple[BenchmarkChoice, ...]:
     """``[[benchmarks]]``: ``file:`` paths relative to the study file, transforms checked."""
     benchmarks = []
-    for i, b in enumerate(study.benchmarks, 1):
+    for i, b in enumerate(tables, 1):
         name = b.name
         if name.startswith("file:") and not Path(name[5:]).is_absolute():
             name = f"file:{(base / name[5:]).resolve()}"
         transform = None
         if b.transform is not None:
-            transform = parse_transform(
-                b.transform, study.seed, f"{where}: benchmarks[{i}].transform"
-            )
+            transform = parse_transform(b.transform, seed, f"{where}: benchmarks[{i}].transform")
         tasks = tuple(b.tasks) if b.tasks is not None else None
         benchmarks.append(BenchmarkChoice(name, tasks, b.limit, transform))
     if not benchmarks:
@@ -281,7 +450,8 @@ def _executor(execution: ExecutionTable, where: str) -> ExecutorChoice:
 
 
 def _evaluation(table: EvaluationTable, where: str) -> dict[str, Any]:
-    """``[evaluation]``: the evaluators that add metrics, and the verdict evaluators' options.
+    """``[evaluation]``: the evaluators that add metrics, and the verdict evaluators' options
+    as written (``explicit``) and as the add-ons ask for them (``implied``).
 
     ``evaluators = ["nfr", ...]`` lists them; ``[evaluation.NAME]`` gives one its options
     (and turns it on); ``NAME = true`` is the short form; ``timing_repeats`` is the older
@@ -290,21 +460,43 @@ def _evaluation(table: EvaluationTable, where: str) -> dict[str, Any]:
     """
     chosen = _chosen_evaluators(table, where)
     add_ons: list[EvaluatorChoice] = []
-    verdict: dict[str, dict[str, Any]] = {FUNCTIONAL: {}}
+    explicit: dict[str, dict[str, Any]] = {}
+    implied: dict[str, dict[str, Any]] = {}
+    if table.timing_repeats is not None:
+        explicit[FUNCTIONAL] = {"timing_repeats": table.timing_repeats}
     for name, options in chosen.items():
         spec, _ = registry.evaluator(name)
         if spec.decides_verdict:
-            verdict[name] = options
+            explicit[name] = {**explicit.get(name, {}), **options}
             continue
         for key, default in spec.verdict_options.items():  # e.g. nfr: timed test re-runs
-            verdict[FUNCTIONAL].setdefault(key, default)
+            implied.setdefault(FUNCTIONAL, {}).setdefault(key, default)
         add_ons.append(EvaluatorChoice(name, _options(name, options, where)))
-    if table.timing_repeats is not None:
-        verdict[FUNCTIONAL]["timing_repeats"] = table.timing_repeats
-    if FUNCTIONAL in chosen:
-        verdict[FUNCTIONAL].update(chosen[FUNCTIONAL])
-    verdict = {name: _options(name, options, where) for name, options in verdict.items()}
-    return {"evaluators": tuple(add_ons), "verdict_options": verdict}
+    return {"evaluators": tuple(add_ons), "explicit": explicit, "implied": implied}
+
+
+def _verdict_options(parts: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """The one verdict evaluator's options from every arm's ``[evaluation]`` (``parts``:
+    where, :func:`_evaluation`'s result): what an add-on implies (nfr: timed re-runs)
+    unless an arm says otherwise; two arms saying different things is an error."""
+    merged: dict[str, dict[str, Any]] = {FUNCTIONAL: {}}
+    said: dict[tuple[str, str], tuple[str, Any]] = {}
+    for _, part in parts:
+        for name, options in part["implied"].items():
+            for key, value in options.items():
+                merged.setdefault(name, {}).setdefault(key, value)
+    for where, part in parts:
+        for name, options in part["explicit"].items():
+            for key, value in options.items():
+                first = said.setdefault((name, key), (where, value))
+                if first[1] != value:
+                    raise ConfigError(
+                        f"{where}: evaluation.{name}.{key} = {value!r}, but {first[0]} says "
+                        f"{first[1]!r} — one verdict evaluator scores every arm"
+                    )
+                merged.setdefault(name, {})[key] = value
+    where = parts[0][0] if parts else ""
+    return {name: _options(name, options, where) for name, options in merged.items()}
 
 
 def _chosen_evaluators(table: EvaluationTable, where: str) -> dict[str, dict[str, Any]]:

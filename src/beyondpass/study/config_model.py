@@ -10,6 +10,7 @@ these tables keep only what the file sets.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -133,6 +134,43 @@ class EvaluationTable(_Table):
     timing_repeats: NonNegativeInt | None = None
 
 
+def _arm_name(value: str) -> str:
+    if not _ARM_NAME.fullmatch(value):
+        raise PydanticCustomError(
+            _PHRASE,
+            "must be a short name of letters, digits, '-', '_' or '.', got {value!r}",
+            {"value": value},
+        )
+    return value
+
+
+_ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+
+
+class ArmSamplingTable(_Table):
+    """An arm's ``[arms.sampling]``: each key it sets overrides the study's ``[sampling]``."""
+
+    n: PositiveInt | None = None
+    temperature: Number | None = None
+    top_p: Number | None = None
+    top_k: Int | None = None
+    max_tokens: PositiveInt | None = None
+    seed: Int | None = None
+    stop: list[str] | None = None
+
+
+class ArmTable(_Table):
+    """One ``[[arms]]`` table: a part of the study with its own benchmarks, prompts,
+    sampling and evaluators (the models, execution and seed are the study's)."""
+
+    name: Annotated[str, pydantic.AfterValidator(_arm_name)]
+    description: str = ""
+    benchmarks: list[BenchmarkTable] = []
+    prompts: PromptsTable = PromptsTable()
+    sampling: ArmSamplingTable = ArmSamplingTable()
+    evaluation: EvaluationTable = EvaluationTable()
+
+
 class StudyFile(_Table):
     """A study file as written: the design of an experiment."""
 
@@ -146,6 +184,8 @@ class StudyFile(_Table):
     execution: ExecutionTable = ExecutionTable()
     report: ReportTable = ReportTable()
     evaluation: EvaluationTable = EvaluationTable()
+    #: several parts, each its own benchmarks x prompts x evaluators (docs/study-files.md)
+    arms: list[ArmTable] = []
 
 
 def parse_study_file(raw: dict[str, Any], path: Path) -> StudyFile:

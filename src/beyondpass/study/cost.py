@@ -1,6 +1,6 @@
 """What a study would cost before it asks anything (``beyondpass run STUDY --dry-run``).
 
-For every model, benchmark and prompt condition: the samples the design holds, those the
+For every arm, model, benchmark and prompt condition: the samples the design holds, those the
 run directory already stores, those the response cache answers at every step, the
 requests that would be sent, and an estimate of their prompt tokens. It follows the runner
 request for request (:class:`~beyondpass.study.runner.StudyRunner`: the same tasks, sample
@@ -38,6 +38,7 @@ from beyondpass.models.cache import ResponseCache
 from beyondpass.models.factory import create_provider
 from beyondpass.prompts.plan import Condition, render
 from beyondpass.store.run_store import DB_NAME, RunStore, sample_key
+from beyondpass.study.config import Arm
 from beyondpass.study.runner import StudyRunner
 
 #: the stated approximation of the prompt token estimate
@@ -46,11 +47,12 @@ TOKEN_RULE = "characters / 4 + 4 per message (an approximation; real counts vary
 
 @dataclass
 class CostLine:
-    """One model x benchmark x condition of the design."""
+    """One arm x model x benchmark x condition of the design."""
 
     model: str
     benchmark: str
     condition: str
+    arm: str = ""  # the arm ("" in a study without [[arms]])
     samples: int = 0
     stored: int = 0  # already in the run directory: not asked again
     cached: int = 0  # samples the response cache answers at every step: nothing sent
@@ -87,7 +89,7 @@ def study_cost(runner: StudyRunner, cache: ResponseCache | None) -> Cost:
     """The cost of ``runner``'s study in its run directory (module docstring)."""
     cfg = runner.config
     _, selected = runner.select()
-    reused = any(c.steps[0].reuse for c in cfg.plan.conditions)
+    reused = any(c.steps[0].reuse for arm in cfg.arms for c in arm.plan.conditions)
     stored, programs = _stored(runner.run_dir, programs=reused)
     cost = Cost()
     for model in cfg.models:
@@ -96,28 +98,41 @@ def study_cost(runner: StudyRunner, cache: ResponseCache | None) -> Cost:
         except ModelError as exc:
             provider = None
             cost.notes.append(f"model {model.label} cannot be asked as configured: {exc}")
-        ask = _Asking(model.label, provider, cache, cfg.sampling, cfg.plan.answer_format)
         try:
-            for bench, tasks in selected.items():
-                lines = {c.id: CostLine(model.label, bench, c.id) for c in cfg.plan.conditions}
-                keys = runner.sample_keys(bench, model.label, tasks)
-                keys.sort(key=lambda k: bool(k[2].steps[0].reuse))  # as the runner asks them
-                for key, task, condition, index in keys:
-                    line = lines[condition.id]
-                    line.samples += 1
-                    if key in stored:
-                        line.stored += 1
-                        continue
-                    _count(line, ask, task, condition, index, programs)
-                for line in lines.values():
-                    line.offline = provider is not None and provider.provider == "replay"
-                    if cfg.sampling.max_tokens is not None:
-                        line.max_completion_tokens = line.requests * cfg.sampling.max_tokens
-                cost.lines.extend(lines.values())
+            for arm, per_arm in zip(cfg.arms, selected, strict=True):
+                ask = _Asking(model.label, provider, cache, arm.sampling, arm.plan.answer_format)
+                for bench, tasks in per_arm.items():
+                    keys = runner.sample_keys(bench, model.label, tasks, arm)
+                    cost.lines.extend(_bench_lines(ask, arm, bench, keys, stored, programs))
         finally:
             if provider is not None:
                 provider.close()
     return cost
+
+
+def _bench_lines(
+    ask: _Asking,
+    arm: Arm,
+    bench: str,
+    keys: list[tuple[str, Task, Condition, int, Arm]],
+    stored: set[str],
+    programs: dict[str, str],
+) -> list[CostLine]:
+    """One line per condition of ``arm`` on ``bench``, counted in the order the runner asks."""
+    lines = {c.id: CostLine(ask.model, bench, c.id, arm.name) for c in arm.plan.conditions}
+    keys = sorted(keys, key=lambda k: bool(k[2].steps[0].reuse))
+    for key, task, condition, index, _ in keys:
+        line = lines[condition.id]
+        line.samples += 1
+        if key in stored:
+            line.stored += 1
+            continue
+        _count(line, ask, task, condition, index, programs)
+    for line in lines.values():
+        line.offline = ask.provider is not None and ask.provider.provider == "replay"
+        if arm.sampling.max_tokens is not None:
+            line.max_completion_tokens = line.requests * arm.sampling.max_tokens
+    return list(lines.values())
 
 
 def _count(

@@ -198,12 +198,38 @@ def _score(
     now = time.time()
     redo = {ev.name: float(started.get(ev.name, now)) for ev in evaluators}
     store.set_meta(IN_PROGRESS, {**started, **redo})
-    counts = {
-        ev.name: len(keys) - len(store.evaluation_keys(ev.name, since=redo[ev.name]))
-        for ev in evaluators
-    }
-    score_pending(store, context.tasks, evaluators, keys, progress, "rescore", redo_before=redo)
+    scope = _arm_scopes(store, context.meta, keys)
+    counts = {}
+    for ev in evaluators:  # the verdict first (sorted by the caller)
+        mine = scope.get(ev.name, keys)
+        counts[ev.name] = len(mine) - len(
+            set(mine) & store.evaluation_keys(ev.name, since=redo[ev.name])
+        )
+        score_pending(store, context.tasks, [ev], mine, progress, "rescore", redo_before=redo)
     return counts
+
+
+def _arm_scopes(store: RunStore, meta: dict[str, Any], keys: list[str]) -> dict[str, list[str]]:
+    """In a run of several arms, the samples each arm's add-on evaluators score: those of
+    the arms that list it (an evaluator no arm lists scores every sample)."""
+    arms = _dict(meta.get("arms"))
+    if not arms:
+        return {}
+    owner: dict[tuple[str, str], str] = {}
+    for name, arm in arms.items():
+        for bench in _dict(arm).get("benchmarks", []):
+            for cid in _dict(arm).get("conditions", []):
+                owner[(bench, cid)] = name
+    by_arm: dict[str, list[str]] = {name: [] for name in arms}
+    for k in keys:
+        sample = store.get_sample(k)
+        if sample is not None and (arm := owner.get((sample.benchmark, sample.condition))):
+            by_arm[arm].append(k)
+    scope: dict[str, list[str]] = {}
+    for name, arm in arms.items():
+        for evaluator in _dict(arm).get("evaluators", []):
+            scope.setdefault(evaluator, []).extend(by_arm[name])
+    return scope
 
 
 def _record(

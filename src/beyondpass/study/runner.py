@@ -1,5 +1,5 @@
-"""Run a study: for every benchmark x model x condition x task x sample, ask, extract, store,
-then score.
+"""Run a study: for every arm, benchmark x model x condition x task x sample, ask, extract,
+store, then score.
 
 Resumability comes from the store, not from memory: before asking, the runner skips every
 sample already stored; before scoring, every sample already scored. Answers also go through
@@ -12,6 +12,7 @@ batch in flight, keeps everything stored, and is reported; other models still ru
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from beyondpass.models.client import ModelClient
 from beyondpass.models.factory import create_provider
 from beyondpass.prompts.plan import Condition, check_prompt_fields, render
 from beyondpass.store.run_store import RunStore, sample_key
-from beyondpass.study.config import StudyConfig
+from beyondpass.study.config import Arm, StudyConfig, condition_records
 from beyondpass.study.progress import NullProgress, Progress
 from beyondpass.study.provenance import environment, now_iso
 from beyondpass.study.scoring import evaluator_metadata, make_sample, score_pending
@@ -59,6 +60,7 @@ class _Pending:
     task: Task
     condition: Condition
     index: int
+    arm: Arm
     transcript: list[dict[str, Any]] = field(default_factory=list)
     code: str = ""  # code extracted from the previous step
     last: Generation | None = None
@@ -80,20 +82,8 @@ def select_tasks(bench: Benchmark, tasks: Sequence[str] | None, limit: int | Non
     return chosen[:limit] if limit else chosen
 
 
-def condition_records(conditions: Sequence[Condition], n: int) -> dict[str, dict[str, Any]]:
-    """How a run records its prompt conditions (full template text included): the analysis
-    and the report read them back from here."""
-    return {
-        c.id: {
-            "workflow": c.workflow,
-            "description": c.description,
-            "steps": [asdict(s) for s in c.steps],
-            "metadata": dict(c.metadata),
-            "repeats": c.repeats,
-            "samples_per_task": n * c.repeats,
-        }
-        for c in conditions
-    }
+def _all_tasks(per_benchmark: dict[str, list[Task]]) -> list[Task]:
+    return [t for ts in per_benchmark.values() for t in ts]
 
 
 class StudyRunner:
@@ -124,7 +114,7 @@ class StudyRunner:
         # Everything that can be wrong with the design is checked before the run directory
         # is touched, so a typo never leaves a half-made run behind.
         loaded, selected = self.select()
-        tasks = {(t.benchmark, t.task_id): t for ts in selected.values() for t in ts}
+        tasks = {(t.benchmark, t.task_id): t for arm in selected for t in _all_tasks(arm)}
         providers: dict[str, ModelProvider | ModelError] = {}
         for model in cfg.models:
             try:
@@ -151,12 +141,15 @@ class StudyRunner:
             self._check_design(store)
             self._write_meta(store, loaded, evaluators)
             outcome = RunOutcome(self.run_dir, [])
-            all_keys: list[str] = []
+            keys_by_arm: dict[str, list[str]] = {arm.name: [] for arm in cfg.arms}
             for model in cfg.models:
-                keys_by_bench = {
-                    name: self.sample_keys(name, model.label, ts) for name, ts in selected.items()
-                }
-                all_keys += [k for keys in keys_by_bench.values() for k, *_ in keys]
+                asks = [
+                    (arm, name, self.sample_keys(name, model.label, ts, arm))
+                    for arm, per_arm in zip(cfg.arms, selected, strict=True)
+                    for name, ts in per_arm.items()
+                ]
+                for arm, _, keys in asks:
+                    keys_by_arm[arm.name] += [k for k, *_ in keys]
                 provider = providers[model.label]
                 if isinstance(provider, ModelError):
                     outcome.failures.append(f"model {model.label}: {provider}")
@@ -169,7 +162,7 @@ class StudyRunner:
                     rng_seed=cfg.seed,
                 )
                 try:
-                    for name, keys in keys_by_bench.items():
+                    for _, name, keys in asks:
                         error = self._generate(store, client, model.label, name, keys)
                         if error:
                             outcome.failures.append(f"model {model.label}: {error}")
@@ -178,8 +171,14 @@ class StudyRunner:
                     provider.close()
                     self._record_client(store, model.label, provider.identity(), client)
             store.set_meta("updated_at", now_iso())
-            score_pending(store, tasks, evaluators, all_keys, self.progress, "evaluate")
+            by_name = {e.name: e for e in evaluators}
+            for arm in cfg.arms:  # one verdict evaluator; each arm's own add-ons
+                arm_evaluators = [evaluators[0], *(by_name[e.name] for e in arm.evaluators)]
+                score_pending(
+                    store, tasks, arm_evaluators, keys_by_arm[arm.name], self.progress, "evaluate"
+                )
             setup.close()  # before the summary: workers are not kept waiting
+            all_keys = [k for keys in keys_by_arm.values() for k in keys]
             outcome.expected = len(all_keys)
             scored = store.result_keys()
             outcome.scored = sum(k in scored for k in all_keys)
@@ -188,17 +187,34 @@ class StudyRunner:
             outcome.summaries = summarize(store.rows(), seed=cfg.seed)
         return outcome
 
-    def select(self) -> tuple[list[Benchmark], dict[str, list[Task]]]:
-        """The study's benchmarks (transformed as it says) and the tasks chosen of each,
-        checked against the plan's prompt fields."""
+    def select(self) -> tuple[list[Benchmark], list[dict[str, list[Task]]]]:
+        """The study's benchmarks (transformed as it says; each loaded once) and, per arm,
+        the tasks chosen of each benchmark, checked against the arm's prompt fields."""
         cfg = self.config
-        benchmarks = [(choice, self._load(choice)) for choice in cfg.benchmarks]
-        try:
-            selected = {b.name: select_tasks(b, c.tasks, c.limit) for c, b in benchmarks}
-            check_prompt_fields(cfg.plan, selected)
-        except ConfigError as exc:
-            raise ConfigError(f"{cfg.source}: {exc}") from exc
-        return [b for _, b in benchmarks], selected
+        loaded: dict[tuple[str, str], Benchmark] = {}
+        named: dict[str, tuple[str, str]] = {}
+        selected: list[dict[str, list[Task]]] = []
+        for arm in cfg.arms:
+            per_arm: dict[str, list[Task]] = {}
+            try:
+                for choice in arm.benchmarks:
+                    identity = (choice.name, repr(choice.transform))
+                    if identity not in loaded:
+                        loaded[identity] = self._load(choice)
+                    bench = loaded[identity]
+                    if named.setdefault(bench.name, identity) != identity:
+                        raise ConfigError(
+                            f"benchmark {bench.name!r} is named twice with different "
+                            "transforms — a run holds one benchmark of a name; use another "
+                            "benchmark for one of them (e.g. mbpp)"
+                        )
+                    per_arm[bench.name] = select_tasks(bench, choice.tasks, choice.limit)
+                check_prompt_fields(arm.plan, per_arm)
+            except ConfigError as exc:
+                where = f" {arm.label}:" if arm.name else ""
+                raise ConfigError(f"{cfg.source}:{where} {exc}") from exc
+            selected.append(per_arm)
+        return list(loaded.values()), selected
 
     def _load(self, choice: Any) -> Benchmark:
         """The benchmark a study names, transformed as the study declares."""
@@ -256,8 +272,19 @@ class StudyRunner:
         for m in cfg.models:
             models.setdefault(m.label, {}).update({"spec": m.spec, "options": m.options})
         store.set_meta("models", models)
-        store.set_meta("conditions", condition_records(cfg.plan.conditions, cfg.n))
-        store.set_meta("sampling", {"n": cfg.n, **cfg.sampling.as_dict()})
+        conditions: dict[str, Any] = {}
+        for arm in cfg.arms:  # an id has one definition across arms (config.check_arms)
+            conditions.update(condition_records(arm.plan.conditions, arm.n))
+        store.set_meta("conditions", conditions)
+        if len(cfg.arms) == 1:
+            store.set_meta("sampling", {"n": cfg.n, **cfg.sampling.as_dict()})
+        else:
+            store.set_meta("arms", {arm.name: arm.record() for arm in cfg.arms})
+            samplings = [json.dumps(arm.record()["sampling"], sort_keys=True) for arm in cfg.arms]
+            if len(set(samplings)) == 1:
+                store.set_meta("sampling", cfg.arms[0].record()["sampling"])
+            else:
+                store.set_meta("sampling", {a.name: a.record()["sampling"] for a in cfg.arms})
         store.set_meta("environment", environment())
         store.set_meta("evaluators", evaluator_metadata(evaluators))
         store.set_meta("executor", evaluators[0].metadata())
@@ -279,15 +306,15 @@ class StudyRunner:
 
     # -- asking -----------------------------------------------------------------------------
     def sample_keys(
-        self, bench: str, model: str, tasks: list[Task]
-    ) -> list[tuple[str, Task, Condition, int]]:
-        """Every sample the design asks of ``model`` on ``bench``: key, task, condition,
-        index."""
+        self, bench: str, model: str, tasks: list[Task], arm: Arm
+    ) -> list[tuple[str, Task, Condition, int, Arm]]:
+        """Every sample ``arm`` asks of ``model`` on ``bench``: key, task, condition, index,
+        arm."""
         return [
-            (sample_key(bench, t.task_id, model, c.id, i), t, c, i)
+            (sample_key(bench, t.task_id, model, c.id, i), t, c, i, arm)
             for t in tasks
-            for c in self.config.plan.conditions
-            for i in range(self.config.n * c.repeats)
+            for c in arm.plan.conditions
+            for i in range(arm.n * c.repeats)
         ]
 
     def _generate(
@@ -296,7 +323,7 @@ class StudyRunner:
         client: ModelClient,
         model: str,
         bench: str,
-        keys: list[tuple[str, Task, Condition, int]],
+        keys: list[tuple[str, Task, Condition, int, Arm]],
     ) -> str | None:
         """Ask for every sample not yet stored; returns the first model error, if any.
 
@@ -304,7 +331,7 @@ class StudyRunner:
         answers they build on are stored.
         """
         stored = store.sample_keys()
-        pending = [_Pending(k, t, c, i) for k, t, c, i in keys if k not in stored]
+        pending = [_Pending(k, t, c, i, arm) for k, t, c, i, arm in keys if k not in stored]
         if not pending:
             return None
         label = f"ask {model} / {bench}"
@@ -366,7 +393,7 @@ class StudyRunner:
                 return error
             for item in active:  # the next step refines the code this step produced
                 answer = item.transcript[-1]["answer"]
-                fmt = self.config.plan.answer_format
+                fmt = item.arm.plan.answer_format
                 item.code = extract(answer, item.task, fmt, item.condition.id).program or answer
             step += 1
         return None
@@ -381,7 +408,7 @@ class StudyRunner:
         requests = [
             GenerationRequest(
                 messages=render(item.condition.steps[step], item.task, item.code),
-                params=self.config.sampling,
+                params=item.arm.sampling,
                 sample_index=item.index,
                 task_id=item.task.task_id,
                 condition=item.condition.id,
@@ -429,7 +456,7 @@ class StudyRunner:
                 "cached": gen.cached,
                 **({"sent": gen.sent} if gen.sent else {}),  # api, prompt, params as sent
             },
-            answer_format=self.config.plan.answer_format,
+            answer_format=item.arm.plan.answer_format,
         )
         store.put_sample(sample)
         self.progress.advance(f"ask {model} / {item.task.benchmark}")

@@ -7,6 +7,7 @@ libcst, every variant verified by execution) and the ``obfuscate`` command. Decl
 from beyondpass.registry import (
     BenchmarkSpec,
     EvaluatorSpec,
+    HeadlineSpec,
     Method,
     Metric,
     PlanSpec,
@@ -67,6 +68,17 @@ METHOD = Method(
         ),
     ),
     commands=(f"{_HERE}.cli:obfuscate", f"{_HERE}.cli:obfuseval"),
+    headlines=(
+        HeadlineSpec(
+            "robust_pass@1",
+            "robust pass@1",
+            "higher",
+            "share",
+            "task",
+            f"{_HERE}.headline:robust_pass",
+            "a sample counts when it passes on every obfuscated variant of its task",
+        ),
+    ),
     report_sections=(
         f"{_HERE}.report:ObfuscationSection",
         f"{_PROJECT}.report:ProjectSection",

@@ -82,7 +82,7 @@ def worst_variant_pass1(tasks: Mapping[str, Mapping[int, Sequence[bool]]]) -> fl
     )
 
 
-def _comparable(tasks: Mapping[str, Mapping[int, Sequence[bool]]]) -> dict[str, dict[int, list]]:
+def comparable(tasks: Mapping[str, Mapping[int, Sequence[bool]]]) -> dict[str, dict[int, list]]:
     """Tasks whose variants all have the same number of samples (robust pass@k needs it)."""
     out = {}
     for task, variants in tasks.items():
@@ -102,7 +102,7 @@ def variants_table(groups: Groups, benchmark: str) -> Table:
     for key in keys:
         tasks = groups[key]
         n_variants = max(len(v) for v in tasks.values())
-        robust = robust_pass_at_k(_comparable(tasks), 1)
+        robust = robust_pass_at_k(comparable(tasks), 1)
         rows.append(
             [
                 Cell(_label(key[1], key[2], conditions)),
@@ -130,7 +130,7 @@ def _pct_cell(value: float | None) -> Cell:
     return Cell(percent(value), value)
 
 
-def _is_obfuscated(meta: Mapping[str, Any], benchmark: str) -> bool:
+def is_obfuscated(meta: Mapping[str, Any], benchmark: str) -> bool:
     record = as_dict(as_dict(meta.get("benchmarks")).get(benchmark))
     return as_dict(record.get("transform")).get("name") == "obfuscate"
 
@@ -145,7 +145,7 @@ class ObfuscationSection:
         benches = [
             b
             for b in ctx.order("benchmarks")
-            if _is_obfuscated(ctx.meta, b) and any(k[0] == b for k in groups)
+            if is_obfuscated(ctx.meta, b) and any(k[0] == b for k in groups)
         ]
         if not benches:
             return None
@@ -177,7 +177,7 @@ def compare_groups(original: Groups, obfuscated: Groups, seed: int = 0) -> dict[
             o = pass1({t: orig[t] for t in shared})
             b = pass1({t: obf[t] for t in shared})
             ratio = decrease_ratio(o, b)
-            robust = robust_pass_at_k(_comparable({t: obf[t] for t in shared}), 1)
+            robust = robust_pass_at_k(comparable({t: obf[t] for t in shared}), 1)
             numbers[" / ".join(key)] = {
                 "tasks": len(shared),
                 "original_pass1": o,

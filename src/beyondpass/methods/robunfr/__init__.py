@@ -7,7 +7,7 @@ RobuNFR report section, the ``prompts`` command and the built-in ``robunfr`` stu
 the shared HumanEval/MBPP benchmarks. This module only declares; nothing heavy is imported.
 """
 
-from beyondpass.registry import EvaluatorSpec, Method, Metric, PlanSpec
+from beyondpass.registry import EvaluatorSpec, HeadlineSpec, Method, Metric, PlanSpec
 
 _HERE = "beyondpass.methods.robunfr"
 _PER_10 = "per 10 LOC"
@@ -60,6 +60,27 @@ METHOD = Method(
             "execution time over 5 timed runs per test) to every results.jsonl line.",
             description="RobuNFR static metrics (docs/nfr-metrics.md)",
         ),
+    ),
+    headlines=tuple(
+        HeadlineSpec(metric, label, direction, unit, "task", f"{_HERE}.headline:{metric}", text)
+        for metric, label, direction, unit, text in (
+            ("smell_density", "code smell", "lower", "density", "pylint findings per 10 LOC"),
+            (
+                "unreadability_density",
+                "unreadability",
+                "lower",
+                "density",
+                "readability findings per 10 LOC",
+            ),
+            (
+                "exception_density",
+                "exception-handling",
+                "higher",
+                "density",
+                "exception handling per 10 LOC",
+            ),
+            ("exec_time_ms", "execution time", "lower", "ms", "passing samples' test time"),
+        )
     ),
     report_sections=(f"{_HERE}.report.section:RobunfrReportSection",),
     analysis_metrics=f"{_HERE}.analysis.metrics:METRICS",

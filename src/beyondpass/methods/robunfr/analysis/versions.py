@@ -27,7 +27,7 @@ def compare_versions(
     out = []
     families: dict[str, list[Comparison]] = defaultdict(list)
     for pair in pairs:
-        vc = VersionComparison(pair, old, new)
+        vc = VersionComparison(pair, old, new, method="robunfr")
         vc.benchmarks = [b for b in old.data.benchmarks if b in new.data.benchmarks]
         new_groups = {
             g.key: g
