@@ -15,9 +15,9 @@ from _common import argument_parser
 
 from beyondpass.evaluators.base import Candidate
 from beyondpass.extraction.result import Extraction
-from beyondpass.methods.comparison.psb2.benchmark import load
-from beyondpass.methods.comparison.quality import QualityEvaluator
-from beyondpass.methods.comparison.smells import SmellEvaluator
+from beyondpass.methods.psb2.benchmark.loader import load
+from beyondpass.methods.psb2.quality import QualityEvaluator
+from beyondpass.methods.psb2.smells import SmellEvaluator
 
 GCD_PY = """\
 a = int(input())

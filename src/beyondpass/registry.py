@@ -43,7 +43,7 @@ BUILTIN_METHODS = (
     "beyondpass.core",  # the core components, registered first like any method
     "beyondpass.methods.robunfr",
     "beyondpass.methods.robustapi",
-    "beyondpass.methods.comparison",
+    "beyondpass.methods.psb2",
     "beyondpass.methods.nofuneval",
     "beyondpass.methods.obfuseval",
 )
