@@ -69,7 +69,7 @@ def test_the_evaluator_adds_the_metrics_in_a_run(run_cli, tmp_path: Path) -> Non
             [prompts]
             plan = "psb2-program"
             [evaluation]
-            evaluators = ["psb2_quality"]
+            evaluators = ["psb2-quality"]
             """
         )
     )
@@ -77,7 +77,7 @@ def test_the_evaluator_adds_the_metrics_in_a_run(run_cli, tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     db = sqlite3.connect(tmp_path / "runs" / "q" / "run.sqlite3")
     (metrics,) = db.execute(
-        "select metrics from evaluations where evaluator = 'psb2_quality'"
+        "select metrics from evaluations where evaluator = 'psb2-quality'"
     ).fetchone()
     # 5 statements, one per logical line; one loop -> McCabe 2; one block level
     assert json.loads(metrics) == {"lloc": 5, "nos": 5, "mccabe": 2, "nesting": 1}
@@ -117,7 +117,7 @@ def test_smell_evaluator_in_a_run_keeps_answers_apart(run_cli, tmp_path: Path) -
             [prompts]
             plan = "psb2-program"
             [evaluation]
-            evaluators = ["psb2_smells"]
+            evaluators = ["psb2-smells"]
             """
         )
     )
@@ -128,7 +128,7 @@ def test_smell_evaluator_in_a_run_keeps_answers_apart(run_cli, tmp_path: Path) -
         task: json.loads(details)["smell_rules"]
         for task, details in db.execute(
             "select s.task_id, e.details from evaluations e join samples s on s.key = e.key "
-            "where e.evaluator = 'psb2_smells'"
+            "where e.evaluator = 'psb2-smells'"
         )
     }
     assert got["gcd"] == {}

@@ -132,7 +132,7 @@ def test_table3_of_a_cpp_and_java_study_holds_the_hand_counted_numbers(tmp_path:
                 [execution]
                 timeout_s = 3
                 [evaluation]
-                evaluators = ["psb2_quality", "psb2_smells"]
+                evaluators = ["psb2-quality", "psb2-smells"]
                 """
             )
         )

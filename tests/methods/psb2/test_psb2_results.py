@@ -83,7 +83,7 @@ def test_tables_from_a_real_run_of_two_models(run_cli, data_dir: Path, tmp_path:
             [prompts]
             plan = "psb2-program"
             [evaluation]
-            evaluators = ["psb2_quality"]
+            evaluators = ["psb2-quality"]
             """
         )
     )

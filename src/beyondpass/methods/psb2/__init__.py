@@ -67,7 +67,7 @@ METHOD = Method(
     ),
     evaluators=(
         EvaluatorSpec(
-            "psb2_quality",
+            "psb2-quality",
             f"{_HERE}.quality:QualityEvaluator.build",
             options=f"{_HERE}.quality:QualityOptions",
             metrics=(
@@ -81,9 +81,10 @@ METHOD = Method(
             result_fields=("lloc", "nos", "mccabe", "nesting"),
             label="Quality",
             description="LLOC, NOS, McCabe and nesting level of the answer's code",
+            aliases=("psb2_quality",),
         ),
         EvaluatorSpec(
-            "psb2_smells",
+            "psb2-smells",
             f"{_HERE}.smells:SmellEvaluator.build",
             options=f"{_HERE}.smells:SmellOptions",
             metrics=(
@@ -96,6 +97,7 @@ METHOD = Method(
             result_fields=("smells", "smells_error", "smells_warning"),
             label="Smells",
             description="findings per severity and rule (pylint, cppcheck/clang-tidy, checkstyle)",
+            aliases=("psb2_smells",),
         ),
     ),
     report_sections=(f"{_HERE}.report:Psb2ReportSection",),

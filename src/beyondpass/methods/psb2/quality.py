@@ -89,7 +89,7 @@ class QualityOptions(pydantic.BaseModel):
 class QualityEvaluator(Evaluator):
     """Adds ``lloc``, ``nos``, ``mccabe``, ``nesting`` for Python, C++ and Java answers."""
 
-    name = "psb2_quality"
+    name = "psb2-quality"
     metrics = METRICS
 
     @classmethod

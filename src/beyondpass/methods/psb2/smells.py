@@ -43,7 +43,7 @@ class SmellOptions(pydantic.BaseModel):
 class SmellEvaluator(Evaluator):
     """Adds analyser findings per severity (and per rule in the details)."""
 
-    name = "psb2_smells"
+    name = "psb2-smells"
     metrics = METRICS
 
     def __init__(self, timeout_s: float = 300.0) -> None:
