@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_psb2_java.py [--random 10000] [--repeat 1]
 
-Our Java reference functions (``comparison/java_reference``, all 25 problems) stand in
+Our Java reference functions (``methods/psb2/java_reference``, all 25 problems) stand in
 for one model's function-mode answers: each is compiled in the sandbox with the trusted
 ``FunctionRunner.java`` and run on its problem's edge cases and ``--random`` seeded random
 cases through the default sandbox executor (workers = cores, problems concurrently). Each
@@ -28,12 +28,12 @@ import time
 from _common import argument_parser, machine_cpu_s, tree_cpu_s
 
 from beyondpass.execution import ExecutionLimits, ExecutionRequest, create_executor
-from beyondpass.methods.comparison.analysis import within_epsilon
-from beyondpass.methods.comparison.drivers_java import JAVA_REFERENCES, java_reference_source
-from beyondpass.methods.comparison.prompts import function_mode_request
-from beyondpass.methods.comparison.psb2.benchmark import load
-from beyondpass.methods.comparison.psb2.data import QUIRKS
-from beyondpass.methods.comparison.psb2.problems import PROBLEMS
+from beyondpass.methods.psb2.analysis import within_epsilon
+from beyondpass.methods.psb2.benchmark.data import QUIRKS
+from beyondpass.methods.psb2.benchmark.loader import load
+from beyondpass.methods.psb2.benchmark.problems import PROBLEMS
+from beyondpass.methods.psb2.drivers_java import JAVA_REFERENCES, java_reference_source
+from beyondpass.methods.psb2.prompts import function_mode_request
 
 LIMITS = ExecutionLimits(timeout_s=1800, test_timeout_s=10)
 

@@ -1,8 +1,8 @@
 """PSB2 technical-quality analysis speed per language: metrics and smells for 25 answers.
 
 One model's answers to the 25 PSB2 problems, per language: the four metrics
-(``psb2_quality``: radon for Python, lizard + tree-sitter for C++ and Java) and the smells
-(``psb2_smells``: pylint; cppcheck + clang-tidy; checkstyle) through the evaluators, as a
+(``psb2-quality``: radon for Python, lizard + tree-sitter for C++ and Java) and the smells
+(``psb2-smells``: pylint; cppcheck + clang-tidy; checkstyle) through the evaluators, as a
 study runs them. The answers are PSB2-style programs (below; a few dozen lines each), each
 problem getting one of them, so the batch is 25 distinct files. Best of ``--repeat``.
 """
@@ -15,9 +15,9 @@ from _common import argument_parser
 
 from beyondpass.evaluators.base import Candidate
 from beyondpass.extraction.result import Extraction
-from beyondpass.methods.comparison.psb2.benchmark import load
-from beyondpass.methods.comparison.quality import QualityEvaluator
-from beyondpass.methods.comparison.smells import SmellEvaluator
+from beyondpass.methods.psb2.benchmark.loader import load
+from beyondpass.methods.psb2.quality import QualityEvaluator
+from beyondpass.methods.psb2.smells import SmellEvaluator
 
 GCD_PY = """\
 a = int(input())

@@ -36,11 +36,11 @@ import time
 from _common import argument_parser, machine_cpu_s, tree_cpu_s
 
 from beyondpass.execution import ExecutionLimits, ExecutionRequest, Status, create_executor
-from beyondpass.methods.comparison.drivers_cpp import reference_names, reference_source
-from beyondpass.methods.comparison.prompts import function_mode_request
-from beyondpass.methods.comparison.psb2 import reference
-from beyondpass.methods.comparison.psb2.benchmark import load
-from beyondpass.methods.comparison.psb2.problems import PROBLEMS
+from beyondpass.methods.psb2.benchmark import reference
+from beyondpass.methods.psb2.benchmark.loader import load
+from beyondpass.methods.psb2.benchmark.problems import PROBLEMS
+from beyondpass.methods.psb2.drivers_cpp import reference_names, reference_source
+from beyondpass.methods.psb2.prompts import function_mode_request
 
 LIMITS = ExecutionLimits(timeout_s=1800, test_timeout_s=10)
 

@@ -43,7 +43,7 @@ BUILTIN_METHODS = (
     "beyondpass.core",  # the core components, registered first like any method
     "beyondpass.methods.robunfr",
     "beyondpass.methods.robustapi",
-    "beyondpass.methods.comparison",
+    "beyondpass.methods.psb2",
     "beyondpass.methods.nofuneval",
     "beyondpass.methods.obfuseval",
 )
@@ -111,6 +111,10 @@ class EvaluatorSpec:
     cli_flag: str | None = None
     cli_help: str = ""
     runs_code: bool = False
+    #: former names: a study file, ``--evaluator`` or ``rescore`` naming one gets this
+    #: evaluator, which stores its results under ``name`` (runs stored under a former name
+    #: are renamed when opened, :mod:`beyondpass.store.migrate`)
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -401,11 +405,20 @@ def plan_names() -> list[str]:
 
 
 def evaluator(name: str) -> tuple[EvaluatorSpec, Method]:
+    """The evaluator ``name``, or the one that had that name before (``aliases``)."""
+    found = _find("evaluators", name)
+    if found is not None:
+        return found
+    for spec, m in iter_specs("evaluators"):
+        if name in spec.aliases:
+            return spec, m
     return _require("evaluators", name, "evaluator")
 
 
 def evaluator_names() -> list[str]:
-    return _names("evaluators")
+    """Every name an evaluator answers to: the current ones, then the former ones."""
+    names = _names("evaluators")
+    return names + [a for spec, _ in iter_specs("evaluators") for a in spec.aliases]
 
 
 def transform(name: str) -> tuple[TransformSpec, Method]:

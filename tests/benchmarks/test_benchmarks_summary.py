@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from beyondpass.benchmarks import load_summary, summary_only
-from beyondpass.methods.comparison.psb2 import benchmark as psb2_benchmark
+from beyondpass.methods.psb2.benchmark import loader as psb2_benchmark
 
 
 def test_listing_writes_no_psb2_random_cases(run_cli, data_dir: Path, tmp_path: Path) -> None:

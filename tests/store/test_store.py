@@ -190,11 +190,14 @@ def test_runs_of_the_previous_release_are_migrated_in_place(tmp_path, name):
         after = {r.sample.key: r.result for r in store.rows()}
         assert after == before  # same verdicts, metrics and details
         assert store.get_meta("schema_version") == SCHEMA_VERSION
-        (migration,) = store.get_meta("migrations")
+        migration, renaming = store.get_meta("migrations")  # 1 -> 2, then 2 -> 3
         evaluators = [e.name for e in store.evaluators()]
         nfr_rows = store.evaluations("nfr")
         verdict_rows = store.evaluations("functional")
-    assert migration["backup"] == "run.sqlite3.schema1.bak"
+    assert (migration["from_schema"], migration["to_schema"]) == (1, 2)
+    assert (renaming["from_schema"], renaming["to_schema"]) == (2, 3)
+    assert renaming["renamed_evaluators"] == {}  # no evaluator of 0.1.0 was renamed
+    assert migration["backup"] == renaming["backup"] == "run.sqlite3.schema1.bak"
     assert v1_results(run / "run.sqlite3.schema1.bak") == before  # the untouched old run
     assert {e.key for e in verdict_rows} == set(before)
     if name == "ev-nfr":  # NFR metrics and details go to nfr, the rest stays with the verdict
@@ -209,7 +212,7 @@ def test_runs_of_the_previous_release_are_migrated_in_place(tmp_path, name):
     else:
         assert evaluators == ["functional"] and nfr_rows == []
     with RunStore(run, create=False) as store:  # opening again migrates nothing
-        assert len(store.get_meta("migrations")) == 1
+        assert len(store.get_meta("migrations")) == 2
 
 
 def test_a_failed_migration_leaves_the_old_run_as_it_was(tmp_path):
@@ -249,4 +252,114 @@ def test_a_run_migrated_meanwhile_by_another_process_is_left_alone(tmp_path):
     late.close()
     with RunStore(run, create=False) as store:
         assert list(store.rows()) == rows
+        assert len(store.get_meta("migrations")) == 2
+
+
+# -- schema 2 -> 3: evaluators renamed -------------------------------------------------------
+V2 = Path(__file__).parents[1] / "data" / "store-v2"
+NEW_NAMES = {"psb2_quality": "psb2-quality", "psb2_smells": "psb2-smells"}
+
+
+def v2_evaluations(db_path: Path) -> dict[tuple[str, str], tuple]:
+    """Read a schema-2 database directly: (key, evaluator) -> version, status, passed,
+    metrics, details, created_at, as that release stored them."""
+    with sqlite3.connect(db_path) as conn:
+        fetched = conn.execute(
+            "SELECT key, evaluator, version, status, passed, metrics, details, created_at "
+            "FROM evaluations"
+        ).fetchall()
+    return {
+        (k, e): (v, s, p, json.loads(m), json.loads(d), c) for k, e, v, s, p, m, d, c in fetched
+    }
+
+
+def v2_meta(db_path: Path) -> dict[str, object]:
+    with sqlite3.connect(db_path) as conn:
+        return {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+
+
+@pytest.mark.parametrize("name", ["psb2-study", "psb2-evaluate"])
+def test_runs_of_schema_2_get_the_renamed_evaluators_and_nothing_else_changes(tmp_path, name):
+    with tarfile.open(V2 / f"{name}.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    run = tmp_path / name
+    before = v2_evaluations(run / "run.sqlite3")
+    meta_before = v2_meta(run / "run.sqlite3")
+    assert {e for _, e in before} == {"functional", "psb2_quality", "psb2_smells"}
+    with RunStore(run, create=False) as store:
+        assert store.get_meta("schema_version") == SCHEMA_VERSION == 3
+        (migration,) = store.get_meta("migrations")
+        evaluators = store.evaluators()
+        after = {(e.key, e.evaluator): e for e in store.evaluations()}
+        owners = store.metric_owners()
+        meta = store.all_meta()
+        rows = list(store.rows())
+    assert migration["renamed_evaluators"] == NEW_NAMES
+    assert (migration["from_schema"], migration["backup"]) == (2, "run.sqlite3.schema2.bak")
+    assert v2_evaluations(run / "run.sqlite3.schema2.bak") == before  # the untouched old run
+    assert [e.name for e in evaluators] == ["functional", "psb2-quality", "psb2-smells"]
+    assert [e.metadata["evaluator"] for e in evaluators] == [e.name for e in evaluators]
+    # every row is the old one under the new name: same version, verdict, metrics, details
+    assert {(k, NEW_NAMES.get(e, e)): row for (k, e), row in before.items()} == {
+        key: (
+            e.version,
+            e.status,
+            None if e.passed is None else int(e.passed),
+            e.metrics,
+            e.details,
+            e.created_at,
+        )
+        for key, e in after.items()
+    }
+    with sqlite3.connect(run / "run.sqlite3.schema2.bak") as conn:
+        owners_before = dict(conn.execute("SELECT metric, evaluator FROM metric_owners"))
+    assert owners == {m: NEW_NAMES.get(e, e) for m, e in owners_before.items()}
+    assert owners["lloc"] == "psb2-quality" and owners["smells"] == "psb2-smells"
+    assert [e["evaluator"] for e in meta["evaluators"]] == [
+        "functional",
+        "psb2-quality",
+        "psb2-smells",
+    ]
+    for row in rows:  # the merged result: the smells' details under the evaluator's new name
+        assert "psb2_smells" not in row.result.details and "psb2-smells" in row.result.details
+    if name == "psb2-evaluate":  # the settings its results were scored under, renamed
+        assert meta_before["evaluation"] == {
+            "psb2_quality": True,
+            "psb2_smells": True,
+            "timing_repeats": 0,
+        }
+        assert meta["evaluation"] == {
+            "psb2-quality": True,
+            "psb2-smells": True,
+            "timing_repeats": 0,
+        }
+    # everything else is as the old release wrote it (the study file keeps its old names)
+    unchanged = {"evaluators", "evaluation", "migrations", "schema_version"}
+    assert {k: v for k, v in meta.items() if k not in unchanged} == {
+        k: v for k, v in meta_before.items() if k not in unchanged
+    }
+    with RunStore(run, create=False) as store:  # opening again migrates nothing
         assert len(store.get_meta("migrations")) == 1
+
+
+def test_a_run_with_an_old_and_a_new_name_of_one_evaluator_is_not_migrated(tmp_path):
+    with tarfile.open(V2 / "psb2-study.tgz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    db = tmp_path / "psb2-study" / "run.sqlite3"
+    with sqlite3.connect(db) as conn:  # what no release wrote: both names in one run
+        conn.execute(
+            "INSERT INTO evaluators SELECT 'psb2-quality', version, decides_verdict, 9, "
+            "metrics, metadata, updated_at FROM evaluators WHERE name = 'psb2_quality'"
+        )
+    with pytest.raises(DataError, match="both evaluator 'psb2_quality' and 'psb2-quality'"):
+        RunStore(tmp_path / "psb2-study", create=False)
+    assert migrate.schema_version(sqlite3.connect(db)) == 2
+
+
+def test_the_renamed_evaluators_are_the_registered_ones_under_their_former_names():
+    from beyondpass import registry
+
+    assert migrate.RENAMED_EVALUATORS == NEW_NAMES
+    for old, new in migrate.RENAMED_EVALUATORS.items():
+        spec, _ = registry.evaluator(old)
+        assert spec.name == new and old in spec.aliases

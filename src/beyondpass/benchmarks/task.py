@@ -26,7 +26,7 @@ class FunctionCall:
 
     A typed part of the sample and of its execution request, so that methods describe the
     call and never write marker text into programs. Types are PSB2's (``int``, ``float``,
-    ``str``, ``bool``, ``vec_int``, ...; docs/comparison.md).
+    ``str``, ``bool``, ``vec_int``, ...; docs/psb2.md).
     """
 
     name: str

@@ -27,7 +27,7 @@ LANGUAGES = ("python", "cpp", "java")
 #: tests per JVM launch in batch mode (a JVM that exits or hangs is replaced earlier)
 JAVA_BATCH = 1000
 #: cases per process of a C++ program in function mode, whose generated driver speaks the
-#: batch protocol itself (methods/comparison/drivers_cpp.py; a crash or hang replaces it)
+#: batch protocol itself (methods/psb2/drivers_cpp.py; a crash or hang replaces it)
 CPP_BATCH = 5000
 #: JVM settings that fit the sandbox's address-space limit and its process budget: a small
 #: code cache and class space, a serial collector (few threads) and two JIT threads
@@ -189,7 +189,7 @@ def java_function_compile_step(program: str) -> CompileStep:
 
 def java_function_launcher(function: FunctionCall, limits: ExecutionLimits) -> Launcher:
     """``java ... FunctionRunner METHOD INPUTS OUTPUTS``: every case of the sample in one
-    JVM through the batch protocol of ``compiled_judge`` (docs/comparison.md)."""
+    JVM through the batch protocol of ``compiled_judge`` (docs/psb2.md)."""
     command = (*_java(limits), "FunctionRunner", *function.argv())
     return Launcher(command, JAVA_FUNCTION_BATCH, JVM_HEADROOM_MB)
 

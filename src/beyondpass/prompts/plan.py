@@ -177,7 +177,7 @@ FUNCTION_ONLY = Condition(
     description="RobuNFR Function-Only: the functional requirement alone",
 )
 
-#: The neutral prefix of the comparison methodology (seed 002): favours no model.
+#: The neutral prefix of seed 002's methodology for comparing code LLMs: favours no model.
 NEUTRAL = Condition(
     id="neutral",
     steps=(PromptTemplate(user="Generate a {language} code to solve the problem!\n{prompt}"),),
@@ -191,7 +191,7 @@ def function_only_plan(table: Mapping[str, Any], study_dir: Any, where: str) -> 
 
 
 def neutral_plan(table: Mapping[str, Any], study_dir: Any, where: str) -> PromptPlan:
-    """The core plan ``neutral`` (the comparison methodology's prompt; no settings)."""
+    """The core plan ``neutral`` (the PSB2 method's neutral prompt; no settings)."""
     return PromptPlan("neutral", (NEUTRAL,))
 
 

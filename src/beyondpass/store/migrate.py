@@ -9,8 +9,18 @@ non-verdict evaluator whose recorded metadata lists it under ``"metrics"`` (Robu
 stays with the verdict evaluator (the first recorded one). Joining the rows back gives the
 old result exactly, so verdicts, metrics and reports are unchanged (docs/store.md).
 
-The old database is first copied to ``run.sqlite3.schema1.bak``; the migration itself is
-one transaction, so a kill leaves either the old run or the migrated one, never a mix.
+Schema 3 renames evaluators whose names changed (:data:`RENAMED_EVALUATORS`: the PSB2
+method's ``psb2_quality`` and ``psb2_smells`` became ``psb2-quality`` and ``psb2-smells``,
+hyphenated like every other evaluator) wherever the run names them: the ``evaluators``,
+``evaluations`` and ``metric_owners`` tables, each evaluator's recorded metadata, and the
+metadata ``evaluators``, ``executor``, ``evaluation`` (the settings an ``evaluate`` run was
+scored under) and ``rescore_in_progress``. History (``rescores``, ``migrations``, the study
+file as written) keeps the names it was written with. Rows, metrics and details are untouched,
+so reports and rescoring read the same numbers under the new names.
+
+The old database is first copied to ``run.sqlite3.schema<N>.bak`` (N: the schema it was
+found at); every step from there to the current schema runs in one transaction, so a kill
+leaves either the old run or the migrated one, never a mix.
 """
 
 from __future__ import annotations
@@ -43,9 +53,13 @@ def backup_path(path: Path, version: int) -> Path:
     return path.with_name(f"{path.name}.schema{version}.bak")
 
 
+#: evaluator names changed in schema 3: old name -> new name
+RENAMED_EVALUATORS = {"psb2_quality": "psb2-quality", "psb2_smells": "psb2-smells"}
+
+
 def migrate(db: sqlite3.Connection, path: Path, found: int, schema: str, target: int) -> None:
     """Migrate ``db`` (at ``path``) from schema ``found`` to ``target`` (``schema``'s DDL)."""
-    if (found, target) != (1, 2):
+    if found >= target or any(v not in _STEPS for v in range(found, target)):
         raise DataError(f"{path}: no migration from store schema {found} to {target}")
     backup = backup_path(path, found)
     try:
@@ -57,7 +71,7 @@ def migrate(db: sqlite3.Connection, path: Path, found: int, schema: str, target:
             finally:
                 copy.close()
             os.replace(tmp, backup)
-        _migrate_1_to_2(db, schema, target, backup.name)
+        _in_one_transaction(db, schema, target, backup.name)
     except (OSError, sqlite3.OperationalError) as exc:
         raise DataError(
             f"{path.parent}: cannot migrate this run from store schema {found} to {target} "
@@ -70,65 +84,147 @@ def migrate(db: sqlite3.Connection, path: Path, found: int, schema: str, target:
         ) from exc
 
 
-def _migrate_1_to_2(db: sqlite3.Connection, schema: str, target: int, backup: str) -> None:
+def _in_one_transaction(db: sqlite3.Connection, schema: str, target: int, backup: str) -> None:
+    """Every step from the schema the database is at (read inside the transaction: another
+    process may have migrated it meanwhile) to ``target``, committed together."""
     isolation = db.isolation_level
     db.isolation_level = None  # one explicit transaction around DDL and data alike
     try:
         db.execute("BEGIN IMMEDIATE")
         try:
-            if schema_version(db) == target:  # another process migrated it meanwhile
-                db.execute("COMMIT")
-                return
-            for statement in schema.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-            meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta")}
-            verdict, extras = _recorded_evaluators(meta)
-            _register(db, verdict, extras)
-            owners: dict[str, str] = {}
-            for key, status, passed, metrics, details, created_at in db.execute(
-                "SELECT key, status, passed, metrics, details, created_at FROM results"
-            ).fetchall():
-                for row in split_result(
-                    json.loads(metrics), json.loads(details), verdict[0], extras
-                ):
-                    name, row_metrics, row_details = row
-                    is_verdict = name == verdict[0]
-                    db.execute(
-                        "INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?)",
-                        (
-                            key,
-                            name,
-                            MIGRATED_VERSION,
-                            status if is_verdict else None,
-                            passed if is_verdict else None,
-                            json.dumps(row_metrics),
-                            json.dumps(row_details),
-                            created_at,
-                        ),
-                    )
-                    owners.update(dict.fromkeys(row_metrics, name))
-            db.executemany("INSERT INTO metric_owners VALUES (?, ?)", sorted(owners.items()))
-            db.execute("DROP TABLE results")
-            history = meta.get("migrations", [])
-            history.append(
-                {
-                    "from_schema": 1,
-                    "to_schema": target,
-                    "at": datetime.now(UTC).isoformat(timespec="seconds"),
-                    "backup": backup,
-                    "verdict_evaluator": verdict[0],
-                    "metrics_by_evaluator": {n: list(m) for n, m, _ in extras},
-                }
-            )
-            for k, v in (("migrations", history), ("schema_version", target)):
-                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (k, json.dumps(v)))
+            at = schema_version(db) or target
+            for version in range(at, target):
+                _STEPS[version](db, schema, backup)
+            if at < target:
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    ("schema_version", json.dumps(target)),
+                )
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
     finally:
         db.isolation_level = isolation
+
+
+def _record(db: sqlite3.Connection, migration: dict[str, Any]) -> None:
+    """Append ``migration`` to the run's ``migrations`` metadata."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'migrations'").fetchone()
+    history = json.loads(row[0]) if row else []
+    history.append(migration)
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", ("migrations", json.dumps(history)))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _migrate_1_to_2(db: sqlite3.Connection, schema: str, backup: str) -> None:
+    for statement in schema.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM meta")}
+    verdict, extras = _recorded_evaluators(meta)
+    _register(db, verdict, extras)
+    owners: dict[str, str] = {}
+    for key, status, passed, metrics, details, created_at in db.execute(
+        "SELECT key, status, passed, metrics, details, created_at FROM results"
+    ).fetchall():
+        for name, row_metrics, row_details in split_result(
+            json.loads(metrics), json.loads(details), verdict[0], extras
+        ):
+            is_verdict = name == verdict[0]
+            db.execute(
+                "INSERT INTO evaluations VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    key,
+                    name,
+                    MIGRATED_VERSION,
+                    status if is_verdict else None,
+                    passed if is_verdict else None,
+                    json.dumps(row_metrics),
+                    json.dumps(row_details),
+                    created_at,
+                ),
+            )
+            owners.update(dict.fromkeys(row_metrics, name))
+    db.executemany("INSERT INTO metric_owners VALUES (?, ?)", sorted(owners.items()))
+    db.execute("DROP TABLE results")
+    _record(
+        db,
+        {
+            "from_schema": 1,
+            "to_schema": 2,
+            "at": _now(),
+            "backup": backup,
+            "verdict_evaluator": verdict[0],
+            "metrics_by_evaluator": {n: list(m) for n, m, _ in extras},
+        },
+    )
+
+
+def _migrate_2_to_3(db: sqlite3.Connection, schema: str, backup: str) -> None:
+    present = {n for (n,) in db.execute("SELECT name FROM evaluators")}
+    renamed = {old: new for old, new in RENAMED_EVALUATORS.items() if old in present}
+    for old, new in renamed.items():
+        if new in present:
+            raise ValueError(f"the run has both evaluator {old!r} and {new!r}")
+        (metadata,) = db.execute(
+            "SELECT metadata FROM evaluators WHERE name = ?", (old,)
+        ).fetchone()
+        db.execute(
+            "UPDATE evaluators SET name = ?, metadata = ? WHERE name = ?",
+            (new, json.dumps(_renamed_record(json.loads(metadata))), old),
+        )
+        db.execute("UPDATE evaluations SET evaluator = ? WHERE evaluator = ?", (new, old))
+        db.execute("UPDATE metric_owners SET evaluator = ? WHERE evaluator = ?", (new, old))
+    for key, value in db.execute("SELECT key, value FROM meta").fetchall():
+        rename = _META_RENAMES.get(key)
+        if rename is None:
+            continue
+        new_value = rename(json.loads(value))
+        db.execute("UPDATE meta SET value = ? WHERE key = ?", (json.dumps(new_value), key))
+    _record(
+        db,
+        {
+            "from_schema": 2,
+            "to_schema": 3,
+            "at": _now(),
+            "backup": backup,
+            "renamed_evaluators": renamed,
+        },
+    )
+
+
+def _renamed_record(record: Any) -> Any:
+    """An evaluator's metadata (``{"evaluator": name, ...}``) under its new name."""
+    if isinstance(record, dict) and record.get("evaluator") in RENAMED_EVALUATORS:
+        return {**record, "evaluator": RENAMED_EVALUATORS[record["evaluator"]]}
+    return record
+
+
+def _renamed_keys(value: Any) -> Any:
+    """A mapping keyed by evaluator name, under the new names."""
+    if not isinstance(value, dict):
+        return value
+    return {RENAMED_EVALUATORS.get(k, k): v for k, v in value.items()}
+
+
+def _renamed_list(value: Any) -> Any:
+    return [_renamed_record(e) for e in value] if isinstance(value, list) else value
+
+
+#: meta keys that name evaluators, and how each is renamed
+_META_RENAMES = {
+    "evaluators": _renamed_list,
+    "executor": _renamed_record,
+    "evaluation": _renamed_keys,
+    "rescore_in_progress": _renamed_keys,
+}
+
+#: schema N -> the step that brings a database at N to N + 1 (inside the one transaction)
+_STEPS = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
 
 
 Recorded = tuple[str, tuple[str, ...], dict[str, Any]]  # name, declared metrics, metadata

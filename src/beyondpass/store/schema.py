@@ -15,7 +15,7 @@ from pathlib import Path
 from beyondpass.errors import DataError
 from beyondpass.store import migrate
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (

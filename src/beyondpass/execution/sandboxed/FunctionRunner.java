@@ -18,7 +18,7 @@
 // native libraries, replacing the security manager; System.exit/halt becomes that case's
 // runtime error. A JDK that refuses a security manager gets no case run at all (an error
 // of the sample, never a pass). A case that leaves threads running ends the JVM after its
-// answer (the judge starts a fresh one for the rest). See docs/comparison.md, "Java function mode".
+// answer (the judge starts a fresh one for the rest). See docs/psb2.md, "Java function mode".
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;

@@ -12,7 +12,7 @@ every case carries a nonce the answer must not be able to predict. Protocol:
   bytes + exit status (int32) + flags (bit 0: go on, bit 1: output limit) + stdout
   (int32 size, bytes, at most cap + 1) + stderr tail (int32 size, bytes).
 
-What a case does is what the generated driver (``methods/comparison/drivers.py``) does
+What a case does is what the generated driver (``methods/psb2/drivers.py``) does
 in a process of its own: the case's lines are parsed by the signature's types, the
 function is called, its results are written in the textio format after whatever the
 function printed; an exception is exit status 1 with its traceback on stderr,
