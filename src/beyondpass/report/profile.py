@@ -68,7 +68,7 @@ def profile_table(
         head += [Cell(bench_label(bench)), Cell(group or MISSING)]
         out.append(head + [_value(by_key.get((method, metric, bench, group, m))) for m in models])
     return Table(
-        key="profile",
+        key="profile-table",
         title="Profile: every method's headline metrics",
         caption="value [95% bootstrap CI over the metric's pairing units: task, question or "
         "row]; shares in %.",
@@ -152,7 +152,9 @@ class ProfileSection:
             refs = methods()[name].report_sections if name in owners else ()
             if refs:
                 section = resolve(refs[0], methods()[name], needs_extra=False)
-                links.append((name, section.key))
+                first = next(c.benchmark for c in cells if c.method == name)
+                inline = getattr(section, "inline", False)  # its tables sit in the results
+                links.append((name, ctx.benchmark_anchor(first) if inline else section.key))
         table = profile_table(cells, models, ctx.meta, rows)
         shown = {c.method for c in cells}
         note = (

@@ -173,15 +173,13 @@ class StudyRunner:
             store.set_meta("updated_at", now_iso())
             by_name = {e.name: e for e in evaluators}
             for arm in cfg.arms:  # one verdict evaluator; each arm's own add-ons
-                arm_evaluators = [evaluators[0], *(by_name[e.name] for e in arm.evaluators)]
-                score_pending(
-                    store, tasks, arm_evaluators, keys_by_arm[arm.name], self.progress, "evaluate"
-                )
+                mine = [evaluators[0], *(by_name[e.name] for e in arm.evaluators)]
+                keys = keys_by_arm[arm.name]
+                score_pending(store, tasks, mine, keys, self.progress, "evaluate")
+                scored = set.intersection(*(store.evaluation_keys(e.name) for e in mine))
+                outcome.scored += sum(k in scored for k in keys)
+                outcome.expected += len(keys)
             setup.close()  # before the summary: workers are not kept waiting
-            all_keys = [k for keys in keys_by_arm.values() for k in keys]
-            outcome.expected = len(all_keys)
-            scored = store.result_keys()
-            outcome.scored = sum(k in scored for k in all_keys)
             store.set_meta("status", "complete" if outcome.complete else "incomplete")
             store.set_meta("updated_at", now_iso())
             outcome.summaries = summarize(store.rows(), seed=cfg.seed)

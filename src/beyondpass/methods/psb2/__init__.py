@@ -12,6 +12,7 @@ from beyondpass.registry import (
     AnswerFormatSpec,
     BenchmarkSpec,
     EvaluatorSpec,
+    HeadlineSpec,
     Method,
     Metric,
     PlanSpec,
@@ -99,6 +100,18 @@ METHOD = Method(
             description="findings per severity and rule (pylint, cppcheck/clang-tidy, checkstyle)",
             aliases=("psb2_smells",),
         ),
+    ),
+    headlines=tuple(
+        HeadlineSpec(
+            f"{kind}_pass_ratio",
+            f"{kind} cases passed",
+            "higher",
+            "share",
+            "task",
+            f"{_HERE}.headline:{kind}_pass_ratio",
+            f"share of a task's {kind} cases answered exactly",
+        )
+        for kind in ("edge", "random")
     ),
     report_sections=(f"{_HERE}.report:Psb2ReportSection",),
     studies=f"{_HERE}.studies",

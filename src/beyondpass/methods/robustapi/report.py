@@ -194,6 +194,7 @@ class MisuseReportSection:
 
     key = "robustapi-misuse"
     title = "API misuse (RobustAPI)"
+    inline = True  # shown inside each benchmark's results: links go there
 
     def build(self, ctx: ReportContext) -> SectionOutput | None:
         models, conditions = ctx.order("models"), ctx.order("conditions")
