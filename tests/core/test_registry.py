@@ -236,6 +236,7 @@ REFS = {
     "transforms": ("factory", "options"),
     "providers": ("factory",),
     "executors": ("factory",),
+    "headlines": ("values",),
 }
 
 
@@ -265,8 +266,9 @@ def test_every_core_component_resolves() -> None:
         if getattr(spec, name) is not None
     ]
     refs += [*core.commands, *core.report_sections]
-    # the earlier 28, the answers file kind, the review command and its report section
-    assert len(refs) == 28 + 1 + 1 + 1  # none skipped
+    # the earlier 28, the answers file kind, the review command and its report section, the
+    # pass@1 headline and the profile section
+    assert len(refs) == 28 + 1 + 1 + 1 + 1 + 1  # none skipped
     for ref in refs:
         assert callable(registry.resolve(ref, core)), ref
 

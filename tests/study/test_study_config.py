@@ -19,7 +19,7 @@ BASE: dict[str, Any] = {"benchmarks": [{"name": "demo"}], "models": [{"spec": "r
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ({"modles": 2}, "study.toml: unknown key 'modles' — valid: benchmarks, description,"),
+        ({"modles": 2}, "study.toml: unknown key 'modles' — valid: arms, benchmarks, description,"),
         ({"execution": {"foo": 1}}, "study.toml: unknown key 'foo' in [execution] — valid: "),
         ({"sampling": {"n": 0}}, "study.toml: sampling.n must be a positive integer"),
         ({"sampling": {"n": True}}, "study.toml: sampling.n: Input should be a valid integer"),

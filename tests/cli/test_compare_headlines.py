@@ -1,0 +1,135 @@
+"""``compare`` on two evaluations of real published answers, for methods besides RobuNFR:
+each method's headline metric is the number the method itself reports for each run, and
+``--fail-on`` gates it in its own units.
+
+The second evaluation is the first one's answers with a seeded share made worse (RobustAPI:
+answers without code; NoFunEval: edits cut short), so the change is known in direction.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+RECORDED = "recorded/robustapi-gpt-4-0613-zero_shot.jsonl"
+GENERATIONS = "nofuneval/generations/latency/gpt-4/base_prompt/generated_outputs.jsonl"
+
+
+def comparison(payload: dict, metric: str) -> dict:
+    (row,) = [r for r in payload["comparisons"] if r["metric"] == metric]
+    return row
+
+
+@pytest.fixture(scope="module")
+def robustapi_runs(tmp_path_factory, run_cli, data_dir) -> tuple[Path, dict, dict]:
+    """gpt-4's recorded answers, then the same with a seeded quarter of the answers the
+    checker passed replaced by a refusal: fewer executable answers, more misuse among them."""
+    tmp = tmp_path_factory.mktemp("robustapi")
+
+    def check(name: str, answers: Path) -> dict:
+        proc = run_cli(["robustapi", "check", "--answers", answers, "--out", tmp / name,
+                        "--data-dir", data_dir, "--json"], cwd=tmp)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    old = check("old", data_dir / RECORDED)
+    verdicts = (tmp / "old" / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()
+    passed = {v["line"] for v in map(json.loads, verdicts) if v["verdict"] == "pass"}
+    rng = random.Random(3)
+    worse = tmp / "worse.jsonl"
+    with (data_dir / RECORDED).open(encoding="utf-8") as src, worse.open("w") as out:
+        for number, line in enumerate(src, 1):
+            row = json.loads(line)
+            if number in passed and rng.random() < 0.25:
+                row["response"] = "Sorry, I cannot answer that."
+            out.write(json.dumps(row) + "\n")
+    return tmp, old, check("new", worse)
+
+
+def test_robustapi_compare_reports_the_methods_own_rates(run_cli, robustapi_runs) -> None:
+    tmp, old, new = robustapi_runs
+    proc = run_cli(["compare", tmp / "old", tmp / "new", "--json"], cwd=tmp)
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    misuse = comparison(payload, "misuse_rate")
+    executable = comparison(payload, "executable_rate")
+    assert misuse["method"] == "robustapi" and misuse["unit"] == "%"
+    assert misuse["old"] == pytest.approx(old["misuse_rate"] * 100, abs=1e-9)
+    assert misuse["new"] == pytest.approx(new["misuse_rate"] * 100, abs=1e-9)
+    assert executable["old"] == pytest.approx(old["executable_rate"] * 100, abs=1e-9)
+    assert executable["new"] == pytest.approx(new["executable_rate"] * 100, abs=1e-9)
+    assert executable["direction"] == "regressed" and executable["significant"]
+    lo, hi = misuse["old_ci95"]
+    assert lo < misuse["old"] < hi
+    assert executable["pairs"] == old["n"]  # paired on the question
+
+
+def test_the_misuse_rate_gate_in_percentage_points(run_cli, robustapi_runs) -> None:
+    tmp, old, new = robustapi_runs
+    rise = (new["misuse_rate"] - old["misuse_rate"]) * 100  # among answers that compiled
+    assert rise > 2
+    base = ["compare", tmp / "old", tmp / "new", "--json"]
+    # the questions that lost their passing answer have no misuse rate in the new run, so
+    # the paired test cannot see this change: the gate is asked to act on the size alone
+    tight = run_cli([*base, "--fail-on", "misuse_rate:+2pp", "--no-require-significance"],
+                    cwd=tmp)  # fmt: skip
+    assert tight.returncode == 4, tight.stderr
+    (violation,) = json.loads(tight.stdout)["gate"]["violations"]
+    assert violation["metric"] == "misuse_rate"
+    assert violation["change"] == pytest.approx(rise, abs=1e-9)
+    loose = run_cli([*base, "--fail-on", f"misuse_rate:+{rise + 1:.2f}pp",
+                     "--no-require-significance"], cwd=tmp)  # fmt: skip
+    assert loose.returncode == 0, loose.stderr
+    wrong_sign = run_cli([*base, "--fail-on", "misuse_rate:-2pp"], cwd=tmp)
+    assert wrong_sign.returncode == 2 and "regresses when it rises" in wrong_sign.stderr
+    executable = run_cli([*base, "--fail-on", "executable_rate:-5pp"], cwd=tmp)
+    assert executable.returncode == 4  # significant: paired on every question
+
+
+def test_nofuneval_compare_reports_score_at_1_and_gates_diffbleu(
+    run_cli, data_dir, tmp_path
+) -> None:
+    rng = random.Random(5)
+    folder = tmp_path / "cut" / "gpt-4" / "base_prompt"
+    folder.mkdir(parents=True)
+    with (
+        (data_dir / GENERATIONS).open(encoding="utf-8") as src,
+        (folder / "generated_outputs.jsonl").open("w") as out,
+    ):
+        for line in src:
+            row = json.loads(line)
+            if rng.random() < 0.4:
+                row["generated_answers"] = [a[: len(a) // 3] for a in row["generated_answers"]]
+            out.write(json.dumps(row) + "\n")
+    summaries = []
+    for name, generations in (
+        ("old", data_dir / GENERATIONS),
+        ("new", folder / "generated_outputs.jsonl"),
+    ):
+        proc = run_cli(["nofuneval", "score", "--subset", "latency", "--generations", generations,
+                        "--out", tmp_path / name, "--data-dir", data_dir, "--json"],
+                       cwd=tmp_path)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        summaries.append(json.loads(proc.stdout))
+    old, new = summaries
+    base = ["compare", tmp_path / "old", tmp_path / "new", "--json"]
+    proc = run_cli(base, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    row = comparison(json.loads(proc.stdout), "diffbleu")
+    assert (row["method"], row["group"], row["pairs"]) == ("nofuneval", "base_prompt", 47)
+    assert row["old"] == pytest.approx(old["diffbleu_score@1"], abs=1e-12)
+    assert row["new"] == pytest.approx(new["diffbleu_score@1"], abs=1e-12)
+    drop = (new["diffbleu_score@1"] - old["diffbleu_score@1"]) / old["diffbleu_score@1"] * 100
+    assert drop < -5
+    gated = run_cli([*base, "--fail-on", "diffbleu:-5%", "--no-require-significance"], cwd=tmp_path)
+    assert gated.returncode == 4, gated.stderr
+    (violation,) = json.loads(gated.stdout)["gate"]["violations"]
+    assert violation["metric"] == "diffbleu"
+    assert violation["change"] == pytest.approx(drop, abs=1e-9)
+    lenient = run_cli([*base, "--fail-on", f"diffbleu:-{abs(drop) + 1:.2f}%"], cwd=tmp_path)
+    assert lenient.returncode == 0, lenient.stderr
+    pp = run_cli([*base, "--fail-on", "diffbleu:-2pp"], cwd=tmp_path)
+    assert pp.returncode == 2 and "metrics shown in %" in pp.stderr
