@@ -121,3 +121,58 @@ def test_the_built_in_profile_study_has_an_arm_per_method(data_dir) -> None:
     ]  # fmt: skip
     assert {e.name for e in cfg.evaluators} == {"nfr", "psb2-quality", "psb2-smells"}
     assert cfg.arms[1].sampling.temperature == 0.2 and cfg.arms[0].sampling.temperature == 0.0
+
+
+def test_an_arms_evaluators_score_its_samples_only_in_run_and_rescore(tmp_path) -> None:
+    """Two arms on the demo tasks, replayed: nfr scores the first arm's samples alone, at the
+    run and when rescored; an evaluator no arm names is rescored on every sample."""
+    from importlib import resources
+
+    from beyondpass.store.run_store import RunStore
+    from beyondpass.study.rescore import rescore
+    from beyondpass.study.runner import StudyRunner
+
+    answers = Path(str(resources.files("beyondpass.demo") / "data" / "answers-careful.jsonl"))
+
+    def arm_of(name: str, condition: str, text: str, **tables: Any) -> dict[str, Any]:
+        return {
+            "name": name,
+            "benchmarks": [{"name": "demo"}],
+            "prompts": {"conditions": [{"id": condition, "user": text}]},
+            **tables,
+        }
+
+    raw = {
+        "models": [{"spec": f"replay:{answers}", "label": "careful"}],
+        "execution": {"timeout_s": 5},
+        "arms": [
+            arm_of(
+                "plain",
+                "function-only",
+                "Complete the following code.\n{prompt}",
+                evaluation={"nfr": True},
+            ),  # fmt: skip
+            arm_of("neutral", "neutral", "Generate a {language} code!\n{prompt}"),
+        ],
+    }
+    cfg = study_from_dict(raw, tmp_path / "study.toml")
+    outcome = StudyRunner(cfg, tmp_path / "run").run()
+    assert outcome.expected == outcome.scored > 0 and not outcome.failures
+
+    def scored(evaluator: str) -> set[str]:
+        with RunStore(tmp_path / "run", create=False) as store:
+            conditions = {r.sample.key: r.sample.condition for r in store.rows()}
+            return {conditions[k] for k in store.evaluation_keys(evaluator)}
+
+    assert scored("nfr") == {"function-only"}
+    with RunStore(tmp_path / "run", create=False) as store:
+        meta = store.all_meta()
+    assert meta["arms"]["plain"]["evaluators"] == ["nfr"]
+    assert meta["status"] == "complete"
+
+    again = rescore(tmp_path / "run", ["nfr", "psb2-quality"])
+    counts = {r["evaluator"]: r["samples_scored"] for r in again.evaluators}
+    per_arm = outcome.expected // 2
+    assert counts == {"nfr": per_arm, "psb2-quality": 2 * per_arm}
+    assert scored("nfr") == {"function-only"}
+    assert scored("psb2-quality") == {"function-only", "neutral"}

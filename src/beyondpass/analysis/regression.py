@@ -17,8 +17,8 @@ The gate (``--fail-on``) turns chosen regressions into a failing exit code. Its 
     METRIC[SCOPE]:LIMIT
     METRIC  pass@1, smell_density, unreadability_density, exception_density, exec_time_ms,
             exec_time_ref (the steadier one on a shared machine), every method's headline
-            metrics (misuse_rate, diffbleu, speedup, robust_pass@1, ...; ``beyondpass
-            compare`` lists them), or any numeric metric the runs carry
+            metrics (misuse_rate, diffbleu, speedup, robust_pass@1, ...: docs/profile.md
+            lists them), or any numeric metric the runs carry
     SCOPE   optional, e.g. [benchmark=humaneval,group=function-only,model=gpt-4o]; also
             method=NAME (the method whose metric it is) and arm=NAME (a study's arm)
     LIMIT   a signed threshold: -2% (relative change, Δ%), -1.5pp (absolute, in percentage

@@ -208,8 +208,9 @@ def _delta_rows(report: Any) -> list[dict[str, Any]]:
     multiple=True,
     metavar="SPEC",
     help="Exit 4 when a metric regresses beyond a limit, e.g. 'pass@1:-2%', "
-    "'smell_density[benchmark=mbpp]:+10%', 'pass@1[group=function-only]:-1.5pp' "
-    "(repeatable; see docs/robunfr.md).",
+    "'misuse_rate:+2pp', 'diffbleu:-5%', 'robust_pass@1[method=obfuseval]:-2pp', "
+    "'smell_density[benchmark=mbpp]:+10%' (repeatable; every method's headline metrics "
+    "and scopes: docs/profile.md).",
 )
 @click.option(
     "--pair",
