@@ -2,9 +2,9 @@
 
 A *method* (RobuNFR, RobustAPI, a third-party one) is a package that exposes one
 :class:`Method`: its benchmarks, prompt plans, answer formats, evaluators with their metric
-definitions, benchmark transforms, report sections, CLI commands, built-in studies, model
-providers and executors. beyondpass's own components are declared the same way, as the
-method ``core`` (:mod:`beyondpass.core`), so this is the only table of components. The
+definitions, headline metrics, benchmark transforms, report sections, CLI commands, built-in
+studies, model providers and executors. beyondpass's own components are declared the same
+way, as the method ``core`` (:mod:`beyondpass.core`), so this is the only table of components. The
 generic stages (study, extraction, evaluators, models, execution, cli, report) never import a
 method; they ask this module (e.g. :func:`evaluator`, :func:`plan`, :func:`answer_format`).
 
