@@ -1,4 +1,4 @@
-"""ObfusEval's report section and `beyondpass obfuseval compare`, on two real runs of the demo
+"""ObfusEval's report section and `beyondpass obfuseval decrease`, on two real runs of the demo
 benchmark (original, and obfuscated in two verified variants) by three models served over
 HTTP on 127.0.0.1 (tests/fake_endpoints.py), whose behaviour the test fixes:
 
@@ -95,10 +95,12 @@ def runs(tmp_path_factory):
         return _study(root, "original", servers, False), _study(root, "obfuscated", servers, True)
 
 
-def test_compare_gives_decrease_ratios_robust_scores_and_ranking_stability(runs, tmp_path, run_cli):
+def test_decrease_gives_decrease_ratios_robust_scores_and_ranking_stability(
+    runs, tmp_path, run_cli
+):
     original, obfuscated = runs
     out = tmp_path / "cmp"
-    done = run_cli(["obfuseval", "compare", original, obfuscated, "--out", out], cwd=tmp_path)
+    done = run_cli(["obfuseval", "decrease", original, obfuscated, "--out", out], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     numbers = json.loads((out / "obfuseval-compare.json").read_text())
     share = len(HALF) / len(TASKS)
@@ -139,8 +141,13 @@ def test_the_report_of_an_obfuscated_run_shows_scores_over_variants(runs):
     assert "scores over obfuscated variants" not in (Path(original) / "report.md").read_text()
 
 
-def test_compare_refuses_runs_that_share_nothing_in_one_line(runs, tmp_path, run_cli):
+def test_the_former_name_compare_refuses_runs_that_share_nothing_in_one_line(
+    runs, tmp_path, run_cli
+):
+    # ``obfuseval compare`` is the hidden former name of ``obfuseval decrease``
     original, _ = runs
     done = run_cli(["obfuseval", "compare", original, str(tmp_path / "nothing")], cwd=tmp_path)
     assert done.returncode != 0
     assert done.stderr.strip().startswith("error: ") and "\n" not in done.stderr.strip()
+    listed = run_cli(["obfuseval", "--help"], cwd=tmp_path).stdout
+    assert "decrease" in listed and "compare" not in listed

@@ -2,8 +2,10 @@
 
 ``beyondpass obfuscate``: a benchmark as verified obfuscated variants, written as a task file
 (loadable as ``file:PATH``) plus a verification report (``PATH`` + ``.report.json``).
-``beyondpass obfuseval``: the analysis (``compare``: a run on the original tasks beside one
-on the obfuscated tasks) and project-level mode (``project``, from ``project/cli.py``)."""
+``beyondpass obfuseval``: the analysis (``decrease``: a run on the original tasks beside one
+on the obfuscated tasks; ``compare`` is its former name, kept hidden so scripts keep working,
+since ``beyondpass compare`` is the regression gate) and project-level mode (``project``,
+from ``project/cli.py``)."""
 
 from __future__ import annotations
 
@@ -163,16 +165,17 @@ def _groups(run: Path) -> dict:
     return groups
 
 
-@obfuseval.command("compare")
+@obfuseval.command("decrease")
 @click.argument("original", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("obfuscated", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--out", type=click.Path(file_okay=False, path_type=Path), help="write the tables here"
 )
 @click.option("--seed", default=0, show_default=True, help="bootstrap seed (Kendall tau CI)")
-def compare(original: Path, obfuscated: Path, out: Path | None, seed: int) -> None:
-    """Put a run on the original tasks beside one on the obfuscated tasks (same models,
-    conditions and benchmarks): pass@1, decrease ratio, robust pass@1, ranking stability."""
+def decrease(original: Path, obfuscated: Path, out: Path | None, seed: int) -> None:
+    """How much of a score survives obfuscation: a run on the original tasks beside one on
+    the obfuscated tasks (same models, conditions and benchmarks): pass@1, decrease ratio,
+    robust pass@1, ranking stability."""
     from beyondpass.methods.obfuseval.report import comparison_outputs
 
     before, after = _groups(original), _groups(obfuscated)
@@ -189,3 +192,15 @@ def compare(original: Path, obfuscated: Path, out: Path | None, seed: int) -> No
     click.echo(files["obfuseval-compare.md"], nl=False)
     if out is not None:
         click.echo(f"wrote {', '.join(sorted(files))} to {out}")
+
+
+# the former name, hidden from --help (``beyondpass compare`` is the regression gate)
+obfuseval.add_command(
+    click.Command(
+        "compare",
+        params=decrease.params,
+        callback=decrease.callback,
+        help=decrease.help,
+        hidden=True,
+    )
+)

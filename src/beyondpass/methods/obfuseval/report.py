@@ -4,7 +4,7 @@
   transformed by ``obfuscate``: per benchmark, model and prompt condition, the number of
   tasks and variants, pass@1 averaged over variants, the worst variant's pass@1, and
   ReCode's robust pass@1 (a sample counts only when it passes on every variant of its task).
-- :func:`compare_runs` (``beyondpass obfuseval compare ORIGINAL OBFUSCATED``) puts a run on
+- :func:`compare_runs` (``beyondpass obfuseval decrease ORIGINAL OBFUSCATED``) puts a run on
   the original tasks beside one on the obfuscated tasks: pass@1 on each, the decrease ratio
   ``(original - obfuscated) / original``, robust pass@1, and the stability of the models'
   ranking (Kendall tau with a bootstrap CI over tasks) — the tables the seed reports, with a
@@ -152,7 +152,7 @@ class ObfuscationSection:
         tables = [variants_table(groups, b) for b in benches]
         notes = [
             "Obfuscated tasks (every variant verified by execution before use). Compare with "
-            "a run on the original tasks: `beyondpass obfuseval compare ORIGINAL_RUN RUN`."
+            "a run on the original tasks: `beyondpass obfuseval decrease ORIGINAL_RUN RUN`."
         ]
         return SectionOutput(
             key=self.key,
