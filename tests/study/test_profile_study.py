@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -34,6 +35,8 @@ def answer(worse_on_robustapi: bool):
 def study(url: str) -> str:
     return f"""
 name = "profile-small"
+# the obfuscated benchmark is the demo's: obfuscating all of MBPP (every task is verified
+# before a limit applies) would cost each command of this test half a minute
 seed = 0
 [[models]]
 spec = "openai:coder@{url}"
@@ -79,7 +82,7 @@ evaluators = ["psb2-quality"]
 [[arms]]
 name = "obfuseval"
 [[arms.benchmarks]]
-name = "mbpp"
+name = "demo"
 transform = {{ name = "obfuscate", levels = ["symbol"], variants = 1 }}
 limit = 2
 [[arms.prompts.conditions]]
@@ -217,3 +220,24 @@ def test_the_report_shows_the_profile_first(run_cli, runs) -> None:
         assert f'href="#{key}"' in html and f'id="{key}"' in html, key
     assert html.count('id="profile"') == 1
     assert 'id="profile-plot"' in html
+
+
+def test_rescore_rebuilds_every_arms_verdict_and_keeps_add_ons_in_their_arm(run_cli, runs) -> None:
+    """The verdict of a run whose arms ask for different evaluators is a dispatch over them,
+    and its obfuscated benchmark is transformed again: both are rebuilt as the run built
+    them; an arm's add-on rescores that arm's samples only."""
+    d = runs["dir"]
+    shutil.copytree(d / "a", d / "a-rescored")
+    proc = run_cli(["rescore", d / "a-rescored", "--evaluator", "dispatch", "--evaluator",
+                    "psb2-quality", "--json"], cwd=d)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    counts = {r["evaluator"]: r["samples_scored"] for r in json.loads(proc.stdout)["evaluators"]}
+    planned = runs["a"][0]["totals"]["samples"]
+    assert counts == {"dispatch": planned, "psb2-quality": 2}
+    from beyondpass.store.run_store import RunStore
+
+    def verdicts(run: Path) -> dict[str, str]:
+        with RunStore(run, create=False) as store:
+            return {r.sample.key: r.result.status for r in store.rows() if r.result}
+
+    assert verdicts(d / "a-rescored") == verdicts(d / "a")

@@ -28,9 +28,10 @@ from typing import Any
 
 from beyondpass.benchmarks import Benchmark, load_benchmark
 from beyondpass.benchmarks.task import Task
+from beyondpass.benchmarks.transforms import TransformChoice, apply_transform
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Evaluator
-from beyondpass.evaluators.select import FUNCTIONAL
+from beyondpass.evaluators.select import FUNCTIONAL, DispatchEvaluator
 from beyondpass.evaluators.setup import EvaluationSetup
 from beyondpass.execution import ISOLATION_LEVELS, ExecutionLimits, ExecutorChoice
 from beyondpass.execution.base import Executor
@@ -78,7 +79,13 @@ EvaluatorBuilder = Callable[[str, Mapping[str, Any], RunContext], Evaluator]
 def from_registry(name: str, options: Mapping[str, Any], context: RunContext) -> Evaluator:
     """The registered evaluator ``name`` (any method's), built as ``run`` builds it: an
     evaluator that runs code gets the executor chosen; functional's timed re-runs default to
-    what the run recorded."""
+    what the run recorded. ``dispatch``, the verdict evaluator of a run whose tasks ask for
+    different ones (RobustAPI's checker beside tests, a study's arms), is built again the way
+    the run built it: from its tasks."""
+    if name == DispatchEvaluator.name:
+        if options:
+            raise ConfigError(f"{name} takes no options: each of its evaluators has its own")
+        return context.setup.verdict(context.tasks.values())
     return context.setup.evaluator(name, options)
 
 
@@ -284,6 +291,14 @@ def _benchmarks(meta: dict[str, Any], data_dir: str | None) -> dict[str, Benchma
     out = {}
     for name, recorded in (meta.get("benchmarks") or {}).items():
         bench = load_benchmark(name, data_dir)
+        transform = recorded.get("transform") if isinstance(recorded, dict) else None
+        if isinstance(transform, dict):  # the run's tasks are the transformed ones: again
+            choice = TransformChoice(
+                str(transform.get("name")),
+                dict(transform.get("options") or {}),
+                int(transform.get("seed", 0)),
+            )
+            bench = apply_transform(bench, choice)
         version = recorded.get("version") if isinstance(recorded, dict) else None
         if version and bench.version != version:
             raise DataError(
