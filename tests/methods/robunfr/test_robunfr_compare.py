@@ -181,7 +181,7 @@ def test_gate_on_the_reverse_update_and_without_significance(runs, capsys):
         ("pass@1:2%", "expected METRIC[SCOPE]:LIMIT with a signed limit"),
         ("pass@1:+2%", "pass@1 regresses when it falls; write the limit as -2%"),
         ("smell_density:-5%", "regresses when it rises; write the limit as +5%"),
-        ("smell_density:-5pp", "'pp' (percentage points) is for pass@1 only"),
+        ("smell_density:-5pp", "'pp' (percentage points) is for metrics shown in % (pass@1,"),
         ("loc:+5%", "no metric 'loc' in both runs"),
         ("pass@1[bench=mbpp]:-2%", "scope entries are KEY=VALUE"),
         ("pass@1[benchmark=nope]:-2%", "no benchmark 'nope' in both runs"),
