@@ -147,18 +147,6 @@ def _arm_name(value: str) -> str:
 _ARM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
 
 
-class ArmSamplingTable(_Table):
-    """An arm's ``[arms.sampling]``: each key it sets overrides the study's ``[sampling]``."""
-
-    n: PositiveInt | None = None
-    temperature: Number | None = None
-    top_p: Number | None = None
-    top_k: Int | None = None
-    max_tokens: PositiveInt | None = None
-    seed: Int | None = None
-    stop: list[str] | None = None
-
-
 class ArmTable(_Table):
     """One ``[[arms]]`` table: a part of the study with its own benchmarks, prompts,
     sampling and evaluators (the models, execution and seed are the study's)."""
@@ -167,7 +155,8 @@ class ArmTable(_Table):
     description: str = ""
     benchmarks: list[BenchmarkTable] = []
     prompts: PromptsTable = PromptsTable()
-    sampling: ArmSamplingTable = ArmSamplingTable()
+    #: only the keys it sets override the study's ``[sampling]``
+    sampling: SamplingTable = SamplingTable()
     evaluation: EvaluationTable = EvaluationTable()
 
 
