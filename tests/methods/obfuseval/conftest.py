@@ -94,18 +94,26 @@ class _PreparedProjects(Mapping[str, Prepared]):
     def __init__(self, base: Path) -> None:
         self.base = base
         self._loaded: dict[str, Prepared] = {}
+        #: a preparation that failed fails every later test of this worker the same way
+        #: (as a failed module fixture did), without preparing again
+        self._failed: dict[str, BaseException] = {}
 
     def __getitem__(self, name: str) -> Prepared:
         if name not in PROJECTS:
             raise KeyError(name)
+        if name in self._failed:
+            raise self._failed[name]
         if name not in self._loaded:
             kept = self.base / f"prepared-{name}.pickle"
-            with _locked(self.base / f"prepared-{name}.lock"):
-                if not kept.is_file():
-                    prepared = prepare(
-                        load_project(self.base / f"{name}.toml"), self.base / f"scratch-{name}"
-                    )
-                    kept.write_bytes(pickle.dumps(prepared))
+            try:
+                with _locked(self.base / f"prepared-{name}.lock"):
+                    if not kept.is_file():
+                        spec = load_project(self.base / f"{name}.toml")
+                        prepared = prepare(spec, self.base / f"scratch-{name}")
+                        kept.write_bytes(pickle.dumps(prepared))
+            except Exception as exc:
+                self._failed[name] = exc
+                raise
             self._loaded[name] = pickle.loads(kept.read_bytes())
         return self._loaded[name]
 
