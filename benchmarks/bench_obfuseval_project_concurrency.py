@@ -6,7 +6,7 @@ Usage::
         [--max-functions 4] [--delay 0.2] [--concurrency 1 4]
 
 ``DIR`` holds ``inflection-0.5.1.tar.gz`` and ``cachetools-5.5.0.tar.gz`` (the sdists
-tests/test_obfuseval_project.py uses; ``pip download --no-binary :all: --no-deps
+tests/methods/obfuseval/conftest.py uses; ``pip download --no-binary :all: --no-deps
 inflection==0.5.1 cachetools==5.5.0``). Each project is prepared once; then, per
 concurrency, ``beyondpass obfuseval project run`` (both conditions, no response cache)
 runs in a fresh run directory against a local OpenAI-compatible server on 127.0.0.1 that

@@ -60,6 +60,16 @@ def test_wrong_or_crashing_edit_is_incorrect(bench, executor):
     assert [r.correct for r in results] == [False, False]
 
 
+def test_an_edit_that_never_ends_is_a_timeout(bench, executor):
+    """Stopped at its limit (1 s per case here, 10 s by default) with the executor's
+    ``timeout``, which the score's exports carry (test_nofuneval_score_run.py)."""
+    task = bench.tasks["1"]
+    (found,) = measure_programs(
+        [(task, "import time\ntime.sleep(3600)\n")], executor, runs=2, timeout_s=1.0
+    )
+    assert (found.correct, found.status, found.times_s) == (False, "timeout", ())
+
+
 def test_default_comparison_is_exact_for_integers_and_compat_is_lenient():
     assert comparison("2\n3 4\n", compat=False).mode == "whitespace"
     floats = comparison("0.333333\n", compat=False)

@@ -6,12 +6,9 @@ scoring again what was stored."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +19,7 @@ from beyondpass.extraction import extract
 from beyondpass.store.run_store import RunStore
 from nofuneval_data import nofuneval_dir, rows
 from nofuneval_helpers import score_cli
+from pause_points import run_until_paused
 
 LATENCY = "generations/latency/gpt-4/{}/generated_outputs.jsonl"
 
@@ -130,57 +128,43 @@ def test_report_rescore_and_a_refused_second_reading(run_cli, tmp_path):
 
 
 def _verdicts(run_dir: Path) -> dict[str, tuple[float, str]]:
-    """Stored verdict rows: sample key -> (when stored, metrics), read while another
-    process writes (the run database is in WAL mode)."""
-    db = run_dir / "run.sqlite3"
-    if not db.exists():
-        return {}
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            found = conn.execute(
-                "SELECT key, created_at, metrics FROM evaluations WHERE status IS NOT NULL"
-            ).fetchall()
-    except sqlite3.OperationalError:  # not created yet
-        return {}
+    """Stored verdict rows: sample key -> (when stored, metrics)."""
+    with sqlite3.connect(run_dir / "run.sqlite3", timeout=5) as conn:
+        found = conn.execute(
+            "SELECT key, created_at, metrics FROM evaluations WHERE status IS NOT NULL"
+        ).fetchall()
     return {key: (created, metrics) for key, created, metrics in found}
 
 
-def test_a_killed_score_resumes_without_scoring_stored_results_again(tmp_path):
+def test_a_killed_score_resumes_without_scoring_stored_results_again(tmp_path, monkeypatch):
+    """SIGKILL once two edits are scored (tests/pause_points.py: stopped there, however
+    loaded the machine is); the same command then scores only the rest. That an edit which
+    never ends is a ``timeout`` is test_nofuneval_runtime.py's
+    test_an_edit_that_never_ends_is_a_timeout; here a wrong edit's status is exported."""
     data = rows("runtime_efficiency.jsonl")
     lines = []
     for n in range(6):  # two edits per row, each run and timed on the row's cases
         lines.append({"row": n, "generation": "```python\n" + data[n]["target_code"] + "\n```"})
         lines.append({"row": n, "generation": data[n]["source_code"]})
-    # an edit that never ends: the kill lands while it runs (it is stopped at its time
-    # limit), however loaded the machine is
-    lines[2] = {"row": 1, "generation": "import time\ntime.sleep(3600)\n"}
+    lines[2] = {"row": 1, "generation": "print(0)\n"}  # a wrong edit, scored after the kill
     gens = tmp_path / "rt.jsonl"
     gens.write_text("".join(json.dumps(x) + "\n" for x in lines))
     out = tmp_path / "out"
-    cmd = [
-        sys.executable, "-m", "beyondpass", "nofuneval", "score", "--subset",
-        "runtime_efficiency", "--generations", str(gens), "--runs", "2", "--workers", "1",
-        "--out", str(out), "--json",
+    args = [
+        "nofuneval", "score", "--subset", "runtime_efficiency", "--generations", str(gens),
+        "--runs", "2", "--workers", "1", "--out", str(out), "--json",
     ]  # fmt: skip
-    env = {**os.environ, "BEYONDPASS_DATA": str(nofuneval_dir().parent)}
-    proc = subprocess.Popen(
-        cmd, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE, start_new_session=True,  # the kill reaches its sandbox too
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 600  # a guard against hanging, not a timing assertion
-        while len(_verdicts(out)) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert proc.poll() is None, "finished before the kill: " + proc.stderr.read().decode()
-    finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stderr.close()
+    monkeypatch.setenv("BEYONDPASS_DATA", str(nofuneval_dir().parent))
+    stored = run_until_paused(args, tmp_path, "nofuneval-edit", after=2)
     before = _verdicts(out)
-    assert 2 <= len(before) < len(lines)
+    assert sorted(before) == sorted(stored) and len(before) == 2
 
     done = subprocess.run(
-        cmd, cwd=tmp_path, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+        [sys.executable, "-m", "beyondpass", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
     after = _verdicts(out)
@@ -189,7 +173,7 @@ def test_a_killed_score_resumes_without_scoring_stored_results_again(tmp_path):
     scores = _lines(out / "scores.jsonl")
     assert [(s["row"], s["sample"]) for s in scores] == [(n, i) for n in range(6) for i in (0, 1)]
     assert [s["correct"] for s in scores] == [i != 2 for i in range(len(lines))]
-    assert scores[2]["status"] == "timeout"
+    assert scores[2]["status"] == "failed"
     assert all(s["speedup"] == 1.0 for s in scores[1::2])  # the source: not an edit
     summary = json.loads(done.stdout)
     assert summary["samples"] == len(lines)

@@ -4,6 +4,7 @@ its handling of bad input (one-line errors, exit 2, earlier outputs untouched)."
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -113,6 +114,18 @@ def test_check_human_output(check, tmp_path, answers):
     assert default.is_file()
 
 
+@pytest.fixture(scope="module")
+def checked_once(run_cli, data_dir, tmp_path_factory):
+    """A run of one good answer, checked once for every bad-line case below (each works on
+    its own copy)."""
+    folder = tmp_path_factory.mktemp("checked-once")
+    good = write_answers(folder / "good.jsonl", [{"id": 0, "response": GUARDED}])
+    args = ["robustapi", "check", "--answers", good, "--out", folder / "out"]
+    first = run_cli([*args, "--data-dir", data_dir], cwd=folder)
+    assert first.returncode == 0, first.stderr
+    return folder / "out"
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
@@ -127,11 +140,11 @@ def test_check_human_output(check, tmp_path, answers):
         ('{"id": 1, "response": 5}', "answers.jsonl:2: no answer text"),
     ],
 )
-def test_bad_answer_lines_are_reported_and_nothing_is_lost(check, tmp_path, line, message):
+def test_bad_answer_lines_are_reported_and_nothing_is_lost(
+    checked_once, check, tmp_path, line, message
+):
     out = tmp_path / "out"
-    good = write_answers(tmp_path / "good.jsonl", [{"id": 0, "response": GUARDED}])
-    first = check(good, "--out", out)
-    assert first.returncode == 0, first.stderr
+    shutil.copytree(checked_once, out)  # a copy: every case starts from the same run
     before = (out / "verdicts.jsonl").read_bytes()
     bad = tmp_path / "answers.jsonl"
     bad.write_text(json.dumps({"id": 0, "response": GUARDED}) + "\n" + line + "\n")
