@@ -63,3 +63,21 @@ def test_every_headline_metric_is_documented_with_its_direction_and_unit() -> No
         h.metric: (m.name, h.direction, h.unit, h.pairs_on) for h, m in registry.headlines()
     }
     assert rows == declared
+
+
+def test_the_change_has_a_paired_interval_that_holds_it() -> None:
+    from beyondpass.analysis.cells import compare_cells, delta_ci
+
+    rng = np.random.default_rng(11)
+    values, weights = rng.random(60), rng.integers(1, 5, 60)
+    base = [Observation("b", "m", "c", f"q{i}", float(values[i]), float(weights[i]))
+            for i in range(60)]  # fmt: skip
+    worse = [Observation(o.benchmark, o.model, o.group, o.unit, o.value * 0.5, o.weight)
+             for o in base]  # fmt: skip
+    a, b = cell_of("misuse_rate", base, 100.0), cell_of("misuse_rate", worse, 100.0)
+    assert a is not None and b is not None
+    same = delta_ci(compare_cells(a, a))
+    assert same == (0.0, 0.0)  # one draw for both sides: no change, no spread
+    c = compare_cells(a, b)
+    lo, hi = delta_ci(c)
+    assert lo < c.delta < hi < 0

@@ -62,6 +62,8 @@ def test_robustapi_compare_reports_the_methods_own_rates(run_cli, robustapi_runs
     assert executable["old"] == pytest.approx(old["executable_rate"] * 100, abs=1e-9)
     assert executable["new"] == pytest.approx(new["executable_rate"] * 100, abs=1e-9)
     assert executable["direction"] == "regressed" and executable["significant"]
+    lo, hi = executable["delta_ci95"]  # the change's own paired interval
+    assert lo < executable["delta"] < hi < 0
     lo, hi = misuse["old_ci95"]
     assert lo < misuse["old"] < hi
     assert executable["pairs"] == old["n"]  # paired on the question

@@ -25,6 +25,7 @@ from beyondpass.analysis.stats import (
     NAN,
     StatResult,
     bootstrap_avg_ci,
+    bootstrap_delta_ci,
     holm,
     mcnemar_exact,
     paired_t,
@@ -57,6 +58,8 @@ class CellStats:
     task_values: dict[str, float]
     verdicts: dict[str, bool] | None
     n_tasks: int
+    #: each task's (unit's) weight in ``avg`` when it is a weighted mean (headline metrics)
+    weights: dict[str, float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -170,6 +173,22 @@ def compare_cells(base: CellStats, other: CellStats, *, alpha: float = DEFAULT_A
     )
 
 
+def delta_ci(c: Comparison, *, seed: int = 0) -> tuple[float, float] | None:
+    """95% CI of ``c``'s change: a paired percentile bootstrap over the tasks (pairing units)
+    of either side, each side's estimate their (weighted) mean in every resample."""
+    units = sorted(set(c.base.task_values) | set(c.other.task_values), key=natural_key)
+    if not units:
+        return None
+
+    def side(cell: CellStats) -> tuple[np.ndarray, np.ndarray]:
+        values = np.array([cell.task_values.get(u, np.nan) for u in units])
+        weights = np.array([(cell.weights or {}).get(u, 1.0) for u in units])
+        return values, weights
+
+    lo, hi = bootstrap_delta_ci(*side(c.base), *side(c.other), seed=seed)
+    return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else None
+
+
 def adjust(comparisons: Sequence[Comparison]) -> None:
     """Holm-adjust one family of comparisons in place."""
     for c, p in zip(comparisons, holm([c.primary.p for c in comparisons]), strict=True):
@@ -226,6 +245,7 @@ __all__ = [
     "adjust",
     "cell_stats",
     "compare_cells",
+    "delta_ci",
     "pct_change",
     "pooled_compare",
 ]

@@ -117,7 +117,8 @@ def cell_of(
     lo, hi = weighted_bootstrap_ci(v, w, seed=seed, resamples=BOOTSTRAP_RESAMPLES)
     ci = (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else None
     task_values = {u: float(x) for u, x in zip(units, v, strict=True)}
-    return CellStats(metric, avg, None, ci, [avg], task_values, None, len(units))
+    weighed = {u: float(x) for u, x in zip(units, w, strict=True)}
+    return CellStats(metric, avg, None, ci, [avg], task_values, None, len(units), weighed)
 
 
 def pass_observations(rows: Sequence[Row], meta: Mapping[str, Any]) -> Iterator[Observation]:

@@ -290,8 +290,37 @@ def weighted_bootstrap_ci(
     return _percentile_interval(estimates, level)
 
 
+def bootstrap_delta_ci(
+    base: np.ndarray,
+    base_weights: np.ndarray,
+    other: np.ndarray,
+    other_weights: np.ndarray,
+    *,
+    seed: int = 0,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of ``other``'s weighted mean minus ``base``'s, resampling the
+    units both are defined over (one draw for both sides: a paired bootstrap). ``nan`` marks
+    a unit one side has no value for (it then weighs nothing on that side)."""
+    a, b = np.asarray(base, dtype=float), np.asarray(other, dtype=float)
+    wa = np.where(np.isfinite(a), np.asarray(base_weights, dtype=float), 0.0)
+    wb = np.where(np.isfinite(b), np.asarray(other_weights, dtype=float), 0.0)
+    if not len(a) or wa.sum() <= 0 or wb.sum() <= 0:
+        return (NAN, NAN)
+    counts = _draw_counts(seed, resamples, len(a))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ea = (counts @ (wa * np.nan_to_num(a))) / (counts @ wa)
+        eb = (counts @ (wb * np.nan_to_num(b))) / (counts @ wb)
+    deltas = (eb - ea)[np.isfinite(eb - ea)]
+    if len(deltas) == 0:
+        return (NAN, NAN)
+    return _percentile_interval(deltas, level)
+
+
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
+    "bootstrap_delta_ci",
     "StatResult",
     "bootstrap_ci",
     "bootstrap_avg_ci",

@@ -150,7 +150,8 @@ def _steps(info: Any) -> Any:
     return as_dict(info).get("steps")
 
 
-def _delta_rows(report: Any) -> list[dict[str, Any]]:
+def _delta_rows(report: Any, seed: int) -> list[dict[str, Any]]:
+    from beyondpass.analysis.cells import delta_ci
     from beyondpass.analysis.formatting import bench_label
     from beyondpass.analysis.headline import arm_of
     from beyondpass.analysis.metrics import metric_def
@@ -183,6 +184,7 @@ def _delta_rows(report: Any) -> list[dict[str, Any]]:
                     "new_sd": finite_or_none(c.other.sd),
                     "new_ci95": list(c.other.ci) if c.other.ci else None,
                     "delta": finite_or_none(c.delta),
+                    "delta_ci95": list(ci) if (ci := delta_ci(c, seed=seed)) else None,
                     "delta_pct": finite_or_none(c.delta_pct),
                     "direction": c.direction,
                     "test": c.primary.test,
@@ -281,7 +283,7 @@ def compare(
         "alpha": alpha,
         "seed": old.seed,
         "notes": notes,
-        "comparisons": _delta_rows(report),
+        "comparisons": _delta_rows(report, old.seed),
         "changes": [f.data | {"text": f.text} for f in report.changes],
         "trade_offs": [f.data | {"text": f.text} for f in report.trade_offs],
         "inconsistencies": [f.data | {"text": f.text} for f in report.inconsistencies],

@@ -31,6 +31,9 @@ def headline_delta_table(rows: Sequence[Mapping[str, Any]]) -> Table:
         unit = f" ({r['unit']})" if r.get("unit") else ""
         delta = r["delta"]
         change = MISSING if delta is None else f"{delta:+.{d}f}"
+        if r.get("delta_ci95"):
+            lo, hi = r["delta_ci95"]
+            change += f" [{lo:+.{d}f}, {hi:+.{d}f}]"
         if r["delta_pct"] is not None:
             change += f" ({r['delta_pct']:+.1f}%)"
         p = r["p_holm"]
@@ -51,7 +54,8 @@ def headline_delta_table(rows: Sequence[Mapping[str, Any]]) -> Table:
     return Table(
         key="compare-headlines",
         title="Headline metrics of every method: old → new",
-        caption="value [95% bootstrap CI]; change new − old (relative change); "
+        caption="value [95% bootstrap CI]; change new − old [its 95% paired bootstrap CI] "
+        "(relative change); "
         f"{SIG_MARK} significant (Holm-adjusted paired test on the units both runs hold).",
         header=[
             "Method",
