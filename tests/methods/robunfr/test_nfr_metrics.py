@@ -237,7 +237,10 @@ def test_worker_that_cannot_run_pylint_fails_its_files_with_a_reason() -> None:
     """An address-space limit too small to import pylint: every file is reported with the
     reason, after one retry, instead of hanging or crashing the harness."""
     got: dict[str, object] = {}
-    LintPool(1, memory_mb=30).run(
+    # A worker spawned from pytest has more imported before the limit applies, and out of
+    # memory it may hang inside pylint instead of dying: then the file timeout ends it. Both
+    # ways every file fails with a reason; 5 s keeps the hanging way from costing a minute.
+    LintPool(1, memory_mb=30, file_timeout_s=5).run(
         {"a": "x = 1\n", "b": "raise E\n"}, lambda k, a: got.__setitem__(k, a)
     )
     assert set(got) == {"a", "b"}
