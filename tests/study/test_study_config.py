@@ -78,3 +78,12 @@ def test_values_keep_their_toml_types_and_model_options_go_to_the_provider() -> 
     assert repr(study.limits.timeout_s) == "5" and study.limits.test_timeout_s == 1.5
     assert study.executor.name == "subprocess" and study.n == 2
     assert study.models[0].options == {"request_timeout": 5}
+
+
+def test_a_former_evaluator_name_and_the_current_one_are_one_evaluator() -> None:
+    raw = {
+        **BASE,
+        "evaluation": {"evaluators": ["psb2_smells"], "psb2-smells": {"timeout_s": 9.0}},
+    }
+    study = study_from_dict(raw, Path("/x/study.toml"))
+    assert [(e.name, e.options["timeout_s"]) for e in study.evaluators] == [("psb2-smells", 9.0)]

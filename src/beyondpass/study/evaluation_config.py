@@ -79,7 +79,9 @@ def verdict_options(parts: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, di
 
 
 def _chosen_evaluators(table: EvaluationTable, where: str) -> dict[str, dict[str, Any]]:
-    """Evaluator name -> its options as written, from the list and the ``NAME`` keys."""
+    """Evaluator name -> its options as written, from the list and the ``NAME`` keys; a
+    former name (``psb2_quality``) is read as the evaluator's name now (``psb2-quality``),
+    so both spellings in one file are one evaluator."""
     known = registry.evaluator_names()
     extra = table.model_extra or {}
     unknown = sorted(set(extra) - set(known))
@@ -89,10 +91,11 @@ def _chosen_evaluators(table: EvaluationTable, where: str) -> dict[str, dict[str
     chosen: dict[str, dict[str, Any]] = {}
     for item in table.evaluators:
         if isinstance(item, str):
-            chosen.setdefault(item, {})
+            chosen.setdefault(_current(item), {})
         else:
-            chosen[item["name"]] = {k: v for k, v in item.items() if k != "name"}
-    for key, value in extra.items():
+            chosen[_current(item["name"])] = {k: v for k, v in item.items() if k != "name"}
+    for written, value in extra.items():
+        key = _current(written)
         if isinstance(value, bool):
             if value:
                 chosen.setdefault(key, {})
@@ -102,10 +105,14 @@ def _chosen_evaluators(table: EvaluationTable, where: str) -> dict[str, dict[str
             chosen[key] = {**chosen.get(key, {}), **value}
         else:
             raise ConfigError(
-                f"{where}: evaluation.{key}: expected bool (on/off) or a table of options, "
+                f"{where}: evaluation.{written}: expected bool (on/off) or a table of options, "
                 f"got {value!r}"
             )
     return chosen
+
+
+def _current(name: str) -> str:
+    return str(registry.evaluator(name)[0].name)
 
 
 def _options(name: str, options: dict[str, Any], where: str) -> dict[str, Any]:
