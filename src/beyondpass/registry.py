@@ -80,6 +80,9 @@ class EvaluatorContext:
     data_dir: str | None = None
     seed: int = 0
     run_dir: str | None = None  # the study run's folder, for evaluators that keep state
+    #: beyondpass.execution.pool.BatchPool: where batch work (analysers, metrics) runs —
+    #: on Ray with ``--executor ray``, else in this process; ``None``: in this process
+    pool: Any = None
 
 
 @dataclass(frozen=True)

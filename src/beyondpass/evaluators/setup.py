@@ -5,7 +5,9 @@ Why one place: built in three, the commands drifted apart (``rescore`` gave an e
 ``--executor`` and ``--isolation``). Here every evaluator whose spec says it runs code
 (``EvaluatorSpec.runs_code``) gets the one executor the user chose, built once, on first
 need, with the run's seed; the others get none, so a run that runs no code starts no
-executor (and joins no Ray cluster).
+executor. Every evaluator gets the batch pool of the same choice (``ExecutorChoice.pool``:
+on Ray with ``--executor ray``, else in this process), which joins Ray only when a batch
+is run.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from beyondpass import registry
 from beyondpass.benchmarks.task import Task
 from beyondpass.evaluators.base import Evaluator
 from beyondpass.evaluators.select import build_evaluator, verdict_evaluator
-from beyondpass.execution import ExecutionLimits, ExecutorChoice
+from beyondpass.execution import BatchPool, ExecutionLimits, ExecutorChoice
 from beyondpass.execution.base import Executor
 
 
@@ -43,6 +45,7 @@ class EvaluationSetup:
     run_dir: str | os.PathLike[str] | None = None
     defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     _executor: Executor | None = field(default=None, init=False, repr=False)
+    _pool: BatchPool | None = field(default=None, init=False, repr=False)
 
     @property
     def executor_started(self) -> bool:
@@ -54,10 +57,19 @@ class EvaluationSetup:
             self._executor = self.executor_choice.build(workers=self.workers, seed=self.seed)
         return self._executor
 
+    def pool(self) -> BatchPool:
+        """Where batch work runs (the same choice as the executor); built on first use, it
+        starts or joins nothing until a batch is run; :meth:`close` closes it."""
+        if self._pool is None:
+            self._pool = self.executor_choice.pool()
+        return self._pool
+
     def context(self, runs_code: bool) -> registry.EvaluatorContext:
-        """The context an evaluator factory gets: the executor only if it runs code."""
+        """The context an evaluator factory gets: the executor only if it runs code, the
+        batch pool always."""
         return registry.EvaluatorContext(
             executor=self.executor() if runs_code else None,
+            pool=self.pool(),
             limits=self.limits,
             workers=self.workers,
             data_dir=os.fspath(self.data_dir) if self.data_dir is not None else None,
@@ -76,6 +88,9 @@ class EvaluationSetup:
         return verdict_evaluator(tasks, self.evaluator)
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
         if self._executor is not None:
             self._executor.close()
             self._executor = None

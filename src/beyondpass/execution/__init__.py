@@ -13,6 +13,7 @@ from beyondpass.execution.base import (
     TestResult,
 )
 from beyondpass.execution.budget import PROCESS_BUDGETS
+from beyondpass.execution.pool import BatchContext, BatchJob, BatchPool, LocalPool, NodeLacksTool
 from beyondpass.execution.sandboxed import wire  # the one framed-JSON codec
 from beyondpass.execution.sandboxed.job import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
 
@@ -25,6 +26,11 @@ __all__ = [
     "Launcher",
     "Status",
     "TestResult",
+    "BatchContext",
+    "BatchJob",
+    "BatchPool",
+    "LocalPool",
+    "NodeLacksTool",
     "DEFAULT_EXECUTOR",
     "EXECUTORS",
     "ISOLATION_LEVELS",
@@ -48,6 +54,7 @@ ISOLATION_LEVELS = ("auto", "bwrap", "unshare", "process")
 class ExecutorChoice:
     """Which executor a run uses and how: from a study's ``[execution]`` table or the CLI.
 
+    The same choice places batch work (analysers, metrics: :meth:`pool`).
     ``ray_address``: ``None`` starts a private local Ray instance, ``"auto"`` joins the
     cluster this machine belongs to, ``"host:port"`` joins that head. Where the executor is
     ``ray``, every Ray worker runs the local ``sandbox`` executor at ``isolation``.
@@ -78,6 +85,15 @@ class ExecutorChoice:
             )
         if self.ray_address is not None and self.name != "ray":
             raise ConfigError("a Ray address needs the ray executor (--executor ray)")
+
+    def pool(self) -> BatchPool:
+        """Where batch work other than test execution runs (:mod:`.pool`): on the same Ray
+        cluster as the tests when the executor is ``ray``, else in this process."""
+        if self.name == "ray":
+            from beyondpass.execution.ray_pool import RayPool
+
+            return RayPool(address=self.ray_address)
+        return LocalPool()
 
     def build(self, workers: int | None = None, seed: int = 0) -> Executor:
         if self.name == "ray":

@@ -7,44 +7,36 @@ the same verdict logic wherever it lands. Batches (not single samples) are the u
 scheduling because a Ray task costs milliseconds to schedule while most samples finish in
 tens of milliseconds.
 
-``ray`` is imported when an executor is built (so a missing package is reported before any
-work starts) but Ray itself is started or joined only on first use, and ``close()`` shuts
-down only an instance this executor started.
+Ray is started or joined, and batches are waited for, through :mod:`.ray_cluster` (the one
+mechanism the batch pool uses too): ``ray`` is imported when an executor is built (so a
+missing package is reported before any work starts) but Ray itself is started or joined
+only on first use, and ``close()`` shuts down only an instance this executor started.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import threading
-import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from beyondpass.errors import BeyondpassError, ConfigError
+from beyondpass.errors import ConfigError
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor
+from beyondpass.execution.ray_cluster import (
+    STALL_SLACK_S,
+    RayClusterError,
+    RayConnection,
+    get_one,
+    plan_batches,
+    run_batches,
+)
 
-MISSING_RAY = "the ray executor needs the 'ray' package: pip install 'beyondpass[ray]'"
+__all__ = ["STALL_SLACK_S", "RayExecutor", "RayExecutorError", "plan_batches"]
 
-#: Kept unless ``init_options`` says otherwise: a harness run is not a Ray application, so
-#: no dashboard, no worker logs on our console and no changes to the root logger.
-DEFAULT_INIT_OPTIONS: dict[str, Any] = {
-    "ignore_reinit_error": True,
-    "log_to_driver": False,
-    "include_dashboard": False,
-    "configure_logging": False,
-}
-
-#: Slack on top of the longest batch's worst case before a silent cluster counts as stalled;
-#: covers worker start-up, runtime-env setup and Ray's own node-failure detection.
-STALL_SLACK_S = 600.0
 _PER_SAMPLE_OVERHEAD_S = 5.0
-_POLL_S = 5.0  # longest ray.wait, so Ctrl-C is honoured promptly
 
-
-class RayExecutorError(BeyondpassError):
-    """The cluster failed to run a batch (task raised, worker or node died, stalled)."""
+#: the executor's failures are the cluster's (one class, :mod:`.ray_cluster`)
+RayExecutorError = RayClusterError
 
 
 def default_inner_executor() -> str:
@@ -52,14 +44,6 @@ def default_inner_executor() -> str:
     import beyondpass.execution as execution
 
     return str(getattr(execution, "DEFAULT_EXECUTOR", "subprocess"))
-
-
-def _import_ray() -> Any:
-    try:
-        import ray
-    except ImportError as exc:
-        raise ConfigError(MISSING_RAY) from exc
-    return ray
 
 
 # -- what runs on the workers ----------------------------------------------------------------
@@ -97,9 +81,10 @@ class RayExecutor(Executor):
 
     ``address``: ``None`` starts a private local Ray instance; ``"auto"`` joins the cluster
     this machine belongs to (``ray start`` or ``RAY_ADDRESS``); ``"host:port"`` joins that
-    cluster's head. ``workers`` caps the batches in flight (default: all of them; Ray queues
-    what the cluster cannot run yet). ``batch_size`` is an upper bound: small runs are cut
-    into smaller batches so that every CPU of the cluster gets work.
+    cluster's head (:class:`.ray_cluster.RayConnection`). ``workers`` caps the batches in
+    flight (default: all of them; Ray queues what the cluster cannot run yet).
+    ``batch_size`` is an upper bound: small runs are cut into smaller batches so that every
+    CPU of the cluster gets work.
     """
 
     name = "ray"
@@ -123,7 +108,7 @@ class RayExecutor(Executor):
             )
         if workers is not None and workers < 1:
             raise ConfigError(f"ray executor: workers must be at least 1, not {workers}")
-        _import_ray()  # fail now, before a run directory is touched, if ray is missing
+        self._conn = RayConnection(address, init_options, "ray executor")
         self.address = address
         self.inner = inner or default_inner_executor()
         if self.inner == self.name:
@@ -133,75 +118,31 @@ class RayExecutor(Executor):
         self.inner_options.setdefault("workers", max(1, int(num_cpus_per_task)))
         self.batch_size = batch_size
         self.num_cpus_per_task = num_cpus_per_task
-        self.init_options = {**DEFAULT_INIT_OPTIONS, **(init_options or {})}
+        self.init_options = self._conn.init_options
         self.max_in_flight = workers
         self.stall_timeout_s = stall_timeout_s
-        self._lock = threading.Lock()
-        self._ray: Any = None
-        self._started_here = False
         self._remote_batch: Any = None
         self._remote_metadata: Any = None
         self._inner_meta: dict[str, Any] | None = None
 
+    @property
+    def _started_here(self) -> bool:
+        return self._conn.started_here
+
     # -- connection ---------------------------------------------------------------------------
     def _connect(self) -> Any:
         """Start or join Ray on first use; reuse a Ray the process already initialised."""
-        with self._lock:
-            if self._ray is not None:
-                return self._ray
-            ray = _import_ray()
-            if not ray.is_initialized():
-                target = "local" if self.address is None else self.address
-                options = self.init_options
-                if target.startswith("ray://"):  # Ray Client takes few init options
-                    options = {k: v for k, v in options.items() if k not in DEFAULT_INIT_OPTIONS}
-                try:
-                    ray.init(address=target, **options)
-                except (ConnectionError, ValueError, RuntimeError) as exc:
-                    hint = (
-                        "start one with `ray start --head`, or omit the address to start a "
-                        "local instance"
-                        if self.address is not None
-                        else "check the init options"
-                    )
-                    raise RayExecutorError(
-                        f"ray executor: could not start or join Ray at "
-                        f"{self.address or 'a new local instance'}: {_one_line(exc)} — {hint}"
-                    ) from exc
-                self._started_here = True
-            try:
-                self._check_feasible(ray)
-            except RayExecutorError:
-                if self._started_here:
-                    ray.shutdown()
-                    self._started_here = False
-                raise
+        ray, new = self._conn.connect(self.num_cpus_per_task)
+        if new:
             options = {"num_cpus": self.num_cpus_per_task}
             self._remote_batch = ray.remote(_run_batch).options(**options)
             self._remote_metadata = ray.remote(_inner_metadata).options(**options)
-            self._ray = ray
-            return ray
-
-    def _check_feasible(self, ray: Any) -> None:
-        """A task no node can hold would wait forever; say so instead."""
-        largest = max(
-            (n.get("Resources", {}).get("CPU", 0.0) for n in ray.nodes() if n.get("Alive")),
-            default=0.0,
-        )
-        if largest < self.num_cpus_per_task:
-            raise RayExecutorError(
-                f"ray executor: no node of the cluster has {self.num_cpus_per_task:g} CPUs for "
-                f"one task (largest: {largest:g}); lower num_cpus_per_task or add nodes"
-            )
+        return ray
 
     def close(self) -> None:
         """Shut Ray down if this executor started it; a joined cluster keeps running."""
-        with self._lock:
-            if self._ray is not None and self._started_here and self._ray.is_initialized():
-                self._ray.shutdown()
-            self._ray = None
-            self._started_here = False
-            self._remote_batch = self._remote_metadata = None
+        self._conn.close()
+        self._remote_batch = self._remote_metadata = None
 
     def __enter__(self) -> RayExecutor:
         return self
@@ -213,12 +154,8 @@ class RayExecutor(Executor):
     @property
     def workers(self) -> int:
         """Tasks the cluster can run at once (or the cap on batches in flight, if lower)."""
-        slots = self._slots() if self._ray is not None else 1
+        slots = self._conn.slots(self.num_cpus_per_task) if self._conn.ray is not None else 1
         return min(slots, self.max_in_flight) if self.max_in_flight else slots
-
-    def _slots(self) -> int:
-        cpus = float(self._ray.cluster_resources().get("CPU", 0.0))
-        return max(1, int(cpus // self.num_cpus_per_task))
 
     def run(self, request: ExecutionRequest) -> ExecutionResult:
         return self.run_many([request])[0]
@@ -231,51 +168,29 @@ class RayExecutor(Executor):
         """Run every request on the cluster; ``on_result`` fires here, as batches return."""
         if not requests:
             return []
-        ray = self._connect()
-        batches = plan_batches(len(requests), self.batch_size, self._slots())
-        stall_s = self._stall_timeout(requests, batches)
+        self._connect()
+        batches = plan_batches(
+            len(requests), self.batch_size, self._conn.slots(self.num_cpus_per_task)
+        )
         results: list[ExecutionResult | None] = [None] * len(requests)
-        waiting = deque(range(len(batches)))
-        in_flight: dict[Any, int] = {}
-        limit = self.max_in_flight or len(batches)
-        last_progress = time.monotonic()
-        try:
-            while waiting or in_flight:
-                while waiting and len(in_flight) < limit:
-                    b = waiting.popleft()
-                    batch = [requests[i] for i in batches[b]]
-                    ref = self._remote_batch.remote(self.inner, self.inner_options, batch)
-                    in_flight[ref] = b
-                left = stall_s - (time.monotonic() - last_progress)
-                if left <= 0:
-                    b = min(in_flight.values())
-                    raise RayExecutorError(
-                        f"ray executor: {_batch_name(b, batches)} and {len(in_flight) - 1} "
-                        f"other(s) still running, no batch returned in {stall_s:g} s — is the "
-                        "cluster alive? (`ray status`)"
-                    )
-                ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=min(left, _POLL_S))
-                for ref in ready:
-                    b = in_flight.pop(ref)
-                    try:
-                        batch_results = ray.get(ref)
-                    except ray.exceptions.RayError as exc:
-                        raise RayExecutorError(
-                            f"ray executor: {_batch_name(b, batches)} failed: {_describe(exc)}"
-                        ) from exc
-                    if len(batch_results) != len(batches[b]):
-                        raise RayExecutorError(
-                            f"ray executor: {_batch_name(b, batches)} returned "
-                            f"{len(batch_results)} results for {len(batches[b])} requests"
-                        )
-                    for i, result in zip(batches[b], batch_results, strict=True):
-                        results[i] = result
-                        if on_result is not None:
-                            on_result(i, result)
-                    last_progress = time.monotonic()
-        finally:
-            if in_flight:  # on error or Ctrl-C: stop what is still queued or running
-                _cancel(ray, list(in_flight))
+
+        def submit(b: int) -> Any:
+            batch = [requests[i] for i in batches[b]]
+            return self._remote_batch.remote(self.inner, self.inner_options, batch)
+
+        def returned(b: int, batch_results: list[ExecutionResult]) -> None:
+            if len(batch_results) != len(batches[b]):
+                raise RayExecutorError(
+                    f"ray executor: batch {b + 1} of {len(batches)} returned "
+                    f"{len(batch_results)} results for {len(batches[b])} requests"
+                )
+            for i, result in zip(batches[b], batch_results, strict=True):
+                results[i] = result
+                if on_result is not None:
+                    on_result(i, result)
+
+        stall_s = self._stall_timeout(requests, batches)
+        run_batches(self._conn, batches, submit, returned, stall_s, self.max_in_flight)
         return results  # type: ignore[return-value]
 
     def _stall_timeout(self, requests: Sequence[ExecutionRequest], batches: list[range]) -> float:
@@ -292,30 +207,14 @@ class RayExecutor(Executor):
 
     def metadata(self) -> dict[str, Any]:
         """Where the work ran and how: the inner metadata comes from a worker, not from here."""
-        ray = self._connect()
+        self._connect()
         if self._inner_meta is None:
             ref = self._remote_metadata.remote(self.inner, self.inner_options)
-            try:
-                self._inner_meta = dict(ray.get(ref, timeout=STALL_SLACK_S))
-            except ray.exceptions.GetTimeoutError as exc:
-                ray.cancel(ref)
-                raise RayExecutorError(
-                    f"ray executor: no worker answered within {STALL_SLACK_S:g} s — is the "
-                    "cluster alive? (`ray status`)"
-                ) from exc
-            except ray.exceptions.RayError as exc:
-                raise RayExecutorError(
-                    f"ray executor: the inner executor {self.inner!r} failed on a worker: "
-                    f"{_describe(exc)}"
-                ) from exc
-        alive = [n for n in ray.nodes() if n.get("Alive")]
+            what = f"the inner executor {self.inner!r}"
+            self._inner_meta = dict(get_one(self._conn, ref, what))
         meta: dict[str, Any] = {
             "executor": self.name,
-            "ray_version": ray.__version__,
-            "ray_address": ray.get_runtime_context().gcs_address,
-            "ray_started_here": self._started_here,
-            "cluster_nodes": len(alive),
-            "cluster_cpus": float(ray.cluster_resources().get("CPU", 0.0)),
+            **self._conn.describe(),
             "batch_size": self.batch_size,
             "num_cpus_per_task": self.num_cpus_per_task,
             "inner": self._inner_meta,
@@ -323,48 +222,3 @@ class RayExecutor(Executor):
         if "isolation" in self._inner_meta:
             meta["isolation"] = self._inner_meta["isolation"]
         return meta
-
-
-def _cancel(ray: Any, refs: list[Any]) -> None:
-    """Best effort: cancel, then collect what already failed so Ray does not log it again."""
-    with contextlib.suppress(Exception):
-        for ref in refs:
-            ray.cancel(ref)
-        done, _ = ray.wait(refs, num_returns=len(refs), timeout=1.0)
-        for ref in done:
-            with contextlib.suppress(Exception):
-                ray.get(ref, timeout=0)
-
-
-def plan_batches(n: int, batch_size: int, slots: int) -> list[range]:
-    """Consecutive index ranges of at most ``batch_size``, at least two per slot if possible.
-
-    Cutting small runs finer keeps every CPU busy; large runs get full batches, which
-    amortise Ray's per-task overhead.
-    """
-    size = max(1, min(batch_size, math.ceil(n / (2 * max(1, slots)))))
-    return [range(start, min(start + size, n)) for start in range(0, n, size)]
-
-
-def _batch_name(b: int, batches: list[range]) -> str:
-    idx = batches[b]
-    return f"batch {b + 1} of {len(batches)} (requests {idx.start}-{idx.stop - 1})"
-
-
-def _describe(exc: BaseException) -> str:
-    """One line for a Ray failure: the worker's own exception when there is one."""
-    cause = getattr(exc, "cause", None)
-    if isinstance(cause, BaseException):
-        where = f" on {exc.ip}" if getattr(exc, "ip", None) else ""  # type: ignore[attr-defined]
-        text = f"{type(cause).__name__}: {_one_line(cause)}{where}"
-    else:
-        text = f"{type(exc).__name__}: {_one_line(exc)}"
-    if "No module named 'beyondpass" in text:
-        text += " — install beyondpass (same version, same Python) on every node"
-    return text
-
-
-def _one_line(exc: BaseException, limit: int = 300) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    text = lines[0] if lines else type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."

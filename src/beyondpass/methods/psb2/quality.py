@@ -30,6 +30,7 @@ import pydantic
 
 from beyondpass.errors import ConfigError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.execution import BatchContext, BatchJob, BatchPool, LocalPool
 from beyondpass.methods.psb2.quality_clike import GRAMMARS, clike_quality
 
 METRICS = ("lloc", "nos", "mccabe", "nesting")
@@ -86,16 +87,49 @@ class QualityOptions(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid")
 
 
+def quality_batch(_: None, items: list[tuple[str, str]], ctx: BatchContext) -> list[Evaluation]:
+    """The batch function of the quality job (:mod:`beyondpass.execution.pool`): the
+    metrics of every ``(code, language)``, or why there are none."""
+    out = []
+    for i, (code, language) in enumerate(items):
+        ev = Evaluation()
+        try:
+            metrics = (
+                python_quality(code) if language == "python" else clike_quality(code, language)
+            )
+            ev.metrics = dict(metrics)
+        except (SyntaxError, ValueError) as exc:
+            ev.details = {"quality": f"not analysed: {type(exc).__name__}"}
+        if ctx.emit is not None:
+            ctx.emit(i, ev)
+        out.append(ev)
+    return out
+
+
+#: the quality metrics as batch work; radon, lizard and tree-sitter are Python packages
+QUALITY_JOB = BatchJob(
+    quality_batch,
+    None,
+    "PSB2 quality metrics",
+    modules=("radon", "lizard", "tree_sitter", "tree_sitter_cpp", "tree_sitter_java"),
+    batch_size=128,
+)
+
+
 class QualityEvaluator(Evaluator):
-    """Adds ``lloc``, ``nos``, ``mccabe``, ``nesting`` for Python, C++ and Java answers."""
+    """Adds ``lloc``, ``nos``, ``mccabe``, ``nesting`` for Python, C++ and Java answers, on
+    the run's batch pool (in this process, or on Ray)."""
 
     name = "psb2-quality"
     metrics = METRICS
 
+    def __init__(self, pool: BatchPool | None = None) -> None:
+        self.pool = pool or LocalPool()
+
     @classmethod
     def build(cls, options: QualityOptions | None, ctx: Any) -> QualityEvaluator:
         python_quality("x = 1\n")  # a missing radon is one line now, not per sample
-        return cls()
+        return cls(getattr(ctx, "pool", None))
 
     def metadata(self) -> dict[str, Any]:
         import radon
@@ -107,24 +141,23 @@ class QualityEvaluator(Evaluator):
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
-        out = []
+        out = [Evaluation() for _ in candidates]
+        todo: list[int] = []
         for i, cand in enumerate(candidates):
-            ev = Evaluation()
             language = cand.task.language
             if language not in ("python", *GRAMMARS):
-                ev.details = {"quality": f"no {language} analyser in this build"}
+                out[i].details = {"quality": f"no {language} analyser in this build"}
             elif cand.extraction.code.strip():
-                try:
-                    code = cand.extraction.code
-                    metrics = (
-                        python_quality(code)
-                        if language == "python"
-                        else clike_quality(code, language)
-                    )
-                    ev.metrics = dict(metrics)
-                except (SyntaxError, ValueError) as exc:
-                    ev.details = {"quality": f"not analysed: {type(exc).__name__}"}
+                todo.append(i)
+                continue
             if on_result is not None:
-                on_result(i, ev)
-            out.append(ev)
+                on_result(i, out[i])
+
+        def done(k: int, ev: Evaluation) -> None:
+            out[todo[k]] = ev
+            if on_result is not None:
+                on_result(todo[k], ev)
+
+        items = [(candidates[i].extraction.code, candidates[i].task.language) for i in todo]
+        self.pool.map(QUALITY_JOB, items, done)
         return out

@@ -26,6 +26,7 @@ import pydantic
 
 from beyondpass.analysers import AnalyserFailed, version
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.execution import BatchContext, BatchJob, BatchPool, LocalPool
 from beyondpass.methods.psb2 import smells_cpp, smells_java, smells_python
 from beyondpass.methods.psb2.findings import METRICS, SEVERITIES, Finding, tally
 
@@ -33,6 +34,48 @@ __all__ = ["METRICS", "SEVERITIES", "SUFFIXES", "Finding", "SmellEvaluator", "ta
 
 #: the languages with analysers, and their files' suffix
 SUFFIXES = {"python": ".py", "cpp": ".cpp", "java": ".java"}
+#: the analysers each language's batch needs on the machine that runs it
+TOOLS = {"python": ("ruff", "pylint"), "cpp": ("cppcheck", "clang-tidy"), "java": ("checkstyle",)}
+
+
+def findings(
+    language: str, paths: list[Path], timeout_s: float, workers: int | None = None
+) -> dict[str, list[Finding]]:
+    """Every analyser's findings for one language's files, by file name."""
+    if language == "cpp":
+        return smells_cpp.cpp_findings(paths, timeout_s, workers)
+    if language == "java":
+        return smells_java.java_findings(paths, timeout_s)
+    return smells_python.python_findings(paths, timeout_s)
+
+
+def smells_batch(
+    args: tuple[str, float, bool], items: list[tuple[int, str]], ctx: BatchContext
+) -> list[Evaluation]:
+    """The batch function of a language's smells job (:mod:`beyondpass.execution.pool`):
+    every ``(index, code)`` written as ``answer_<index><suffix>`` (the same names wherever
+    the batch runs) to a private directory and analysed together."""
+    language, timeout_s, remote = args
+    out = [Evaluation() for _ in items]
+    with tempfile.TemporaryDirectory(prefix="bp-smells-") as tmp:
+        files = [Path(tmp) / f"answer_{i}{SUFFIXES[language]}" for i, _ in items]
+        for path, (_, code) in zip(files, items, strict=True):
+            # extraction strips the final newline: restore it, or every answer
+            # would get a missing-final-newline message for our doing
+            path.write_text(code.rstrip("\n") + "\n", encoding="utf-8")
+        error = ""
+        try:
+            # locally the C++ analysers use every core, as before; a Ray task its own CPUs
+            by_file = findings(language, files, timeout_s, ctx.cpus if remote else None)
+        except AnalyserFailed as exc:
+            error = f"not analysed: {str(exc)[:300]}"
+        for ev, path in zip(out, files, strict=True):
+            if error:
+                ev.details = {"smells": error}
+            else:
+                ev.metrics, rules = tally(by_file.get(path.name, []))
+                ev.details = {"smell_rules": rules}
+    return out
 
 
 class SmellOptions(pydantic.BaseModel):
@@ -46,12 +89,13 @@ class SmellEvaluator(Evaluator):
     name = "psb2-smells"
     metrics = METRICS
 
-    def __init__(self, timeout_s: float = 300.0) -> None:
+    def __init__(self, timeout_s: float = 300.0, pool: BatchPool | None = None) -> None:
         self.timeout_s = timeout_s
+        self.pool = pool or LocalPool()
 
     @classmethod
     def build(cls, options: SmellOptions | None, ctx: Any) -> SmellEvaluator:
-        return cls((options or SmellOptions()).timeout_s)
+        return cls((options or SmellOptions()).timeout_s, getattr(ctx, "pool", None))
 
     def metadata(self) -> dict[str, Any]:
         meta: dict[str, Any] = {"evaluator": self.name, "pylint": version("pylint")}
@@ -70,42 +114,35 @@ class SmellEvaluator(Evaluator):
         return meta
 
     def findings(self, language: str, paths: list[Path]) -> dict[str, list[Finding]]:
-        """Every analyser's findings for one language's files, by file name."""
-        if language == "cpp":
-            return smells_cpp.cpp_findings(paths, self.timeout_s)
-        if language == "java":
-            return smells_java.java_findings(paths, self.timeout_s)
-        return smells_python.python_findings(paths, self.timeout_s)
+        """Every analyser's findings for one language's files, by file name (here)."""
+        return findings(language, paths, self.timeout_s)
+
+    def job(self, language: str) -> BatchJob:
+        """One language's smells as batch work. Python's are not split: pylint runs with its
+        defaults, and ``duplicate-code`` relates the files of one batch."""
+        remote = self.pool.name != LocalPool.name
+        return BatchJob(
+            smells_batch,
+            (language, self.timeout_s, remote),
+            f"code smells of {language} answers",
+            tools=TOOLS[language],
+            batch_size=64,
+            split=language != "python",
+            item_timeout_s=self.timeout_s,
+        )
 
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
         out = [Evaluation() for _ in candidates]
-        todo: dict[str, dict[int, Candidate]] = {}
+        todo: dict[str, list[int]] = {}
         for i, c in enumerate(candidates):
             if c.task.language in SUFFIXES and c.extraction.code.strip():
-                todo.setdefault(c.task.language, {})[i] = c
-        with tempfile.TemporaryDirectory(prefix="bp-smells-") as tmp:
-            for language, batch in todo.items():
-                folder = Path(tmp) / language
-                folder.mkdir()
-                files = {i: folder / f"answer_{i}{SUFFIXES[language]}" for i in batch}
-                for i, path in files.items():
-                    # extraction strips the final newline: restore it, or every answer
-                    # would get a missing-final-newline message for our doing
-                    code = batch[i].extraction.code.rstrip("\n") + "\n"
-                    path.write_text(code, encoding="utf-8")
-                error = ""
-                try:
-                    by_file = self.findings(language, list(files.values()))
-                except AnalyserFailed as exc:
-                    error = f"not analysed: {str(exc)[:300]}"
-                for i, path in files.items():
-                    if error:
-                        out[i].details = {"smells": error}
-                    else:
-                        out[i].metrics, rules = tally(by_file.get(path.name, []))
-                        out[i].details = {"smell_rules": rules}
+                todo.setdefault(c.task.language, []).append(i)
+        for language, batch in todo.items():
+            items = [(i, candidates[i].extraction.code) for i in batch]
+            for i, ev in zip(batch, self.pool.map(self.job(language), items), strict=True):
+                out[i] = ev
         for i, ev in enumerate(out):
             language = candidates[i].task.language
             if language not in SUFFIXES:

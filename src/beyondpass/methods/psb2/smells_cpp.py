@@ -145,10 +145,12 @@ def clang_tidy_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, li
     return out
 
 
-def cpp_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Finding]]:
+def cpp_findings(
+    paths: Sequence[Path], timeout_s: float, workers: int | None = None
+) -> dict[str, list[Finding]]:
     """Both analysers' findings, by file name. Each file is analysed on its own (clang-tidy
     spends its time parsing the headers a file includes), the files in parallel, one
-    process per core."""
+    process per core (or ``workers`` processes)."""
 
     def one(path: Path) -> list[Finding]:
         tidy = clang_tidy_findings([path], timeout_s)[path.name]
@@ -156,7 +158,8 @@ def cpp_findings(paths: Sequence[Path], timeout_s: float) -> dict[str, list[Find
 
     cppcheck(timeout_s).command()  # a missing analyser: one error, before any work
     clang_tidy(timeout_s).command()
-    with ThreadPoolExecutor(max_workers=max(1, min(len(paths), os.cpu_count() or 1))) as pool:
+    cores = workers or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=max(1, min(len(paths), cores))) as pool:
         return dict(zip((p.name for p in paths), pool.map(one, paths), strict=True))
 
 

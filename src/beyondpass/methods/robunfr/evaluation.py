@@ -25,10 +25,11 @@ def nfr_evaluator(options: NfrOptions | None, ctx: Any) -> Any:
     from beyondpass.methods.robunfr.evaluators.nfr import NfrEvaluator
 
     options = options or NfrOptions()
+    pool = getattr(ctx, "pool", None)  # the run's batch pool: here or on Ray
     if options == NfrOptions():
-        return NfrEvaluator(ctx.workers)
+        return NfrEvaluator(ctx.workers, pool=pool)
     return NfrEvaluator(
-        ctx.workers, file_timeout_s=options.file_timeout_s, memory_mb=options.memory_mb
+        ctx.workers, file_timeout_s=options.file_timeout_s, memory_mb=options.memory_mb, pool=pool
     )
 
 

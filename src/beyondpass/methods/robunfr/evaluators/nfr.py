@@ -25,11 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.execution import BatchJob, BatchPool, LocalPool
 from beyondpass.methods.robunfr import NFR_METRICS, TIMING_REPEATS  # noqa: F401 - re-exported
 from beyondpass.methods.robunfr.evaluators.code_metrics import EXCEPTION_DEFINITION, LOC_DEFINITION
 from beyondpass.methods.robunfr.evaluators.pylint_batch import (
     FileAnalysis,
     LintPool,
+    LintSettings,
+    analyse_batch,
     configuration,
     content_key,
 )
@@ -41,8 +44,9 @@ class NfrEvaluator(Evaluator):
     """Adds static NFR metrics; never decides a verdict.
 
     ``dedupe`` analyses identical programs once (their metrics are identical by construction:
-    same text, same module name, same configuration); ``workers`` pylint processes share the
-    batches.
+    same text, same module name, same configuration); the programs go to ``pool`` (the run's
+    batch pool: in this process, where ``workers`` pylint processes share the batches, or on
+    Ray, ``batch_size`` programs per task).
     """
 
     name = "nfr"
@@ -58,9 +62,12 @@ class NfrEvaluator(Evaluator):
         batch_size: int = 512,
         file_timeout_s: float = 60.0,
         memory_mb: int = 4096,
+        pool: BatchPool | None = None,
     ) -> None:
         self.workers = workers or min(4, os.cpu_count() or 1)
         self.dedupe = dedupe
+        self.batches = pool or LocalPool()
+        self.settings = LintSettings(batch_size, file_timeout_s, memory_mb)
         self.pool = LintPool(
             self.workers,
             batch_size=batch_size,
@@ -92,7 +99,7 @@ class NfrEvaluator(Evaluator):
     ) -> list[Evaluation]:
         out: list[Evaluation | None] = [None] * len(candidates)
         waiting: dict[str, list[int]] = {}
-        sources: dict[str, str] = {}
+        sources: dict[str, str] = {}  # one program per key, in first-seen order
         for i, cand in enumerate(candidates):
             ext = cand.extraction
             if ext.status != "ok" or cand.task.language != "python":
@@ -111,14 +118,28 @@ class NfrEvaluator(Evaluator):
             sources[key] = ext.program
             waiting.setdefault(key, []).append(i)
 
-        def done(key: str, analysis: FileAnalysis) -> None:
-            for i in waiting[key]:
+        keys = list(sources)
+
+        def done(k: int, analysis: FileAnalysis) -> None:
+            for i in waiting[keys[k]]:
                 out[i] = nfr_evaluation(analysis)
                 if on_result:
                     on_result(i, out[i])  # type: ignore[arg-type]
 
-        self.pool.run(sources, done)
+        self.batches.map(self.job(), list(sources.items()), done)
         return out  # type: ignore[return-value]
+
+    def job(self) -> BatchJob:
+        """The NFR metrics as batch work: pylint (supervised workers), LOC, exceptions."""
+        return BatchJob(
+            analyse_batch,
+            self.settings,
+            "RobuNFR's NFR metrics",
+            tools=("pylint",),
+            local_cpus=self.workers,
+            batch_size=self.settings.batch_size,
+            item_timeout_s=self.settings.file_timeout_s,
+        )
 
 
 def nfr_evaluation(analysis: FileAnalysis) -> Evaluation:

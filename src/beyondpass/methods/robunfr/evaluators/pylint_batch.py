@@ -23,6 +23,7 @@ from typing import Any
 from beyondpass.analysers import PylintMessage, PylintPool, PylintResult, category_of, pylintrc
 from beyondpass.analysers import pylint_batch as runner
 from beyondpass.analysers.pylint_batch import versions  # noqa: F401 - recorded with results
+from beyondpass.execution import BatchContext
 from beyondpass.methods.robunfr.evaluators.code_metrics import count_code
 
 DISABLED = ("duplicate-code", "cyclic-import")
@@ -101,6 +102,38 @@ class LintPool:
             on_analysis(key, analysis)
 
         self.pylint.run(sources, done)
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    """The limits of :class:`LintPool` (its worker count comes from where a batch runs)."""
+
+    batch_size: int = 512
+    file_timeout_s: float = 60.0
+    memory_mb: int = 4096
+
+
+def analyse_batch(
+    settings: LintSettings, items: list[tuple[str, str]], ctx: BatchContext
+) -> list[FileAnalysis]:
+    """The batch function of the NFR job (:mod:`beyondpass.execution.pool`): every
+    ``(key, program)`` analysed by a :class:`LintPool` of ``ctx.cpus`` workers."""
+    index = {key: i for i, (key, _) in enumerate(items)}
+    out: list[FileAnalysis | None] = [None] * len(items)
+
+    def done(key: str, analysis: FileAnalysis) -> None:
+        out[index[key]] = analysis
+        if ctx.emit is not None:
+            ctx.emit(index[key], analysis)
+
+    pool = LintPool(
+        ctx.cpus,
+        batch_size=settings.batch_size,
+        file_timeout_s=settings.file_timeout_s,
+        memory_mb=settings.memory_mb,
+    )
+    pool.run(dict(items), done)
+    return out  # type: ignore[return-value]
 
 
 def analysis_from(source: str, messages: Sequence[PylintMessage]) -> FileAnalysis:
