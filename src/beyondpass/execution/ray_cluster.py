@@ -182,12 +182,7 @@ def run_batches(
                 try:
                     value = ray.get(ref)
                 except ray.exceptions.RayError as exc:
-                    cause = getattr(exc, "cause", None)
-                    if isinstance(cause, ConfigError):
-                        raise type(cause)(one_line(cause)) from exc
-                    raise RayClusterError(
-                        f"{conn.who}: {batch_name(b, batches)} failed: {describe_failure(exc)}"
-                    ) from exc
+                    raise task_failure(conn, exc, f"{batch_name(b, batches)} failed") from exc
                 on_batch(b, value)
                 last_progress = time.monotonic()
     finally:
@@ -207,12 +202,16 @@ def get_one(conn: RayConnection, ref: Any, what: str) -> Any:
             "alive? (`ray status`)"
         ) from exc
     except ray.exceptions.RayError as exc:
-        cause = getattr(exc, "cause", None)
-        if isinstance(cause, ConfigError):
-            raise type(cause)(one_line(cause)) from exc
-        raise RayClusterError(
-            f"{conn.who}: {what} failed on a worker: {describe_failure(exc)}"
-        ) from exc
+        raise task_failure(conn, exc, f"{what} failed on a worker") from exc
+
+
+def task_failure(conn: RayConnection, exc: Exception, what: str) -> Exception:
+    """The one-line error of a failed task: a configuration error raised on the worker (a
+    missing tool) as itself, anything else as a :class:`RayClusterError` naming ``what``."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, ConfigError):
+        return type(cause)(one_line(cause))
+    return RayClusterError(f"{conn.who}: {what}: {describe_failure(exc)}")
 
 
 def cancel(ray: Any, refs: list[Any]) -> None:
