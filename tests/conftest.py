@@ -27,14 +27,6 @@ os.environ["BEYONDPASS_CACHE_DIR"] = _SESSION_CACHE
 atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)
 
 
-def pytest_xdist_auto_num_workers(config: Any) -> int:
-    """``-n auto``: one worker more than the cores. Much of the suite waits on sandboxed
-    subprocesses, model servers and time limits (at one worker per core the cores were busy
-    about 40% of the time), so a third worker on two cores fills the waits; nothing here
-    depends on timing, and each test measures only its own process tree."""
-    return (os.cpu_count() or 1) + 1
-
-
 def _data_path() -> pathlib.Path:
     env = os.environ.get("BEYONDPASS_DATA")
     return pathlib.Path(env) if env else REPO_ROOT.parent / "shared" / "data"
