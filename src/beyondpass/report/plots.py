@@ -53,7 +53,7 @@ STATUS_COLORS: dict[str, str] = {
 }
 OTHER_COLOR = "#e377c2"
 
-_MODEL_COLORS = (
+MODEL_COLORS = (
     "#4c72b0",
     "#dd8452",
     "#55a868",
@@ -198,7 +198,7 @@ def _model_colors(summaries: Sequence[GroupSummary]) -> list[str]:
     for s in summaries:
         if s.model not in models:
             models.append(s.model)
-    return [_MODEL_COLORS[models.index(s.model) % len(_MODEL_COLORS)] for s in summaries]
+    return [MODEL_COLORS[models.index(s.model) % len(MODEL_COLORS)] for s in summaries]
 
 
 _ID_RE = re.compile(r'\bid="([^"]+)"')

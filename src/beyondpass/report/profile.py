@@ -19,7 +19,7 @@ from beyondpass.analysis.formatting import MISSING, bench_label
 from beyondpass.analysis.headline import HeadlineCell, arm_of, headline_cells
 from beyondpass.analysis.metrics import metric_def
 from beyondpass.analysis.ordering import natural_key
-from beyondpass.report.plots import _MODEL_COLORS, PLOT_RC, figure_svg
+from beyondpass.report.plots import MODEL_COLORS, PLOT_RC, figure_svg
 from beyondpass.report.render import render_html, render_markdown
 from beyondpass.report.sections import ReportContext, SectionOutput
 from beyondpass.report.table import Cell, Table, to_latex
@@ -100,7 +100,7 @@ def profile_svg(
                     continue
                 v = cell.stats.avg
                 lo, hi = cell.stats.ci or (v, v)
-                color = _MODEL_COLORS[i % len(_MODEL_COLORS)]
+                color = MODEL_COLORS[i % len(MODEL_COLORS)]
                 y = -0.25 + 0.5 * i / max(1, len(models) - 1) if len(models) > 1 else 0.0
                 ax.errorbar([v], [y], xerr=[[max(v - lo, 0.0)], [max(hi - v, 0.0)]], fmt="o",
                             color=color, ms=4, capsize=2, lw=1, label=model)  # fmt: skip
