@@ -504,6 +504,21 @@ def test_orphaned_grandchildren_do_not_outlive_their_sample(executor, tmp_path):
     assert _host_processes(f"sleep {marker}") == []
 
 
+def test_a_forked_child_that_fails_to_load_does_not_speak_for_the_program(executor):
+    """A process the program forks does not hold the judge's channel: its failure (here a
+    raise; on a loaded machine, a fork of its own that the process limit refuses) is not
+    the program's answer."""
+    program = """
+        import os
+        if os.fork() == 0:
+            raise RuntimeError("the child fails")
+        def inc(x):
+            return 0
+        """
+    result = run_between_good(executor, program)
+    assert result.status is Status.FAILED, result.message
+
+
 def test_killing_its_parent_and_everything_it_can_see(executor):
     for program in (
         "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + WRONG,

@@ -48,6 +48,10 @@ def host(job: dict, sock, streams: tuple = ()) -> None:
             raise protocol_error(f"unknown handle {tag.get('h')!r}") from None
 
     namespace = {"__name__": "__candidate__", "__builtins__": builtins}
+    # only this process answers the judge: a process the program forks does not hold the
+    # channel, so what it does (fail, print, exit) is never taken for the program's answer
+    channel = sock.fileno()
+    os.register_at_fork(after_in_child=lambda: _close_quietly(channel))
     try:
         source = f"{job['setup']}\n{job['program']}" if job["setup"] else job["program"]
         exec(compile(source, "<candidate>", "exec"), namespace)
