@@ -34,8 +34,10 @@ def pause_after_evaluations():
         if e.evaluator == evaluator:
             stored.append(e.key)
             if len(stored) >= after:
-                with open(marker, "w") as fh:
+                # written whole, then renamed: the test sees the marker only once it is complete
+                with open(marker + ".part", "w") as fh:
                     fh.write("\\n".join(stored) + "\\n")
+                os.replace(marker + ".part", marker)
                 threading.Event().wait()
 
     run_store.RunStore.put_evaluation = put_evaluation
