@@ -102,3 +102,18 @@ def fresh_registry() -> Any:
     registry.reset()
     yield registry
     registry.reset()
+
+
+#: Ray as the scale-out tests start it: 2 CPUs (the machine's), no dashboard.
+RAY_INIT = {"num_cpus": 2, "include_dashboard": False}
+
+
+@pytest.fixture(scope="session")
+def ray_pool() -> Any:
+    """One local Ray instance per test process for every batch-pool test (starting Ray
+    costs seconds; a second connection in the process reuses the first's instance)."""
+    from beyondpass.execution.ray_pool import RayPool
+
+    pool = RayPool(init_options=RAY_INIT)
+    yield pool
+    pool.close()

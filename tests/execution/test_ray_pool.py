@@ -1,7 +1,7 @@
 """The batch pool on Ray: the same metrics as the local pool, on a real local Ray instance.
 
-Ray is started once for the module (2 CPUs, no dashboard, like test_ray_executor.py) and
-shut down at its end. The recorded answers are real model output (HumanEval,
+Ray is started once per test process (the ``ray_pool`` fixture of conftest.py: 2 CPUs, no
+dashboard). The recorded answers are real model output (HumanEval,
 gpt-3.5-turbo-0613); the PSB2 answers are small hand-written programs in the three
 languages the method analyses.
 """
@@ -22,17 +22,6 @@ from beyondpass.extraction.result import Extraction
 from beyondpass.methods.psb2.quality import QualityEvaluator
 from beyondpass.methods.psb2.smells import SmellEvaluator
 from beyondpass.methods.robunfr.evaluators.nfr import NfrEvaluator
-
-INIT = {"num_cpus": 2, "include_dashboard": False}
-
-
-@pytest.fixture(scope="module")
-def ray_pool():
-    from beyondpass.execution.ray_pool import RayPool
-
-    pool = RayPool(init_options=INIT)
-    yield pool
-    pool.close()
 
 
 def candidate(task_id: str, code: str, language: str = "python") -> Candidate:
