@@ -4,6 +4,7 @@ earlier results left exactly as they were."""
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import sqlite3
 from pathlib import Path
@@ -28,16 +29,24 @@ def one_error_line(proc) -> str:
     return lines[0]
 
 
-@pytest.fixture
-def earlier_run(run_cli, tmp_path: Path) -> tuple[Path, bytes]:
-    """OUT holding the results of a successful evaluation, and those results' bytes."""
-    samples = tmp_path / "good.jsonl"
+@pytest.fixture(scope="module")
+def _evaluated(run_cli, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A successful evaluation, made once for the module (each test gets its own copy)."""
+    tmp = tmp_path_factory.mktemp("evaluated")
+    samples = tmp / "good.jsonl"
     samples.write_text("".join(json.dumps(r) + "\n" for r in GOOD_ROWS), encoding="utf-8")
     proc = run_cli(
         ["evaluate", "--benchmark", "demo", "--samples", samples, "--out", "OUT", "--json"],
-        cwd=tmp_path,
+        cwd=tmp,
     )
     assert proc.returncode == 0, proc.stderr
+    return tmp / "OUT"
+
+
+@pytest.fixture
+def earlier_run(_evaluated: Path, tmp_path: Path) -> tuple[Path, bytes]:
+    """OUT holding the results of a successful evaluation, and those results' bytes."""
+    shutil.copytree(_evaluated, tmp_path / "OUT")
     results = tmp_path / "OUT" / "results.jsonl"
     assert len(results.read_text(encoding="utf-8").splitlines()) == 2
     return tmp_path / "OUT", results.read_bytes()

@@ -18,7 +18,7 @@ import pytest
 
 from beyondpass.methods.obfuseval.project.benchmark import prompt_for
 from beyondpass.methods.obfuseval.project.evaluator import evaluation_of
-from beyondpass.methods.obfuseval.project.runner import crossing_check, evaluate
+from beyondpass.methods.obfuseval.project.runner import Prepared, crossing_check, evaluate
 from beyondpass.methods.obfuseval.project.splice import splice
 from beyondpass.methods.obfuseval.project.tasks import (
     ProjectTask,
@@ -35,6 +35,12 @@ def _untouched(projects: dict, sdists: dict[str, Path]) -> None:
     assert tree_digest(projects["checkout"]) == projects["before"]["cachetools"]
 
 
+def _with(prepared: Prepared, **spec_changes: object) -> Prepared:
+    """``prepared`` judged under a changed spec (a shorter limit, fewer repeats)."""
+    spec = replace(prepared.spec, **spec_changes)
+    return replace(prepared, spec=spec, sandbox=ProjectSandbox(spec, prepared.sandbox.level))
+
+
 def _task(projects: dict, project: str, task_id: str) -> ProjectTask:
     tasks = {t.task_id: t for t in projects["prepared"][project].tasks}
     return tasks[task_id]
@@ -44,7 +50,11 @@ def _task(projects: dict, project: str, task_id: str) -> ProjectTask:
 def test_the_projects_own_functions_spliced_back_pass_every_covering_test(
     project, projects, sdists, tmp_path
 ):
-    prepared = projects["prepared"][project]
+    # Two runs per answer instead of the seed's five: a passing answer runs all of them, and
+    # two already prove the covering tests pass in fresh processes run after run. Answers
+    # are judged with the project's own five in the command-line tests (inflection) and in
+    # the test of thousands of calls (cachetools).
+    prepared = _with(projects["prepared"][project], repeats=2)
     assert len(prepared.tasks) == 3
     assert all(task.tests for task in prepared.tasks)
     for task in prepared.tasks:
@@ -70,7 +80,7 @@ def test_splicing_the_original_back_reproduces_the_module_byte_for_byte(projects
 
 
 def test_an_obfuscated_prompt_renamed_back_still_passes(projects, tmp_path):
-    prepared = projects["prepared"]["cachetools"]
+    prepared = _with(projects["prepared"]["cachetools"], repeats=2)
     task = _task(projects, "cachetools", "cachetools.LFUCache.popitem")
     source = (prepared.pristine / task.path).read_text()
     renamed = obfuscate_task(task, source, 3)
@@ -138,8 +148,7 @@ def test_a_broken_function_is_caught_and_classified(case, projects, sdists, tmp_
 
 def test_an_endless_function_is_a_timeout(projects, tmp_path):
     prepared = projects["prepared"]["inflection"]
-    spec = replace(prepared.spec, timeout_s=5.0)
-    quick = replace(prepared, spec=spec, sandbox=ProjectSandbox(spec))
+    quick = _with(prepared, timeout_s=5.0)
     task = _task(projects, "inflection", "inflection.camelize")
     body = "def camelize(string, uppercase_first_letter=True):\n    while True:\n        pass\n"
     result = evaluate(quick, task, f"```python\n{body}```", tmp_path / "work")
@@ -223,11 +232,9 @@ HOSTILE = {
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_a_hostile_answer_cannot_fake_a_pass(case, projects, sdists, tmp_path):
     # a shorter limit per test run than the project's 120 s: an answer that jams the run
-    # (forged frames on every descriptor) is a failure either way, only found sooner
-    prepared = projects["prepared"]["inflection"]
-    spec = replace(prepared.spec, timeout_s=30.0)
-    sandbox = ProjectSandbox(spec, prepared.sandbox.level)
-    prepared = replace(prepared, spec=spec, sandbox=sandbox)
+    # (forged frames on every descriptor) is a failure either way, only found sooner (an
+    # ordinary run of these tests takes about a second)
+    prepared = _with(projects["prepared"]["inflection"], timeout_s=10.0)
     task = _task(projects, "inflection", "inflection.camelize")
     code = HOSTILE[case].replace("TESTS", repr(list(task.tests)))
     result = evaluate(prepared, task, f"```python\n{code}```", tmp_path / "work")
