@@ -22,9 +22,18 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
-from scipy import stats as sps
+
+
+def _sps() -> Any:
+    """``scipy.stats``, imported when a test is first computed: the import costs most of a
+    second, and most commands (every ``evaluate``) never test a hypothesis."""
+    from scipy import stats
+
+    return stats
+
 
 NAN = float("nan")
 # Below this relative spread, values are equal up to floating-point noise: a t statistic of
@@ -101,12 +110,12 @@ def wilcoxon_paired(a: Sequence[float], b: Sequence[float]) -> StatResult:
         return StatResult("wilcoxon", 0, NAN, NAN, "rank-biserial r", NAN)
     if len(nonzero) == 0:
         return StatResult("wilcoxon", len(d), 0.0, 1.0, "rank-biserial r", 0.0)
-    ranks = sps.rankdata(np.abs(nonzero))
+    ranks = _sps().rankdata(np.abs(nonzero))
     r_plus = float(ranks[nonzero > 0].sum())
     r_minus = float(ranks[nonzero < 0].sum())
     effect = (r_plus - r_minus) / (r_plus + r_minus)
     with _quiet():
-        res = sps.wilcoxon(
+        res = _sps().wilcoxon(
             nonzero, zero_method="wilcox", alternative="two-sided", method=wilcoxon_method(nonzero)
         )
     return StatResult(
@@ -127,7 +136,7 @@ def paired_t(a: Sequence[float], b: Sequence[float]) -> StatResult:
         # every pair moved by the same amount: no doubt about the sign, no finite t
         return StatResult("paired t", n, NAN, 1.0 if mean == 0 else 0.0, "Cohen's d_z", NAN)
     with _quiet():
-        res = sps.ttest_rel(y, x)
+        res = _sps().ttest_rel(y, x)
     return StatResult(
         "paired t", n, float(res.statistic), float(res.pvalue), "Cohen's d_z", mean / sd
     )
@@ -148,7 +157,7 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> StatResult:
     effect = (gained - lost) / n
     if lost + gained == 0:
         return StatResult("mcnemar exact", n, 0.0, 1.0, "Δ pass rate", effect)
-    p = sps.binomtest(gained, lost + gained, 0.5).pvalue
+    p = _sps().binomtest(gained, lost + gained, 0.5).pvalue
     return StatResult("mcnemar exact", n, float(min(lost, gained)), float(p), "Δ pass rate", effect)
 
 
@@ -166,7 +175,7 @@ def welch_t(a: Sequence[float], b: Sequence[float]) -> StatResult:
     if pooled <= _TINY * max(1.0, abs(float(np.mean(x))), abs(float(np.mean(y)))):
         return StatResult("welch t", n, NAN, 1.0 if diff == 0 else 0.0, "Cohen's d", NAN)
     with _quiet():
-        res = sps.ttest_ind(y, x, equal_var=False)
+        res = _sps().ttest_ind(y, x, equal_var=False)
     return StatResult(
         "welch t", n, float(res.statistic), float(res.pvalue), "Cohen's d", diff / pooled
     )

@@ -10,8 +10,6 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from scipy.stats import kendalltau
-
 from beyondpass.analysis.passk import pass_at_k
 
 #: task -> variant -> pass/fail of each sample index
@@ -57,6 +55,8 @@ def rank_stability(
     tasks = sorted(set.intersection(*(set(original[m]) & set(obfuscated[m]) for m in models)))
     if not tasks:
         raise ValueError("no task was scored for every model on both sides")
+
+    from scipy.stats import kendalltau  # a second's import: only when ranks are compared
 
     def tau(sample: Sequence[str]) -> float | None:
         a = [sum(original[m][t] for t in sample) for m in models]
