@@ -6,3 +6,9 @@ picks covered functions and builds prompts (optionally renamed), ``splice`` puts
 function into a copy, ``testing`` runs the covering tests repeatedly and classifies
 failures, ``runner`` ties one run together, ``cli`` is the command line.
 """
+
+#: the names project mode is known by in a run (kept here, away from libcst and the sandbox,
+#: so that the report can tell a project run without importing them)
+BENCHMARK = "obfuseval-project"
+EVALUATOR = "obfuseval-project"
+ORIGINAL, OBFUSCATED = "original", "obfuscated"

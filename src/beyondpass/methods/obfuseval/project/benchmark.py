@@ -24,6 +24,7 @@ from typing import Any
 
 from beyondpass.benchmarks.task import Benchmark, Task
 from beyondpass.errors import ConfigError, DataError
+from beyondpass.methods.obfuseval.project import BENCHMARK, EVALUATOR, OBFUSCATED, ORIGINAL
 from beyondpass.methods.obfuseval.project.spec import ProjectSpec
 from beyondpass.methods.obfuseval.project.tasks import (
     ProjectTask,
@@ -32,11 +33,8 @@ from beyondpass.methods.obfuseval.project.tasks import (
 )
 from beyondpass.prompts.plan import Condition, PromptPlan, PromptTemplate
 
-BENCHMARK = "obfuseval-project"
-EVALUATOR = "obfuseval-project"
 TASKS_FILE = "project-tasks.json"
 FORMAT = 1
-ORIGINAL, OBFUSCATED = "original", "obfuscated"
 OBFUSCATED_FIELD = "obfuscated_prompt"
 CONDITIONS = {
     ORIGINAL: Condition(

@@ -14,7 +14,7 @@ from typing import Any
 from beyondpass.analysis.formatting import fmt_num, percent
 from beyondpass.analysis.meta import as_dict
 from beyondpass.methods.obfuseval.analysis import decrease_ratio, rank_stability
-from beyondpass.methods.obfuseval.project.benchmark import BENCHMARK, OBFUSCATED, ORIGINAL
+from beyondpass.methods.obfuseval.project import BENCHMARK, OBFUSCATED, ORIGINAL
 from beyondpass.methods.obfuseval.project.testing import CATEGORIES
 from beyondpass.report.render import TABLES_MARKDOWN, render_html, render_markdown
 from beyondpass.report.sections import ReportContext, SectionOutput
