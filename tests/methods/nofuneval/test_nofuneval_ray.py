@@ -72,8 +72,8 @@ def test_oracle_verdicts_on_ray_are_the_local_pools(ray_pool, oracle_items):
     assert job.tools == ("bandit", "cppcheck", "gcc")
     local = LocalPool().map(job, oracle_items)  # judge() on all items at once, as before
     assert {"pass", "fail", "no_oracle"} <= {v.status for v in local}
-    # batches of three: every verdict must be the one judged with all items together
-    on_ray = ray_pool.map(dataclasses.replace(job, batch_size=3), oracle_items)
+    # batches of two: every verdict must be the one judged with all items together
+    on_ray = ray_pool.map(dataclasses.replace(job, batch_size=2), oracle_items)
     assert on_ray == local
 
 
@@ -125,6 +125,7 @@ def test_a_timed_batch_reserves_whole_cpus(bench, ray_executor):
     assert all(r.passed for r in results) and results[1].tests[0].times_ns
     # what Ray granted each task (not what was asked): a whole CPU for the timed batch
     assert [r.ran_on["cpus"] for r in results] == [0.5, 1.0]
+    assert results[1].ran_on["node"] == node_name() and results[1].ran_on["cpu_model"]
     half.close()  # joined the tests' Ray: leaves it running
 
 
