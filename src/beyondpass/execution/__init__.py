@@ -13,7 +13,15 @@ from beyondpass.execution.base import (
     TestResult,
 )
 from beyondpass.execution.budget import PROCESS_BUDGETS
-from beyondpass.execution.pool import BatchContext, BatchJob, BatchPool, LocalPool, NodeLacksTool
+from beyondpass.execution.pool import (
+    BatchContext,
+    BatchJob,
+    BatchPool,
+    LocalPool,
+    NodeLacksTool,
+    cpu_model,
+    node_name,
+)
 from beyondpass.execution.sandboxed import wire  # the one framed-JSON codec
 from beyondpass.execution.sandboxed.job import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
 
@@ -31,6 +39,8 @@ __all__ = [
     "BatchPool",
     "LocalPool",
     "NodeLacksTool",
+    "cpu_model",
+    "node_name",
     "DEFAULT_EXECUTOR",
     "EXECUTORS",
     "ISOLATION_LEVELS",

@@ -178,6 +178,9 @@ class ExecutionResult:
     stderr: str = ""
     wall_s: float = 0.0
     timing_error: str = ""  # why a passing sample has no times (a timing run failed)
+    #: where a scale-out executor ran it (``node``, ``cpu_model``, ``cpus`` its task held);
+    #: empty for a local executor (this machine). Not part of the verdict: not compared.
+    ran_on: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def passed(self) -> bool:

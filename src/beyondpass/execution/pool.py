@@ -23,8 +23,10 @@ the job says ``split=False`` (then all items go to one task).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import socket
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -123,16 +125,34 @@ def check_results(job: BatchJob, n: int, results: Sequence[Any]) -> None:
 
 
 def node_name() -> str:
-    """This machine as an error names it: its host name (and Ray's address for it)."""
+    """This machine as an error or a timing record names it: its host name (and Ray's
+    address for it). Ray is not imported for this: a process that has not imported it has
+    not joined a cluster either."""
     host = socket.gethostname()
+    ray = sys.modules.get("ray")
     try:
-        import ray
-
-        if ray.is_initialized():
+        if ray is not None and ray.is_initialized():
             return f"{host} ({ray.util.get_node_ip_address()})"
     except Exception:  # noqa: BLE001 - the host name alone still names the node
         pass
     return host
+
+
+@functools.cache
+def cpu_model() -> str:
+    """This machine's CPU model (``model name`` of /proc/cpuinfo, else what Python knows),
+    recorded with timings: times taken on different CPU models are not comparable."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and value.strip():
+                    return value.strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine() or "unknown"
 
 
 def check_needs(job: BatchJob, node: str) -> None:

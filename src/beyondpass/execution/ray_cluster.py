@@ -119,6 +119,11 @@ class RayConnection:
                 f"one task (largest: {largest:g}); lower num_cpus_per_task or add nodes"
             )
 
+    def check_feasible(self, num_cpus_per_task: float) -> None:
+        """Some node can hold a task of ``num_cpus_per_task`` CPUs, or a one-line error
+        (for tasks larger than the ones :meth:`connect` was asked about)."""
+        self._check_feasible(self.ray, num_cpus_per_task)
+
     def slots(self, num_cpus_per_task: float) -> int:
         """Tasks of ``num_cpus_per_task`` CPUs the cluster can run at once."""
         cpus = float(self.ray.cluster_resources().get("CPU", 0.0))

@@ -22,6 +22,7 @@ from typing import Any
 
 from beyondpass.errors import ConfigError
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor
+from beyondpass.execution.pool import cpu_model, node_name
 from beyondpass.execution.ray_cluster import (
     STALL_SLACK_S,
     RayClusterError,
@@ -68,11 +69,30 @@ def _inner_executor(inner: str, options: dict[str, Any]) -> Executor:
 def _run_batch(
     inner: str, options: dict[str, Any], requests: list[ExecutionRequest]
 ) -> list[ExecutionResult]:
-    return _inner_executor(inner, options).run_many(requests)
+    """Run one batch here and say where: the node, its CPU model and the CPUs Ray granted
+    this task (timings are comparable only between runs of one node)."""
+    results = _inner_executor(inner, options).run_many(requests)
+    where = {"node": node_name(), "cpu_model": cpu_model(), "cpus": _granted_cpus()}
+    for result in results:
+        result.ran_on = dict(where)
+    return results
+
+
+def _granted_cpus() -> float | None:
+    try:
+        import ray
+
+        return float(ray.get_runtime_context().get_assigned_resources().get("CPU", 0.0))
+    except Exception:  # noqa: BLE001 - outside a task (a direct call): nothing granted
+        return None
 
 
 def _inner_metadata(inner: str, options: dict[str, Any]) -> dict[str, Any]:
     return _inner_executor(inner, options).metadata()
+
+
+def _timed(request: ExecutionRequest) -> bool:
+    return request.timing_repeats > 0
 
 
 # -- the driver side -------------------------------------------------------------------------
@@ -84,7 +104,9 @@ class RayExecutor(Executor):
     cluster's head (:class:`.ray_cluster.RayConnection`). ``workers`` caps the batches in
     flight (default: all of them; Ray queues what the cluster cannot run yet).
     ``batch_size`` is an upper bound: small runs are cut into smaller batches so that every
-    CPU of the cluster gets work.
+    CPU of the cluster gets work. A batch of timed requests reserves whole CPUs, one per
+    sample it runs at once (:attr:`timed_cpus`), and every result records the node, CPU
+    model and CPUs of the task that ran it (``ExecutionResult.ran_on``).
     """
 
     name = "ray"
@@ -134,10 +156,39 @@ class RayExecutor(Executor):
         """Start or join Ray on first use; reuse a Ray the process already initialised."""
         ray, new = self._conn.connect(self.num_cpus_per_task)
         if new:
+            self._remote_batch = ray.remote(_run_batch)
             options = {"num_cpus": self.num_cpus_per_task}
-            self._remote_batch = ray.remote(_run_batch).options(**options)
             self._remote_metadata = ray.remote(_inner_metadata).options(**options)
         return ray
+
+    @property
+    def timed_cpus(self) -> int:
+        """Whole CPUs a batch of timed requests reserves: at least one per sample its inner
+        executor runs at once, so two timing runs never share a core. (Ray counts CPUs, it
+        does not pin them: with each timed task holding as many whole CPUs as it runs timed
+        programs, a node never runs more of them than it has CPUs.)"""
+        parallel = int(self.inner_options.get("workers") or 1)
+        return max(parallel, math.ceil(self.num_cpus_per_task))
+
+    def task_options(self, timed: bool) -> dict[str, Any]:
+        """The Ray options of one batch task: ``num_cpus_per_task`` CPUs, or, when its
+        requests are timed (``timing_repeats`` > 0), :attr:`timed_cpus` whole CPUs."""
+        return {"num_cpus": self.timed_cpus if timed else self.num_cpus_per_task}
+
+    def plan(self, requests: Sequence[ExecutionRequest]) -> list[range]:
+        """Consecutive batches that never mix timed and untimed requests (a timed batch
+        reserves whole CPUs), each run of one kind cut as :func:`plan_batches` cuts it."""
+        self._connect()  # the cluster's size decides how fine small runs are cut
+        batches: list[range] = []
+        start = 0
+        for end in range(1, len(requests) + 1):
+            if end < len(requests) and _timed(requests[end]) == _timed(requests[start]):
+                continue
+            cpus = self.task_options(_timed(requests[start]))["num_cpus"]
+            for b in plan_batches(end - start, self.batch_size, self._conn.slots(cpus)):
+                batches.append(range(start + b.start, start + b.stop))
+            start = end
+        return batches
 
     def close(self) -> None:
         """Shut Ray down if this executor started it; a joined cluster keeps running."""
@@ -169,14 +220,15 @@ class RayExecutor(Executor):
         if not requests:
             return []
         self._connect()
-        batches = plan_batches(
-            len(requests), self.batch_size, self._conn.slots(self.num_cpus_per_task)
-        )
+        if any(_timed(r) for r in requests):
+            self._conn.check_feasible(self.timed_cpus)
+        batches = self.plan(requests)
         results: list[ExecutionResult | None] = [None] * len(requests)
 
         def submit(b: int) -> Any:
             batch = [requests[i] for i in batches[b]]
-            return self._remote_batch.remote(self.inner, self.inner_options, batch)
+            remote = self._remote_batch.options(**self.task_options(_timed(batch[0])))
+            return remote.remote(self.inner, self.inner_options, batch)
 
         def returned(b: int, batch_results: list[ExecutionResult]) -> None:
             if len(batch_results) != len(batches[b]):
@@ -217,6 +269,7 @@ class RayExecutor(Executor):
             **self._conn.describe(),
             "batch_size": self.batch_size,
             "num_cpus_per_task": self.num_cpus_per_task,
+            "timed_cpus_per_task": self.timed_cpus,
             "inner": self._inner_meta,
         }
         if "isolation" in self._inner_meta:

@@ -11,7 +11,9 @@ one ``passed`` or, for a no-op edit, ``failed``. The executor is the one the com
 given (``EvaluatorSpec.runs_code``: ``run``, ``evaluate`` and ``rescore`` build it from
 ``--executor``/``--isolation`` alike) and is recorded with the results (``executor`` in the
 metadata, executor and isolation in each sample's timing record); without one, a runtime
-row is a one-line error, never a sandbox of another kind started here. Metrics
+row is a one-line error, never a sandbox of another kind started here. Each sample's
+timing record also names the node and CPU model that ran its program and its source; a
+speed-up is computed only from times of one node (``speedup.other_nodes``). Metrics
 ``speedup``, ``runtime_correct``, ``runtime_improved`` (every such sample has them, a sample
 without code scoring 1.0 / 0 / 0, so score@k,n sees all n samples of a row), and details
 with the timing method, the interpreter and the runs per case.
@@ -158,7 +160,7 @@ class DiffBleuEvaluator(Evaluator):
         program, and the verdict, speed-up and timing record of each (an answer without a
         program is not run, but its row's source is: its record says whether that works)."""
         from beyondpass.methods.nofuneval.runtime import measure_programs
-        from beyondpass.methods.nofuneval.speedup import edit_fields, measure_sources
+        from beyondpass.methods.nofuneval.speedup import edit_fields, measure_sources, placement
 
         if self.executor is None:
             from beyondpass.errors import ConfigError
@@ -196,7 +198,7 @@ class DiffBleuEvaluator(Evaluator):
                 runtime_correct=int(fields["correct"]),
                 runtime_improved=int(fields["improved"]),
             )
-            ev.details.update(runtime=fields, timing=timing)
+            ev.details.update(runtime=fields, timing={**timing, **placement(measured, source)})
             if not fields["source_correct"]:  # the summary lists the row (status, message)
                 ev.details["source_status"] = source.status
                 ev.details["source_message"] = source.message[:300]

@@ -4,7 +4,9 @@ Adds metrics beside the ``nofuneval-edit`` verdict, for tasks whose row names a 
 query (security, maintainability): ``oracle_pass`` (1/0) and ``diffbleu_x_oracle`` (this
 sample's DiffBLEU times this sample's pass). A task without an oracle gets neither metric
 (left out of the means, never counted as a pass) and says why in ``details``. The verdict
-rules are in ``oracles/check.py``; docs/nofuneval-oracles.md has the query table.
+rules are in ``oracles/check.py``; docs/nofuneval-oracles.md has the query table. The
+analysers run as batch work on the run's pool (``execution.BatchJob``): in this process by
+default, on Ray workers with ``--executor ray``, with the same verdicts.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Literal
 import pydantic
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.execution import BatchJob, BatchPool, LocalPool
 from beyondpass.registry import EvaluatorSpec, Metric
 
 _HERE = "beyondpass.methods.nofuneval.oracle_evaluator"
@@ -33,15 +36,31 @@ class OracleEvaluator(Evaluator):
     name = "nofuneval-oracle"
     metrics = ("oracle_pass", "diffbleu_x_oracle")
 
-    def __init__(self, options: OracleOptions | None = None) -> None:
+    def __init__(self, options: OracleOptions | None = None, pool: BatchPool | None = None) -> None:
         self.options = options or OracleOptions()
+        self.pool = pool or LocalPool()
 
     @classmethod
     def build(cls, options: OracleOptions | None, ctx: Any) -> OracleEvaluator:
-        return cls(options)
+        return cls(options, getattr(ctx, "pool", None))
 
     def _use_codeql(self) -> bool | None:
         return {"auto": None, "open": False, "codeql": True}[self.options.engine]
+
+    def job(self, items: Sequence[Any]) -> BatchJob:
+        """The oracle of ``items`` as batch work: the engine is chosen here, once, and a
+        machine that judges a batch must have every analyser the items need."""
+        from beyondpass.methods.nofuneval.oracles import analysers, check, codeql
+
+        use_codeql = check.engine(self._use_codeql()) == "codeql"
+        return BatchJob(
+            check.judge_batch,
+            (self.options.compat is not None, use_codeql),
+            analysers.PURPOSE,
+            tools=check.tools(items, use_codeql),
+            batch_size=64,
+            item_timeout_s=2 * codeql.TIMEOUT_S if use_codeql else analysers.TIMEOUT_S,
+        )
 
     def metadata(self) -> dict[str, Any]:
         from beyondpass.methods.nofuneval.oracles.check import metadata
@@ -56,7 +75,7 @@ class OracleEvaluator(Evaluator):
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
         from beyondpass.methods.nofuneval.diffbleu import DiffBleu
-        from beyondpass.methods.nofuneval.oracles.check import NO_ORACLE, OracleItem, judge
+        from beyondpass.methods.nofuneval.oracles.check import NO_ORACLE, OracleItem
 
         judged = [i for i, c in enumerate(candidates) if c.task.metadata.get("codeql_check")]
         items = []
@@ -67,7 +86,7 @@ class OracleEvaluator(Evaluator):
             items.append(
                 OracleItem(str(meta["pl"]), str(meta["codeql_check"]), meta["source_code"], code)
             )
-        found = judge(items, self.options.compat is not None, self._use_codeql())
+        found = self.pool.map(self.job(items), items)
         verdicts = dict(zip(judged, found, strict=True))
         out = []
         with DiffBleu() as scorer:

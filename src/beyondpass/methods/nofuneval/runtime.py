@@ -17,10 +17,12 @@ Timing (:func:`measure_programs`): every case runs ``runs`` more times once all 
 each in a fresh sandboxed process; by default the run's CPU time (user + system of the
 process and all it started, sandbox set-up excluded, measured by the trusted side:
 execution/io_timing.py), in compat the wall-clock time around the run, as the authors time
-it. The pooled per-run times of all cases are one program's observations. Speed-up of an
-edit (:func:`speedup`): 1.0 when the edit is incorrect or not significantly faster; else
-``mean(source) / mean(edit)`` when a one-sided Welch test (edit faster) gives p < 0.05,
-with the real numbers of observations (the authors hard-code 25).
+it. Each measurement records the node and CPU model that ran it (on Ray, a timed batch
+holds one whole CPU per program it times at once). The pooled per-run times of all cases
+are one program's observations. Speed-up of an edit (:func:`speedup`): 1.0 when the
+edit is incorrect or not significantly faster; else ``mean(source) / mean(edit)`` when a
+one-sided Welch test (edit faster) gives p < 0.05, with the real numbers of observations
+(the authors hard-code 25).
 """
 
 from __future__ import annotations
@@ -74,14 +76,17 @@ TIMING_METHODS = {
 
 @dataclass(frozen=True)
 class Measurement:
-    """One program on one row's cases: the verdict, and the pooled times of its timing
-    runs in seconds (every case's runs; empty when not timed or timing failed)."""
+    """One program on one row's cases: the verdict, the pooled times of its timing runs
+    in seconds (every case's runs; empty when not timed or timing failed), and the node and
+    CPU model that ran it (times of different nodes are not compared: speedup.py)."""
 
     correct: bool
     status: str
     message: str = ""
     times_s: tuple[float, ...] = ()
     timing_error: str = ""
+    node: str = ""
+    cpu_model: str = ""
 
 
 def lenient_program(program: str) -> str:
@@ -108,7 +113,7 @@ def measure_programs(
     """Run each (task, program) on the task's cases; when all pass, ``runs`` timed runs per
     case (CPU time; compat: wall-clock time, the exit status ignored).
     ``on_result(i, measurement)`` fires as each program finishes."""
-    from beyondpass.execution import ExecutionLimits, ExecutionRequest
+    from beyondpass.execution import ExecutionLimits, ExecutionRequest, cpu_model, node_name
 
     requests = [
         ExecutionRequest(
@@ -121,6 +126,8 @@ def measure_programs(
         for task, program in items
     ]
 
+    here = {"node": node_name(), "cpu_model": cpu_model()}  # a local executor's results
+
     def measured(r: Any) -> Measurement:
         times: tuple[float, ...] = ()
         if r.passed and runs > 0:
@@ -128,7 +135,9 @@ def measure_programs(
                 ns / 1e9 for t in r.tests for ns in (t.times_wall_ns if compat else t.times_ns)
             )
         error = r.timing_error or ("" if times or not r.passed or runs == 0 else "no times")
-        return Measurement(r.passed, str(r.status), r.message, times, error)
+        where = getattr(r, "ran_on", None) or here
+        node, cpu = str(where.get("node", "")), str(where.get("cpu_model", ""))
+        return Measurement(r.passed, str(r.status), r.message, times, error, node, cpu)
 
     def done(i: int, r: Any) -> None:
         if on_result is not None:

@@ -4,7 +4,10 @@ Each row's source is run and timed once per run (``nofuneval-edit``); its measur
 appended to ``<run>/nofuneval-source-times.jsonl`` as soon as it is taken. A resumed run
 reads them back and compares its new edits with the same times as the samples already
 stored. A record is reused only under the same conditions (compat, runs per case, timing
-method, the sandbox's Python); a torn last line (a kill while writing) is ignored.
+method, the sandbox's Python); a torn last line (a kill while writing) is ignored. Each
+record keeps the node and CPU model that timed the source: an edit timed on another node
+is not compared with it (speedup.py), and records written before nodes were recorded
+have none (unknown: compared as before).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class SourceTimes:
                 self.known[(rec["digest"], rec["task"])] = Measurement(
                     bool(m["correct"]), str(m["status"]), str(m["message"]),
                     tuple(float(t) for t in m["times_s"]), str(m["timing_error"]),
+                    str(m.get("node", "")), str(m.get("cpu_model", "")),
                 )  # fmt: skip
             except (json.JSONDecodeError, KeyError, TypeError, ValueError):
                 continue  # a torn or foreign line: that source is timed again

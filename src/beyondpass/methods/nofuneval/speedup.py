@@ -81,9 +81,11 @@ def edit_fields(
 ) -> dict[str, Any]:
     """One edit's runtime record: ``correct``, ``status``, ``speedup``, ``improved``,
     ``source_correct`` and, for a correct edit of a correct source, the mean times and
-    the Welch p-value (``timing_error`` when either side has no times)."""
+    the Welch p-value (``timing_error`` when either side has no times, or when the two
+    were timed on different nodes: then no speed-up is computed, 1.0, and no p-value)."""
     value, improved = 1.0, False
-    if not unchanged(source_code, program):
+    apart = other_nodes(source, edit)
+    if not unchanged(source_code, program) and not apart:
         value, improved = runtime.speedup(
             source.times_s, edit.times_s, edit.correct and source.correct
         )
@@ -99,13 +101,37 @@ def edit_fields(
     if runs and edit.correct and source.correct:
         out["time_mean_s"] = mean(edit.times_s) if edit.times_s else None
         out["source_time_mean_s"] = mean(source.times_s) if source.times_s else None
-        p = runtime.welch_faster(source.times_s, edit.times_s)
+        p = math.nan if apart else runtime.welch_faster(source.times_s, edit.times_s)
         out["p_value"] = None if math.isnan(p) else p  # NaN: too few times to test
         if edit.timing_error or source.timing_error:
             out["timing_error"] = edit.timing_error or f"source: {source.timing_error}"
+        elif apart:
+            out["timing_error"] = apart
     dependence = interpreter_dependence(program, syntax=False)  # a model's bad syntax
     if dependence:
         out["interpreter_dependent"] = dependence
+    return out
+
+
+def other_nodes(source: runtime.Measurement, edit: runtime.Measurement) -> str:
+    """Why the edit's times cannot be compared with its source's ("" when they can): both
+    were timed, on two different nodes (a node not recorded, as in source times stored
+    before nodes were, counts as the same)."""
+    if not (source.times_s and edit.times_s and source.node and edit.node):
+        return ""
+    if source.node == edit.node:
+        return ""
+    return (
+        f"no speed-up across nodes: the source was timed on {source.node} "
+        f"({source.cpu_model}), the edit on {edit.node} ({edit.cpu_model})"
+    )
+
+
+def placement(edit: runtime.Measurement | None, source: runtime.Measurement) -> dict[str, str]:
+    """Where a sample's program and its source were run and timed (its timing record)."""
+    out = {"source_node": source.node, "source_cpu_model": source.cpu_model}
+    if edit is not None:
+        out = {"node": edit.node, "cpu_model": edit.cpu_model, **out}
     return out
 
 

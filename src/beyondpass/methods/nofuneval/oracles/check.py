@@ -22,9 +22,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from beyondpass.methods.nofuneval.oracles import analysers, codeql
 from beyondpass.methods.nofuneval.oracles.table import StandIn, query_name, stand_in
+
+if TYPE_CHECKING:
+    from beyondpass.execution import BatchContext
 
 PASS, FAIL, NO_ORACLE = "pass", "fail", "no_oracle"
 _LANG = {"python": "python", "c": "c", "c++": "c++", "cpp": "c++"}
@@ -119,6 +123,34 @@ def judge(
         if engine(use_codeql) == "codeql":
             return [_judge_codeql(it, Path(tmp) / str(i), compat) for i, it in enumerate(items)]
         return _judge_open(items, Path(tmp), compat)
+
+
+def judge_batch(
+    args: tuple[bool, bool], items: list[OracleItem], ctx: BatchContext
+) -> list[OracleVerdict]:
+    """The oracle as batch work (``execution.BatchJob``): ``args`` = (compat, use CodeQL),
+    the engine chosen by the driver so every node judges with the same one. Verdicts do not
+    depend on which items share a batch (the stand-ins' rules are each file's own)."""
+    compat, use_codeql = args
+    return judge(items, compat, use_codeql)
+
+
+def tools(items: Sequence[OracleItem], use_codeql: bool) -> tuple[str, ...]:
+    """The analysers judging ``items`` runs (a machine that is to judge them needs each):
+    ``codeql``, or each stand-in's analyser, and the C/C++ compiler beside cppcheck."""
+    if use_codeql:
+        return ("codeql",)
+    need: set[str] = set()
+    for item in items:
+        lang = _LANG.get(item.pl.lower(), "")
+        standin = stand_in(item.codeql_check)
+        if standin is None or not lang:
+            continue
+        if standin.analyser == "cppcheck" and lang != "python":
+            need |= {"cppcheck", "g++" if lang == "c++" else "gcc"}
+        elif standin.analyser != "cppcheck" and lang == "python" and parses(item.source):
+            need.add(standin.analyser)
+    return tuple(sorted(need))
 
 
 def _judge_open(items: Sequence[OracleItem], workdir: Path, compat: bool) -> list[OracleVerdict]:

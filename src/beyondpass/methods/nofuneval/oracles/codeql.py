@@ -16,6 +16,8 @@ import subprocess
 from pathlib import Path
 
 PREFIX = "codeql-home/codeql-repo/"
+#: most seconds one CodeQL command may take
+TIMEOUT_S = 1800
 REPO_ENV = "BEYONDPASS_CODEQL_REPO"
 
 
@@ -59,7 +61,7 @@ def findings(workdir: Path, program: str, lang: str, query: Path) -> int:
     (src / f"prog.{_ext(lang)}").write_text(program, "utf-8")
     out_csv = workdir / "out.csv"
     for cmd in commands(src, workdir / "db", query, out_csv, lang):
-        if subprocess.run(cmd, capture_output=True, timeout=1800).returncode != 0:
+        if subprocess.run(cmd, capture_output=True, timeout=TIMEOUT_S).returncode != 0:
             return -1
     with out_csv.open(encoding="utf-8", newline="") as fh:
         return sum(1 for _ in csv.reader(fh))
