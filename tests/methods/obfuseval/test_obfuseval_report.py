@@ -12,6 +12,7 @@ Every expected number is computed here from those rules, not by the code under t
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -30,20 +31,31 @@ from fake_endpoints import FakeEndpoint  # noqa: E402
 
 DEMO = load_benchmark("demo")
 SEED = 5
-OBF, _ = obfuscate_benchmark(DEMO, ObfuscateOptions(variants=2), SEED)
 TASKS = sorted(DEMO.tasks)
 HALF = set(TASKS[::2])
-#: entry point (original or obfuscated) -> (original task id, reference in those names)
-BY_NAME = {t.entry_point: (tid, t.reference_solution) for tid, t in DEMO.tasks.items()}
-BY_NAME |= {
-    t.entry_point: (t.metadata["obfuscation"]["original_task_id"], t.reference_solution)
-    for t in OBF.tasks.values()
-}
+
+
+@functools.cache
+def by_name() -> dict[str, tuple[str, str]]:
+    """Entry point (original or obfuscated) -> (original task id, reference in those
+    names); obfuscated (and verified in the sandbox) when first asked, not at collection."""
+    obf, _ = obfuscate_benchmark(DEMO, ObfuscateOptions(variants=2), SEED)
+    found = {t.entry_point: (tid, t.reference_solution) for tid, t in DEMO.tasks.items()}
+    return found | {
+        t.entry_point: (t.metadata["obfuscation"]["original_task_id"], t.reference_solution)
+        for t in obf.tasks.values()
+    }
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _obfuscated_before_any_server() -> None:
+    """The model server's answers read ``by_name()``: made before a request waits for it."""
+    by_name()
 
 
 def _task(text: str) -> tuple[str, str]:
-    name = next(n for n in re.findall(r"def (\w+)\(", text) if n in BY_NAME)
-    return BY_NAME[name]
+    names = by_name()
+    return names[next(n for n in re.findall(r"def (\w+)\(", text) if n in names)]
 
 
 def memoriser(text: str) -> str:

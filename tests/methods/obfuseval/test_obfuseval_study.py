@@ -8,6 +8,7 @@ reference. On obfuscated tasks only the solver passes — the effect the method 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -24,24 +25,36 @@ from fake_endpoints import FakeEndpoint  # noqa: E402
 
 DEMO = load_benchmark("demo")
 SEED = 11
-OBFUSCATED, _ = obfuscate_benchmark(DEMO, ObfuscateOptions(), SEED)
-#: obfuscated entry point -> (original reference, obfuscated reference)
-BY_NAME = {
-    t.entry_point: (DEMO.tasks[t.task_id].reference_solution, t.reference_solution)
-    for t in OBFUSCATED.tasks.values()
-}
 
 
-def _entry(text: str) -> str:
-    return next(n for n in re.findall(r"def (\w+)\(", text) if n in BY_NAME)
+@functools.cache
+def by_name() -> dict[str, tuple[str, str]]:
+    """Obfuscated entry point -> (original reference, obfuscated reference); obfuscated
+    (and verified in the sandbox) when first asked, not at collection."""
+    obfuscated, _ = obfuscate_benchmark(DEMO, ObfuscateOptions(), SEED)
+    return {
+        t.entry_point: (DEMO.tasks[t.task_id].reference_solution, t.reference_solution)
+        for t in obfuscated.tasks.values()
+    }
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _obfuscated_before_any_server() -> None:
+    """The model server's answers read ``by_name()``: made before a request waits for it."""
+    by_name()
+
+
+def _references(text: str) -> tuple[str, str]:
+    names = by_name()
+    return names[next(n for n in re.findall(r"def (\w+)\(", text) if n in names)]
 
 
 def memoriser(text: str) -> str:
-    return f"```python\n{BY_NAME[_entry(text)][0]}```"
+    return f"```python\n{_references(text)[0]}```"
 
 
 def solver(text: str) -> str:
-    return f"```python\n{BY_NAME[_entry(text)][1]}```"
+    return f"```python\n{_references(text)[1]}```"
 
 
 def test_study_with_the_obfuscate_transform_scores_and_records_it(tmp_path) -> None:
