@@ -65,6 +65,9 @@ class BatchJob:
     remote batch reserves (and may use). ``batch_size``: most items per remote batch;
     ``split=False``: results depend on which items share a batch, so all go to one task.
     ``item_timeout_s``: the worst case of one item, for telling a stalled cluster.
+    ``confinement``: what the run records for the job's confined analysers
+    (:func:`beyondpass.analysers.process.confinement` on the machine that starts the run);
+    a worker that cannot give ``bwrap`` refuses the batch rather than run them weaker.
     """
 
     fn: Callable[[Any, list[Any], BatchContext], list[Any]]
@@ -77,6 +80,7 @@ class BatchJob:
     batch_size: int = 256
     split: bool = True
     item_timeout_s: float = 60.0
+    confinement: str = "none"
 
 
 class BatchPool(ABC):
@@ -170,6 +174,15 @@ def check_needs(job: BatchJob, node: str) -> None:
                 f"node {node} lacks {tool}, needed for {job.purpose} — {hint} on that node "
                 "(every node needs the analysers of the stages it runs)"
             ) from None
+    if job.confinement == "bwrap":
+        from beyondpass.analysers.process import confinement
+
+        if confinement() != "bwrap":
+            raise NodeLacksTool(
+                f"node {node} cannot confine the analysers of {job.purpose} with bubblewrap, "
+                "as the run records — install bubblewrap there and allow unprivileged user "
+                "namespaces (kernel.unprivileged_userns_clone=1)"
+            )
     for module in job.modules:
         if importlib.util.find_spec(module) is None:
             raise NodeLacksTool(

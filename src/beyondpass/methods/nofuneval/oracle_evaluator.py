@@ -60,6 +60,7 @@ class OracleEvaluator(Evaluator):
             tools=check.tools(items, use_codeql),
             batch_size=64,
             item_timeout_s=2 * codeql.TIMEOUT_S if use_codeql else analysers.TIMEOUT_S,
+            confinement=analysers.confinement(),  # what metadata() records for cppcheck
         )
 
     def metadata(self) -> dict[str, Any]:
