@@ -104,3 +104,34 @@ def test_evaluate_cli_on_ray(run_cli, tmp_path, data_dir):
     assert summary["pass@1"] == 0.5
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [r["status"] for r in rows] == ["failed", "passed"]
+    # each sample records where it ran and how it was isolated, as the run says
+    from beyondpass.store.run_store import RunStore
+
+    with RunStore(out, create=False) as store:
+        meta = store.all_meta()
+        ran_on = [r.result.details["ran_on"] for r in store.rows()]
+    assert {r["isolation"] for r in ran_on} == {meta["executor"]["isolation"]}
+    assert all(r["node"] and r["cpu_model"] and r["cpus"] > 0 for r in ran_on)
+
+
+def _result(node: str, isolation: str):
+    from beyondpass.execution import ExecutionResult
+
+    result = ExecutionResult(status=Status.PASSED)
+    result.ran_on = {"node": node, "isolation": isolation}
+    return result
+
+
+def test_a_node_isolating_less_than_the_run_records_stops_the_run():
+    # the rule the driver applies to each returned batch, on results as two nodes would
+    # return them (one machine here cannot have a second node without bubblewrap)
+    from beyondpass.execution.ray_executor import RayExecutor, RayExecutorError
+
+    ex = RayExecutor(init_options={"num_cpus": 2, "include_dashboard": False})
+    ex._check_isolation([_result("node-a", "bwrap"), _result("node-a", "bwrap")])
+    with pytest.raises(RayExecutorError) as caught:
+        ex._check_isolation([_result("node-b (10.0.0.2)", "unshare")])
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "node node-b (10.0.0.2) isolates samples at the 'unshare' level, not 'bwrap'" in message
+    assert "--isolation unshare" in message

@@ -147,5 +147,7 @@ def _evaluation(result: ExecutionResult, tests: Sequence[TestCase] = ()) -> Eval
             "stderr": result.stderr,
             "wall_s": round(result.wall_s, 4),
             **({"timing_error": result.timing_error} if result.timing_error else {}),
+            # a scale-out executor's node, CPU model, CPUs and isolation, per sample
+            **({"ran_on": result.ran_on} if result.ran_on else {}),
         },
     )

@@ -71,8 +71,11 @@ def _run_batch(
 ) -> list[ExecutionResult]:
     """Run one batch here and say where: the node, its CPU model and the CPUs Ray granted
     this task (timings are comparable only between runs of one node)."""
-    results = _inner_executor(inner, options).run_many(requests)
+    executor = _inner_executor(inner, options)
+    results = executor.run_many(requests)
     where = {"node": node_name(), "cpu_model": cpu_model(), "cpus": _granted_cpus()}
+    if getattr(executor, "level", None):  # the isolation this node gave (``auto`` resolves here)
+        where["isolation"] = executor.level
     for result in results:
         result.ran_on = dict(where)
     return results
@@ -146,6 +149,7 @@ class RayExecutor(Executor):
         self._remote_batch: Any = None
         self._remote_metadata: Any = None
         self._inner_meta: dict[str, Any] | None = None
+        self._isolation: str | None = None  # the level the first batch reported
 
     @property
     def _started_here(self) -> bool:
@@ -236,6 +240,7 @@ class RayExecutor(Executor):
                     f"ray executor: batch {b + 1} of {len(batches)} returned "
                     f"{len(batch_results)} results for {len(batches[b])} requests"
                 )
+            self._check_isolation(batch_results)
             for i, result in zip(batches[b], batch_results, strict=True):
                 results[i] = result
                 if on_result is not None:
@@ -256,6 +261,25 @@ class RayExecutor(Executor):
             for idx in batches
         )
         return STALL_SLACK_S + 2 * worst
+
+    def _check_isolation(self, results: Sequence[ExecutionResult]) -> None:
+        """Every node isolates as the run records (the level its first worker reported):
+        an ``auto`` that resolves to a weaker level on one node stops the run, naming the
+        node, instead of judging some samples with less isolation than the rest."""
+        for result in results:
+            level = result.ran_on.get("isolation")
+            if level is None:
+                continue
+            expected = self._isolation or (self._inner_meta or {}).get("isolation")
+            if expected is None:
+                self._isolation = level
+            elif level != expected:
+                raise RayExecutorError(
+                    f"ray executor: node {result.ran_on.get('node')} isolates samples at the "
+                    f"{level!r} level, not {expected!r} as the run records — give that node "
+                    f"what {expected!r} needs (bubblewrap, user namespaces), or choose "
+                    f"--isolation {level} for the whole run"
+                )
 
     def metadata(self) -> dict[str, Any]:
         """Where the work ran and how: the inner metadata comes from a worker, not from here."""
