@@ -3,8 +3,8 @@
 The command runs as a real subprocess with a private local Ray instance (the default of
 ``--executor ray``); ``pause_points`` stops it once the first NFR results are stored, so the
 kill lands at a known point of NFR scoring, on Ray, without any timing. The answers are
-real model output (HumanEval, gpt-3.5-turbo-0613, tests/execution/test_ray_pool.py's
-sample). Every process the command started carries a tag in its environment (Ray's
+real model output (HumanEval, gpt-3.5-turbo-0613: six answers, five passing and one
+failing). Every process the command started carries a tag in its environment (Ray's
 workers inherit the driver's), which is how the test finds what the kill left behind.
 """
 
