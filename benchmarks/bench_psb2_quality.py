@@ -10,9 +10,11 @@ problem getting one of them, so the batch is 25 distinct files. Best of ``--repe
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 from _common import argument_parser
 
+from beyondpass.benchmarks.task import Task
 from beyondpass.evaluators.base import Candidate
 from beyondpass.extraction.result import Extraction
 from beyondpass.methods.psb2.benchmark.loader import load
@@ -104,6 +106,11 @@ public class Main {
 PROGRAMS = {"python": [GCD_PY, FIZZ_PY], "cpp": [GCD_CPP, FIZZ_CPP], "java": [GCD_JAVA, FIZZ_JAVA]}
 
 
+def answers(tasks: Iterable[Task], programs: list[str]) -> list[tuple[Task, str]]:
+    """Each task with its answer: the language's programs in turn."""
+    return [(task, programs[i % len(programs)]) for i, task in enumerate(tasks)]
+
+
 def main() -> None:
     parser = argument_parser(__doc__)
     parser.add_argument("--repeat", type=int, default=2)
@@ -113,8 +120,7 @@ def main() -> None:
         bench = load(args.data_dir, n_random=0, name=names[language], language=language)
         candidates = [
             Candidate(task, Extraction("ok", code, code, "full"))
-            for i, task in enumerate(bench.tasks.values())
-            if (code := programs[i % len(programs)])
+            for task, code in answers(bench.tasks.values(), programs)
         ]
         for evaluator in (QualityEvaluator(), SmellEvaluator()):
             best = float("inf")

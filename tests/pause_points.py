@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 PAUSE_SCRIPT = """
@@ -53,10 +53,15 @@ if __name__ == "__main__":
 
 
 def run_until_paused(
-    args: Sequence[str | os.PathLike[str]], cwd: Path, evaluator: str, after: int
+    args: Sequence[str | os.PathLike[str]],
+    cwd: Path,
+    evaluator: str,
+    after: int,
+    while_paused: Callable[[], None] | None = None,
 ) -> list[str]:
     """Run ``beyondpass args`` until ``after`` evaluations of ``evaluator`` are stored, then
-    SIGKILL it (and its process group); the keys stored before the kill."""
+    SIGKILL it (and its process group); the keys stored before the kill. ``while_paused``
+    is called once the command is paused, before the kill (to look at what it runs)."""
     script = cwd / "pause_after_evaluations.py"
     script.write_text(PAUSE_SCRIPT, encoding="utf-8")
     marker = cwd / "paused.txt"
@@ -82,6 +87,8 @@ def run_until_paused(
                 break
             time.sleep(0.1)
         assert marker.exists(), proc.stderr.read().decode() if proc.poll() is not None else ""
+        if while_paused is not None:
+            while_paused()
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()

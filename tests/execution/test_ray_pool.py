@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import socket
 from pathlib import Path
 
 import pytest
@@ -17,9 +18,9 @@ import pytest
 from beyondpass.benchmarks.task import Task
 from beyondpass.evaluators.base import Candidate
 from beyondpass.evaluators.setup import EvaluationSetup
-from beyondpass.execution import ExecutorChoice, LocalPool, NodeLacksTool
+from beyondpass.execution import BatchJob, ExecutorChoice, LocalPool, NodeLacksTool
 from beyondpass.extraction.result import Extraction
-from beyondpass.methods.psb2.quality import QualityEvaluator
+from beyondpass.methods.psb2.quality import QualityEvaluator, quality_batch
 from beyondpass.methods.psb2.smells import SmellEvaluator
 from beyondpass.methods.robunfr.evaluators.nfr import NfrEvaluator
 
@@ -126,8 +127,8 @@ def test_psb2_quality_and_smells_on_ray_equal_the_local_pool(ray_pool) -> None:
 def test_a_node_without_the_analyser_is_one_line_naming_node_and_tool(monkeypatch) -> None:
     # The check a Ray worker runs before a batch, run here: a second machine without
     # cppcheck is not available, and a PATH without it is what such a node looks like to
-    # the check (shutil.which). Not covered yet: the same on a Ray worker (a worker started
-    # with a reduced PATH through runtime_env fails to start at all).
+    # the check (shutil.which). On a real Ray worker: the next test (a worker started with
+    # a reduced PATH through runtime_env fails to start at all, so it lacks a package).
     from beyondpass.execution.pool import check_needs
 
     job = SmellEvaluator(pool=LocalPool()).job("cpp")
@@ -138,6 +139,23 @@ def test_a_node_without_the_analyser_is_one_line_naming_node_and_tool(monkeypatc
     assert "\n" not in message
     assert message.startswith("node node-b (10.0.0.2) lacks cppcheck, needed for code smells")
     assert "apt-get install cppcheck" in message
+
+
+def test_a_real_ray_worker_refuses_a_job_its_node_cannot_run(ray_pool) -> None:
+    # the function is never called: the worker checks the job's needs first. It is a real
+    # module-level function of beyondpass, so the worker can import the job at all.
+    job = BatchJob(quality_batch, None, "a job for this test", modules=("a_package_no_node_has",))
+    with pytest.raises(NodeLacksTool) as caught:
+        ray_pool.map(job, ["an item", "another"])
+    message = str(caught.value)
+    import ray
+
+    node = f"{socket.gethostname()} ({ray.util.get_node_ip_address()})"  # named by the worker
+    assert "\n" not in message
+    assert message.startswith(
+        f"node {node} lacks the Python package a_package_no_node_has, needed for a job for "
+        "this test — install beyondpass with the same extras on every node"
+    )
 
 
 def test_the_pool_comes_from_the_executor_choice() -> None:
