@@ -136,13 +136,15 @@ class RayConnection:
         return {
             "ray_version": ray.__version__,
             "ray_address": ray.get_runtime_context().gcs_address,
-            "ray_started_here": self.started_here,
+            # a private instance this connection started (joining a cluster starts nothing)
+            "ray_started_here": self.started_here and self.address is None,
             "cluster_nodes": len(alive),
             "cluster_cpus": float(ray.cluster_resources().get("CPU", 0.0)),
         }
 
     def close(self) -> None:
-        """Shut Ray down if this connection started it; a joined cluster keeps running."""
+        """Shut down the Ray instance this connection started, or disconnect from the
+        cluster it joined (which keeps running); a Ray someone else initialised stays."""
         with self._lock:
             if self.ray is not None and self.started_here and self.ray.is_initialized():
                 self.ray.shutdown()
