@@ -9,6 +9,7 @@ project tests use (inflection from its sdist, prepared once per run by conftest.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,12 @@ from beyondpass.benchmarks.transforms import (  # noqa: E402
     subset,
 )
 from beyondpass.evaluators.base import Candidate  # noqa: E402
-from beyondpass.execution import LocalPool, NodeLacksTool, create_executor  # noqa: E402
+from beyondpass.execution import (  # noqa: E402
+    ExecutorChoice,
+    LocalPool,
+    NodeLacksTool,
+    create_executor,
+)
 from beyondpass.extraction import extract  # noqa: E402
 from beyondpass.methods.obfuseval.project.benchmark import (  # noqa: E402
     TASKS_FILE,
@@ -44,6 +50,9 @@ from beyondpass.methods.obfuseval.transform import (  # noqa: E402
     obfuscate_benchmark,
 )
 from beyondpass.registry import TransformContext  # noqa: E402
+from beyondpass.store.run_store import RunStore  # noqa: E402
+from beyondpass.study.config import study_from_dict  # noqa: E402
+from beyondpass.study.runner import StudyRunner  # noqa: E402
 
 SEED = 5
 #: tasks of each benchmark in the sample (seeded ``subset``)
@@ -104,6 +113,36 @@ def test_verification_on_ray_keeps_exactly_the_variants_kept_locally(data_dir, r
             task.reference_solution,
             task.tests,
         )
+
+
+def test_a_study_on_ray_verifies_on_ray_and_records_it(ray_pool, tmp_path):
+    """``StudyRunner`` with the ray executor: the transform gets the run's executor through
+    the generic context and the run's metadata says so, beside the transform's record."""
+    demo = load_benchmark("demo")
+    local, report = obfuscate_benchmark(demo, ObfuscateOptions(), SEED)
+    answers = tmp_path / "answers.jsonl"
+    rows = [{"task_id": t, "response": task.reference_solution} for t, task in local.tasks.items()]
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    raw = {
+        "name": "obfuscated-demo-on-ray",
+        "seed": SEED,
+        "benchmarks": [{"name": "demo", "transform": {"name": "obfuscate"}}],
+        "models": [{"spec": f"replay:{answers}", "label": "reference"}],
+    }
+    ray_pool.metadata()  # the run joins this instance (and leaves it running)
+    config = study_from_dict(raw, tmp_path / "study.toml")
+    outcome = StudyRunner(config, tmp_path / "run", executor=ExecutorChoice("ray")).run()
+    assert outcome.complete and outcome.scored == len(local.tasks) > 0
+    # the locally obfuscated references pass: the tasks verified on Ray are the same tasks
+    assert [s.pass_at[1] for s in outcome.summaries] == [1.0]
+    with RunStore(tmp_path / "run", create=False) as store:
+        meta = store.get_meta("benchmarks")["demo"]
+        scored_on = store.get_meta("executor")
+    ran = meta["transform_ran"]
+    assert ran["executor"]["executor"] == "ray" == scored_on["executor"]
+    assert report.executor["executor"] == "sandbox"
+    assert (ran["n_variants"], ran["n_verified"]) == (len(demo.tasks), len(local.tasks))
+    assert "ran" not in meta["transform"] and meta["n_tasks"] == len(local.tasks)
 
 
 def _project(projects: Any, folder: Path, n_tasks: int, **project: Any) -> Benchmark:
