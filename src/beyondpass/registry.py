@@ -197,13 +197,36 @@ class AnswerFileSpec:
 
 @dataclass(frozen=True)
 class TransformSpec:
-    """``factory(benchmark, options, seed) -> Benchmark``; ``options`` a pydantic model."""
+    """``factory(benchmark, options, seed) -> Benchmark``; ``options`` a pydantic model.
+
+    ``runs_code``: it runs programs (ObfusEval verifies every variant), so every command
+    calls it with ``context=`` a :class:`TransformContext` holding the executor the user
+    chose — the same one the run's evaluators get, local or on Ray — instead of the
+    transform starting one of its own.
+    """
 
     name: str
     factory: Ref
     options: Ref | None = None
     version: str = "1"
     description: str = ""
+    runs_code: bool = False
+
+
+@dataclass(frozen=True)
+class TransformContext:
+    """What a command gives a transform whose spec says ``runs_code``.
+
+    ``executor``: beyondpass.execution.base.Executor, the run's (``None``: the transform
+    starts the default local one itself); ``pool``: the run's batch pool (``None``: in this
+    process); ``ran``: filled by the transform with how it ran (which executor verified,
+    counts) — recorded in the run's metadata beside the transform, never part of the
+    transformed benchmark's version.
+    """
+
+    executor: Any = None
+    pool: Any = None
+    ran: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

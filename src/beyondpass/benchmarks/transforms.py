@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -62,13 +63,27 @@ def transform_record(choice: TransformChoice, input_version: str) -> dict[str, A
     }
 
 
-def apply_transform(bench: Benchmark, choice: TransformChoice) -> Benchmark:
-    """``bench`` transformed by ``choice``; its version identifies input and transform."""
+def apply_transform(
+    bench: Benchmark,
+    choice: TransformChoice,
+    context: Callable[[], registry.TransformContext] | None = None,
+) -> Benchmark:
+    """``bench`` transformed by ``choice``; its version identifies input and transform.
+
+    A transform whose spec says ``runs_code`` is given ``context()`` (the run's executor:
+    :meth:`beyondpass.evaluators.setup.EvaluationSetup.transform_context`; called only
+    then, as building an executor is not free), so its programs run where the run's do; the
+    others never see it. How it ran is left in the context's ``ran`` and does not enter the
+    version: the same tasks whatever ran them."""
     spec, owner = registry.transform(choice.name)
     factory = registry.resolve(spec.factory, owner)
     model = registry.resolve(spec.options, owner, needs_extra=False) if spec.options else None
     options = model.model_validate(choice.options) if model is not None else None
-    out = factory(bench, options, choice.seed)
+    if spec.runs_code:
+        given = context() if context is not None else registry.TransformContext()
+        out = factory(bench, options, choice.seed, context=given)
+    else:
+        out = factory(bench, options, choice.seed)
     if not isinstance(out, Benchmark):
         raise TypeError(f"transform {spec.name} returned {type(out).__name__}, not a Benchmark")
     record = transform_record(choice, bench.version)

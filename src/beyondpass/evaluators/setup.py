@@ -77,6 +77,12 @@ class EvaluationSetup:
             run_dir=os.fspath(self.run_dir) if self.run_dir is not None else None,
         )
 
+    def transform_context(self) -> registry.TransformContext:
+        """What a benchmark transform that runs code gets (ObfusEval's verification): the
+        executor the evaluators get, built now, and the batch pool — so ``--executor ray``
+        places the transform's programs on Ray too."""
+        return registry.TransformContext(executor=self.executor(), pool=self.pool())
+
     def evaluator(self, name: str, options: Mapping[str, Any] | None = None) -> Evaluator:
         """Evaluator ``name``, with ``options`` over this setup's defaults for it."""
         spec, _ = registry.evaluator(name)

@@ -125,22 +125,23 @@ def rescore(
         if kind not in ("study", "evaluate"):
             raise DataError(f"{run_dir}: not a run of `beyondpass run` or `evaluate` ({kind=})")
         names = _names(store, names, options, run_dir)
-        benchmarks = _benchmarks(meta, data_dir)
-        answers = None
         reader = recorded_answer_file((meta.get("samples") or {}).get("reader"))
-        if kind == "evaluate":
-            bench = benchmarks[meta["benchmark_name"]]
-            answers = _answers(meta, bench, run_dir, samples_path, reader)
-        context = _context(run_dir, meta, benchmarks, data_dir, workers, executor, reader)
-        keys = sorted(store.sample_keys())
-        try:
+        setup = _setup(run_dir, meta, data_dir, workers, executor, reader)
+        try:  # a transform that runs code runs it on the setup's executor
+            benchmarks = _benchmarks(meta, data_dir, setup)
+            answers = None
+            if kind == "evaluate":
+                bench = benchmarks[meta["benchmark_name"]]
+                answers = _answers(meta, bench, run_dir, samples_path, reader)
+            context = RunContext(run_dir, meta, _tasks(benchmarks), setup)
+            keys = sorted(store.sample_keys())
             _check_tasks_known(store, keys, context, run_dir)
             evaluators = [build(name, options.get(name, {}), context) for name in names]
             evaluators.sort(key=lambda ev: not ev.decides_verdict)
             began = now_iso()
             counts = _score(store, evaluators, keys, context, progress)
         finally:
-            context.close()
+            setup.close()
         records = [
             {"evaluator": ev.name, "version": ev.version, "samples_scored": counts[ev.name]}
             for ev in evaluators
@@ -286,7 +287,9 @@ def _record(
     store.set_meta("updated_at", now_iso())
 
 
-def _benchmarks(meta: dict[str, Any], data_dir: str | None) -> dict[str, Benchmark]:
+def _benchmarks(
+    meta: dict[str, Any], data_dir: str | None, setup: EvaluationSetup
+) -> dict[str, Benchmark]:
     """The run's benchmarks, refused when their data changed since the run was made."""
     out = {}
     for name, recorded in (meta.get("benchmarks") or {}).items():
@@ -298,7 +301,7 @@ def _benchmarks(meta: dict[str, Any], data_dir: str | None) -> dict[str, Benchma
                 dict(transform.get("options") or {}),
                 int(transform.get("seed", 0)),
             )
-            bench = apply_transform(bench, choice)
+            bench = apply_transform(bench, choice, setup.transform_context)
         version = recorded.get("version") if isinstance(recorded, dict) else None
         if version and bench.version != version:
             raise DataError(
@@ -310,15 +313,21 @@ def _benchmarks(meta: dict[str, Any], data_dir: str | None) -> dict[str, Benchma
     return out
 
 
-def _context(
+def _tasks(benchmarks: dict[str, Benchmark]) -> dict[tuple[str, str], Task]:
+    tasks: dict[tuple[str, str], Task] = {}
+    for bench in benchmarks.values():
+        tasks.update(bench.tasks_by_key())
+    return tasks
+
+
+def _setup(
     run_dir: Path,
     meta: dict[str, Any],
-    benchmarks: dict[str, Benchmark],
     data_dir: str | None,
     workers: int | None,
     executor: ExecutorChoice | None,
     reader: AnswerFile | None = None,
-) -> RunContext:
+) -> EvaluationSetup:
     """How the run executed code (executor, limits, timing), as its metadata recorded."""
     recorded = _functional_metadata(meta.get("executor"))
     ran = _recorded_executor(meta.get("executor"))
@@ -334,11 +343,8 @@ def _context(
         isolation=isolation if isolation in ISOLATION_LEVELS else "auto",
         ray_address=address if ran.get("executor") == "ray" else None,
     )
-    tasks: dict[tuple[str, str], Task] = {}
-    for bench in benchmarks.values():
-        tasks.update(bench.tasks_by_key())
     study = _dict(meta.get("study"))
-    setup = EvaluationSetup(
+    return EvaluationSetup(
         choice,
         limits,
         workers,
@@ -350,7 +356,6 @@ def _context(
             FUNCTIONAL: {"timing_repeats": int(recorded.get("timing_repeats") or 0)},
         },
     )
-    return RunContext(run_dir=run_dir, meta=meta, tasks=tasks, setup=setup)
 
 
 def _functional_metadata(executor_meta: Any) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from beyondpass.models.cache import ResponseCache
 from beyondpass.models.client import ModelClient
 from beyondpass.models.factory import create_provider
 from beyondpass.prompts.plan import Condition, check_prompt_fields, render
+from beyondpass.registry import TransformContext
 from beyondpass.store.run_store import RunStore, sample_key
 from beyondpass.study.config import Arm, StudyConfig, condition_records
 from beyondpass.study.progress import NullProgress, Progress
@@ -108,32 +109,19 @@ class StudyRunner:
         self.workers = workers
         self.executor = executor
         self._transforms: dict[str, dict[str, Any]] = {}  # benchmark -> transform record
+        #: benchmark -> how its transform ran (which executor verified ObfusEval's variants)
+        self._transforms_ran: dict[str, dict[str, Any]] = {}
 
     def run(self) -> RunOutcome:
         cfg = self.config
-        # Everything that can be wrong with the design is checked before the run directory
-        # is touched, so a typo never leaves a half-made run behind.
-        loaded, selected = self.select()
-        tasks = {(t.benchmark, t.task_id): t for arm in selected for t in _all_tasks(arm)}
-        providers: dict[str, ModelProvider | ModelError] = {}
-        for model in cfg.models:
-            try:
-                providers[model.label] = create_provider(model.spec, **model.options)
-            except ModelError as exc:
-                providers[model.label] = exc
-            except ConfigError as exc:
-                raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
-        setup = EvaluationSetup(
-            self.executor or cfg.executor,
-            cfg.limits,
-            self.workers,
-            self.data_dir,
-            seed=cfg.seed,
-            defaults=cfg.verdict_options,
-            run_dir=self.run_dir,
-        )
+        setup = self._setup()
         with contextlib.ExitStack() as stack:
             stack.enter_context(setup)  # closes the executor, if one was started
+            # Everything that can be wrong with the design is checked before the run
+            # directory is touched, so a typo never leaves a half-made run behind.
+            loaded, selected = self.select(setup)
+            tasks = {(t.benchmark, t.task_id): t for arm in selected for t in _all_tasks(arm)}
+            providers = self._providers()
             evaluators = build_evaluators(
                 setup, [(e.name, e.options) for e in cfg.evaluators], verdict_for=tasks.values()
             )
@@ -185,9 +173,43 @@ class StudyRunner:
             outcome.summaries = summarize(store.rows(), seed=cfg.seed)
         return outcome
 
-    def select(self) -> tuple[list[Benchmark], list[dict[str, list[Task]]]]:
+    def _setup(self) -> EvaluationSetup:
+        """The run's executor choice, limits and seed, for its evaluators and transforms."""
+        cfg = self.config
+        return EvaluationSetup(
+            self.executor or cfg.executor,
+            cfg.limits,
+            self.workers,
+            self.data_dir,
+            seed=cfg.seed,
+            defaults=cfg.verdict_options,
+            run_dir=self.run_dir,
+        )
+
+    def _providers(self) -> dict[str, ModelProvider | ModelError]:
+        """Every model's provider, or the model error that stops only that model."""
+        cfg = self.config
+        providers: dict[str, ModelProvider | ModelError] = {}
+        for model in cfg.models:
+            try:
+                providers[model.label] = create_provider(model.spec, **model.options)
+            except ModelError as exc:
+                providers[model.label] = exc
+            except ConfigError as exc:
+                raise ConfigError(f"{cfg.source}: model {model.label}: {exc}") from exc
+        return providers
+
+    def select(
+        self, setup: EvaluationSetup | None = None
+    ) -> tuple[list[Benchmark], list[dict[str, list[Task]]]]:
         """The study's benchmarks (transformed as it says; each loaded once) and, per arm,
-        the tasks chosen of each benchmark, checked against the arm's prompt fields."""
+        the tasks chosen of each benchmark, checked against the arm's prompt fields.
+
+        A transform that runs code runs it on ``setup``'s executor (without one, on a setup
+        of the run's executor choice made and closed here)."""
+        if setup is None:
+            with self._setup() as own:
+                return self.select(own)
         cfg = self.config
         loaded: dict[tuple[str, str], Benchmark] = {}
         named: dict[str, tuple[str, str]] = {}
@@ -198,7 +220,7 @@ class StudyRunner:
                 for choice in arm.benchmarks:
                     identity = (choice.name, repr(choice.transform))
                     if identity not in loaded:
-                        loaded[identity] = self._load(choice)
+                        loaded[identity] = self._load(choice, setup)
                     bench = loaded[identity]
                     if named.setdefault(bench.name, identity) != identity:
                         raise ConfigError(
@@ -214,13 +236,22 @@ class StudyRunner:
             selected.append(per_arm)
         return list(loaded.values()), selected
 
-    def _load(self, choice: Any) -> Benchmark:
-        """The benchmark a study names, transformed as the study declares."""
+    def _load(self, choice: Any, setup: EvaluationSetup) -> Benchmark:
+        """The benchmark a study names, transformed as the study declares (a transform that
+        runs code on the run's executor; how it ran is recorded beside the transform)."""
         bench = load_benchmark(choice.name, self.data_dir)
         if choice.transform is None:
             return bench
         record = transform_record(choice.transform, bench.version)
-        bench = apply_transform(bench, choice.transform)
+        contexts: list[TransformContext] = []
+
+        def context() -> TransformContext:
+            contexts.append(setup.transform_context())
+            return contexts[-1]
+
+        bench = apply_transform(bench, choice.transform, context)
+        if contexts and contexts[0].ran:
+            self._transforms_ran[bench.name] = contexts[0].ran
         self._transforms[bench.name] = record
         return bench
 
@@ -260,6 +291,11 @@ class StudyRunner:
                     **(
                         {"transform": self._transforms[b.name]}
                         if b.name in self._transforms
+                        else {}
+                    ),
+                    **(
+                        {"transform_ran": self._transforms_ran[b.name]}
+                        if b.name in self._transforms_ran
                         else {}
                     ),
                 }

@@ -28,6 +28,7 @@ METHOD = Method(
             f"{_HERE}.transform:apply",
             options=f"{_HERE}.transform:ObfuscateOptions",
             description="symbol/structure/semantic obfuscation, verified by execution",
+            runs_code=True,  # the verification: on the run's executor
         ),
     ),
     benchmarks=(

@@ -17,7 +17,12 @@ import click
 
 from beyondpass.analysis.formatting import percent
 from beyondpass.cli.base import emit_json
-from beyondpass.cli.options import data_dir_option, json_option
+from beyondpass.cli.options import (
+    data_dir_option,
+    executor_choice,
+    executor_options,
+    json_option,
+)
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.obfuseval.project.cli import project
 
@@ -82,6 +87,7 @@ def task_row(task: Any) -> dict[str, Any]:
 @click.option(
     "--context", is_flag=True, help="Add the definitions the target uses, and distractors."
 )
+@executor_options
 @data_dir_option
 @json_option("Print the report summary as JSON.")
 def obfuscate(
@@ -92,10 +98,15 @@ def obfuscate(
     out: str,
     scenario: str | None,
     context: bool,
+    executor: str | None,
+    isolation: str | None,
+    ray_address: str | None,
+    process_budget: str | None,
     data_dir: str | None,
     as_json: bool,
 ) -> None:
-    """Obfuscate a benchmark (ObfusEval); every variant is verified by execution."""
+    """Obfuscate a benchmark (ObfusEval); every variant is verified by execution (in a
+    local sandbox, or where --executor says: ray)."""
     from beyondpass.benchmarks import load_benchmark
     from beyondpass.methods.obfuseval.transform import ObfuscateOptions, obfuscate_benchmark
 
@@ -109,7 +120,13 @@ def obfuscate(
         scenario=scenario,  # type: ignore[arg-type]
         context=context,
     )
-    result, report = obfuscate_benchmark(bench, options, seed)
+    choice = executor_choice(executor, isolation, ray_address, process_budget=process_budget)
+    runner = choice.build() if choice is not None else None
+    try:
+        result, report = obfuscate_benchmark(bench, options, seed, executor=runner)
+    finally:
+        if runner is not None:
+            runner.close()
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(task_row(t), ensure_ascii=False) for t in result.tasks.values()]

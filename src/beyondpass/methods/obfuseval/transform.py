@@ -17,6 +17,7 @@ import pydantic
 from beyondpass.benchmarks.task import Benchmark, Task
 from beyondpass.execution import create_executor
 from beyondpass.execution.base import ExecutionLimits, ExecutionRequest, Executor
+from beyondpass.registry import TransformContext
 
 Level = Literal["symbol", "structure", "semantic"]
 #: the order levels are applied in, whatever order they are named in: names first, so the
@@ -88,6 +89,8 @@ class Report:
     seed: int
     variants: int
     outcomes: list[Outcome] = field(default_factory=list)
+    #: the metadata of the executor that ran the verification (empty: none ran)
+    executor: dict[str, Any] = field(default_factory=dict)
 
     @property
     def verified(self) -> list[Outcome]:
@@ -107,6 +110,7 @@ class Report:
             "n_variants": n,
             "n_verified": len(self.verified),
             "verified_rate": len(self.verified) / n if n else 0.0,
+            "executor": self.executor,
             "excluded": [o.as_dict() for o in self.excluded],
             "outcomes": [o.as_dict() for o in self.outcomes],
         }
@@ -235,7 +239,8 @@ def _verify(
     bench: Benchmark, report: Report, executor: Executor | None, limits: ExecutionLimits
 ) -> None:
     """Run every variant's reference against its tests (and, for rewritten references,
-    against the original on the same calls); failures get the reason."""
+    against the original on the same calls) on ``executor`` (the run's; none: a local
+    sandbox started and closed here); failures get the reason."""
     pending = [o for o in report.outcomes if o.task is not None]
     own = executor is None
     runner = executor or create_executor("sandbox")
@@ -245,6 +250,7 @@ def _verify(
             for o in pending
         ]
         results = runner.run_many(requests)
+        report.executor = runner.metadata()
         failed = [(o, r) for o, r in zip(pending, results, strict=True) if not r.passed]
         originals = [bench.tasks[o.task_id] for o, _ in failed]
         before = runner.run_many([_request(t, t.reference_solution, limits) for t in originals])
@@ -259,7 +265,19 @@ def _verify(
         o.task = None
 
 
-def apply(bench: Benchmark, options: ObfuscateOptions, seed: int) -> Benchmark:
-    """The registry's transform: verified variants only (excluded ones are in coverage)."""
-    out, _ = obfuscate_benchmark(bench, options, seed)
+def apply(
+    bench: Benchmark,
+    options: ObfuscateOptions,
+    seed: int,
+    context: TransformContext | None = None,
+) -> Benchmark:
+    """The registry's transform: verified variants only (excluded ones are in coverage),
+    verified on the run's executor (``context``: local by default, Ray with ``--executor
+    ray``); which executor verified, and the counts, go to ``context.ran``."""
+    context = context or TransformContext()
+    out, report = obfuscate_benchmark(bench, options, seed, executor=context.executor)
+    summary = report.as_dict()
+    context.ran.update(
+        {k: summary[k] for k in ("executor", "n_variants", "n_verified", "verified_rate")}
+    )
     return out

@@ -127,6 +127,19 @@ def _cache(cache_dir: str | None, no_cache: bool) -> Any:
     help="Response cache directory (default: $BEYONDPASS_CACHE_DIR or ~/.cache/beyondpass).",
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option(
+    "--executor",
+    type=click.Choice(["sandbox", "ray"]),
+    default=None,
+    help="Where the answers' test suites run: here (default) or on Ray (pip install "
+    "'beyondpass[ray]'; every node needs the project source at the same path).",
+)
+@click.option(
+    "--ray-address",
+    metavar="ADDR",
+    help="With --executor ray: 'auto' joins this machine's cluster, HOST:PORT joins that "
+    "head; omitted, a private local Ray instance is started.",
+)
 @json_option("Print the summary as JSON.")
 def run(
     project_file: str,
@@ -140,6 +153,8 @@ def run(
     max_concurrency: int,
     cache_dir: str | None,
     no_cache: bool,
+    executor: str | None,
+    ray_address: str | None,
     as_json: bool,
 ) -> None:
     """Regenerate each selected function, splice it into a copy, run its tests: CPR, TPR.
@@ -161,6 +176,11 @@ def run(
             f"{project_file}: language {spec.language!r} is described but only Python projects "
             "can be run (coverage, splicing and the import check are Python-only)"
         )
+    choice = None
+    if executor is not None or ray_address is not None:
+        from beyondpass.execution import ExecutorChoice
+
+        choice = ExecutorChoice(executor or "ray", ray_address=ray_address)
     warning = ProjectSandbox(spec, isolation).warning
     if warning:
         click.echo(warning, err=True)
@@ -172,7 +192,7 @@ def run(
     cache = _cache(cache_dir, no_cache)
     try:
         with RichProgress(enabled=not as_json) as progress:
-            outcome = study.run(raw, run_dir, record, cache, progress)
+            outcome = study.run(raw, run_dir, record, cache, progress, choice)
     finally:
         if cache is not None:
             cache.close()

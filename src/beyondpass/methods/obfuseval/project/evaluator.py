@@ -6,12 +6,21 @@ A study's verdict evaluator like ``functional``, chosen by the tasks of the benc
 description the run recorded (refusing a source whose sha256 changed since), then judges
 each answer with :func:`runner.evaluate` — sequentially: every answer already runs its
 tests ``repeats`` times in sandboxes.
+
+That work is a :class:`~beyondpass.execution.BatchJob` (:func:`judge_batch`) on the run's
+batch pool: in this process by default (all answers one batch, exactly as before), on Ray
+workers with ``--executor ray`` (each batch unpacks the project again on its worker). A
+worker reads the project source at the path the run recorded: on one machine that is the
+same path; on a multi-node cluster the checkout or sdist must be at that path on every
+node (a shared file system, or a copy), else the batch stops with one line naming the node
+and the missing path — never a skipped answer.
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,6 +28,7 @@ from pydantic import BaseModel, ConfigDict
 
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.execution import BatchContext, BatchJob, BatchPool, LocalPool, NodeLacksTool
 from beyondpass.methods.obfuseval.project.benchmark import EVALUATOR, OBFUSCATED, spec_from_record
 from beyondpass.methods.obfuseval.project.runner import (
     Prepared,
@@ -26,6 +36,7 @@ from beyondpass.methods.obfuseval.project.runner import (
     evaluate,
     tool_versions,
 )
+from beyondpass.methods.obfuseval.project.tasks import ProjectTask
 from beyondpass.methods.obfuseval.project.workspace import ProjectSandbox, materialise, tree_digest
 
 METRICS = ("compiled", "tests_run", "tests_failing", "dropped_statements")
@@ -79,65 +90,127 @@ class ProjectEvaluator(Evaluator):
     version = "1"
     metrics = METRICS
 
-    def __init__(self, isolation: str = "auto") -> None:
+    def __init__(self, isolation: str = "auto", pool: BatchPool | None = None) -> None:
         self.isolation = isolation
+        self.pool = pool or LocalPool()
 
     def metadata(self) -> dict[str, Any]:
-        return {"evaluator": self.name, "isolation": self.isolation, "tools": tool_versions()}
+        return {
+            "evaluator": self.name,
+            "isolation": self.isolation,
+            "pool": self.pool.name,
+            "tools": tool_versions(),
+        }
 
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
-        out: list[Evaluation] = []
-        with tempfile.TemporaryDirectory(prefix="beyondpass-project-") as scratch:
-            projects: dict[int, Prepared] = {}
-            for i, cand in enumerate(candidates):
-                record = cand.task.metadata["project_record"]
-                prepared = projects.get(id(record))
-                if prepared is None:
-                    prepared = self._restore(record, Path(scratch) / str(len(projects)))
-                    projects[id(record)] = prepared
-                task = cand.task.metadata["project_task"][
-                    OBFUSCATED if cand.condition == OBFUSCATED else "original"
-                ]
-                result = evaluate(prepared, task, cand.raw, Path(scratch) / "work")
-                result.mapping = dict(task.mapping)
-                evaluation = evaluation_of(result)
-                out.append(evaluation)
-                if on_result is not None:
-                    on_result(i, evaluation)
-        return out
+        records: list[dict[str, Any]] = []
+        index: dict[int, int] = {}  # id of a task's record -> its place in ``records``
+        items: list[tuple[int, ProjectTask, str]] = []
+        for cand in candidates:
+            record = cand.task.metadata["project_record"]
+            if id(record) not in index:
+                index[id(record)] = len(records)
+                records.append({k: v for k, v in record.items() if k != "tasks"})
+            task = cand.task.metadata["project_task"][
+                OBFUSCATED if cand.condition == OBFUSCATED else "original"
+            ]
+            items.append((index[id(record)], task, cand.raw))
+        if not items:
+            return []
+        return self.pool.map(self.job(records), items, on_result)
 
-    def _restore(self, record: dict[str, Any], scratch: Path) -> Prepared:
-        """The project as the run prepared it, unpacked again; its sha256 must match."""
-        spec = spec_from_record(record)
-        sandbox = ProjectSandbox(spec, self.isolation)
-        if sandbox.level != "bwrap":
-            raise ConfigError(
-                f"{spec.name}: project mode needs the bwrap sandbox (level {sandbox.level!r} "
-                "does not confine the filesystem)"
-            )
-        scratch.mkdir(parents=True)
-        pristine = materialise(spec, scratch)
-        digest = tree_digest(pristine)
-        if digest != record["source_sha256"]:
-            raise DataError(
-                f"{spec.name}: the project source changed since the run was prepared "
-                f"(sha256 {digest[:12]}, the run's {str(record['source_sha256'])[:12]})"
-            )
-        return Prepared(
-            spec,
-            sandbox,
-            pristine,
-            digest,
-            [],
-            list(record["flaky_excluded"]),
-            list(record["dropped"]),
-            list(record["not_crossing"]),
-            tuple(record["test_files"]),
+    def job(self, records: list[dict[str, Any]]) -> BatchJob:
+        """The batch job judging answers to tasks of ``records``: one CPU per batch (the
+        test process and the function's worker take turns), a few answers per batch so a
+        cluster's CPUs share a run's answers."""
+        worst = max(
+            float(r["project"]["timeout_s"]) * (int(r["project"]["repeats"]) + 3) for r in records
+        )
+        return BatchJob(
+            judge_batch,
+            JudgeArgs(self.isolation, tuple(records)),
+            purpose="project-mode test suites",
+            modules=("pytest", "libcst"),
+            batch_size=4,
+            item_timeout_s=worst,
         )
 
 
+@dataclass(frozen=True)
+class JudgeArgs:
+    """What every batch of :func:`judge_batch` gets: the isolation level and the projects
+    (their records without the task lists; an item names its project by place)."""
+
+    isolation: str
+    records: tuple[dict[str, Any], ...]
+
+
+def judge_batch(
+    args: JudgeArgs, items: list[tuple[int, ProjectTask, str]], ctx: BatchContext
+) -> list[Evaluation]:
+    """The batch function (module-level: a Ray worker imports it): each project the batch
+    needs unpacked once, then each (project, task, answer) judged in turn."""
+    out: list[Evaluation] = []
+    with tempfile.TemporaryDirectory(prefix="beyondpass-project-") as scratch:
+        projects: dict[int, Prepared] = {}
+        for i, (which, task, answer) in enumerate(items):
+            prepared = projects.get(which)
+            if prepared is None:
+                work = Path(scratch) / str(len(projects))
+                prepared = restore(args.records[which], args.isolation, work, ctx.node)
+                projects[which] = prepared
+            result = evaluate(prepared, task, answer, Path(scratch) / "work")
+            result.mapping = dict(task.mapping)
+            evaluation = evaluation_of(result)
+            out.append(evaluation)
+            if ctx.emit is not None:
+                ctx.emit(i, evaluation)
+    return out
+
+
+def restore(record: dict[str, Any], isolation: str, scratch: Path, node: str) -> Prepared:
+    """The project as the run prepared it, unpacked again on ``node`` (``local``: in this
+    process); its source must be there, at the recorded path, with the same sha256."""
+    spec = spec_from_record(record)
+    on = "" if node == "local" else f" on node {node}"
+    source = spec.checkout if spec.checkout is not None else spec.sdist
+    if source is None or not source.exists():
+        where = "this machine" if node == "local" else f"node {node}"
+        raise NodeLacksTool(
+            f"{where} lacks the project source {source} of {spec.name}, needed for "
+            "project-mode test suites — every node that judges answers needs the checkout "
+            "or sdist at that path (a shared file system, or a copy there)"
+        )
+    sandbox = ProjectSandbox(spec, isolation)
+    if sandbox.level != "bwrap":
+        raise ConfigError(
+            f"{spec.name}: project mode needs the bwrap sandbox (level {sandbox.level!r} "
+            f"does not confine the filesystem){on}"
+        )
+    scratch.mkdir(parents=True)
+    pristine = materialise(spec, scratch)
+    digest = tree_digest(pristine)
+    if digest != record["source_sha256"]:
+        raise DataError(
+            f"{spec.name}: the project source changed since the run was prepared "
+            f"(sha256 {digest[:12]}, the run's {str(record['source_sha256'])[:12]}){on}"
+        )
+    return Prepared(
+        spec,
+        sandbox,
+        pristine,
+        digest,
+        [],
+        list(record["flaky_excluded"]),
+        list(record["dropped"]),
+        list(record["not_crossing"]),
+        tuple(record["test_files"]),
+    )
+
+
 def build(options: ProjectOptions | None, context: Any) -> ProjectEvaluator:
-    """The registry's factory (``EvaluatorSpec``)."""
-    return ProjectEvaluator(isolation=options.isolation if options is not None else "auto")
+    """The registry's factory (``EvaluatorSpec``): the run's batch pool places the suites."""
+    isolation = options.isolation if options is not None else "auto"
+    return ProjectEvaluator(isolation, getattr(context, "pool", None))

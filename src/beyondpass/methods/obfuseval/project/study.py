@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError
+from beyondpass.execution import ExecutorChoice
 from beyondpass.methods.obfuseval.project.benchmark import (
     BENCHMARK,
     EVALUATOR,
@@ -114,10 +115,14 @@ def run(
     record: dict[str, Any],
     cache: ResponseCache | None,
     progress: Progress | None = None,
+    executor: ExecutorChoice | None = None,
 ) -> RunOutcome:
-    """Run (or resume) the study ``raw`` in ``out``; the project's record goes to meta."""
+    """Run (or resume) the study ``raw`` in ``out``; the project's record goes to meta.
+    ``executor``: where the answers' test suites run (the batch pool of that choice: here,
+    or on Ray) — how, not what, so no part of the design."""
     config = study_from_dict(raw, out / "project-study.toml")
-    outcome = StudyRunner(config, out, cache=cache, progress=progress).run()
+    runner = StudyRunner(config, out, cache=cache, progress=progress, executor=executor)
+    outcome = runner.run()
     with RunStore(out) as store:
         store.set_meta(META_KEY, {k: v for k, v in record.items() if k != "tasks"})
     return outcome
