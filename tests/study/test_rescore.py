@@ -98,6 +98,7 @@ def test_rescore_adds_nfr_without_asking_the_model_or_rerunning_the_verdict(
     assert [e["evaluator"] for e in meta["evaluators"]] == ["functional", "nfr"]
     (record,) = meta["rescores"]
     assert record["evaluators"][0]["metadata"]["metrics"] == list(NFR_METRICS)
+    assert record["pool"] == "local"  # where the NFR batches ran
     assert IN_PROGRESS not in meta
 
 

@@ -274,6 +274,7 @@ def _record(
             ],
             "limits": dataclasses.asdict(context.limits),
             "timing_repeats": context.timing_repeats,
+            "pool": context.setup.pool().name,  # where batch work ran: local or ray
             "environment": environment(),
         }
     )
