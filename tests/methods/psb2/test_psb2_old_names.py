@@ -9,8 +9,9 @@ import json
 import shutil
 import sqlite3
 import tarfile
-import textwrap
 from pathlib import Path
+
+from psb2_study import run_gcd_study
 
 V2 = Path(__file__).parents[2] / "data" / "store-v2"
 
@@ -80,39 +81,11 @@ def test_rescoring_a_stored_run_by_the_old_names_gives_the_same_numbers(
 
 
 def test_a_study_file_naming_the_old_evaluators_gets_the_new_ones(run_cli, tmp_path: Path) -> None:
-    answer = (
-        "```python\na = int(input())\nb = int(input())\nwhile b:\n"
-        "    a, b = b, a % b\nprint(a)\n```"
-    )
-    (tmp_path / "a.jsonl").write_text(json.dumps({"task_id": "gcd", "response": answer}) + "\n")
-    (tmp_path / "s.toml").write_text(
-        textwrap.dedent(
-            """
-            name = "old"
-            seed = 0
-            [[benchmarks]]
-            name = "psb2-edge"
-            tasks = ["gcd"]
-            [[models]]
-            spec = "replay:a.jsonl"
-            [prompts]
-            plan = "psb2-program"
-            [evaluation]
-            evaluators = ["psb2_quality"]
-            [evaluation.psb2_smells]
-            timeout_s = 120
-            """
-        )
-    )
-    proc = run_cli(["run", "s.toml", "--no-report"], cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    run = tmp_path / "runs" / "old"
+    evaluation = """
+        [evaluation]
+        evaluators = ["psb2_quality"]
+        [evaluation.psb2_smells]
+        timeout_s = 120
+        """
+    run = run_gcd_study(run_cli, tmp_path, "old", evaluation, "--no-report")
     assert _evaluators(run) == ["functional", "psb2-quality", "psb2-smells"]
-    with sqlite3.connect(run / "run.sqlite3") as db:
-        (metrics,) = db.execute(
-            "SELECT metrics FROM evaluations WHERE evaluator = 'psb2-quality'"
-        ).fetchone()
-        (meta,) = db.execute("SELECT value FROM meta WHERE key = 'evaluators'").fetchone()
-    assert json.loads(metrics) == {"lloc": 5, "nos": 5, "mccabe": 2, "nesting": 1}
-    smells = next(e for e in json.loads(meta) if e["evaluator"] == "psb2-smells")
-    assert smells["analysers"]["pylint"]["file_timeout_s"] == 120  # its options were read

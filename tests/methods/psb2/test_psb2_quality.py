@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from beyondpass.methods.psb2.quality import python_quality
+from psb2_study import run_gcd_study
 
 # statements: def, if, for, if, pass, elif(if), while, break, return = 9
 # decisions: if, for, if, elif, while, and (boolean op) = 6 -> McCabe 7
@@ -51,31 +52,8 @@ def test_comments_and_blank_lines_are_not_logical_lines_a_docstring_is_one() -> 
 
 
 def test_the_evaluator_adds_the_metrics_in_a_run(run_cli, tmp_path: Path) -> None:
-    answer = (
-        "```python\na = int(input())\nb = int(input())\nwhile b:\n"
-        "    a, b = b, a % b\nprint(a)\n```"
-    )
-    (tmp_path / "a.jsonl").write_text(json.dumps({"task_id": "gcd", "response": answer}) + "\n")
-    (tmp_path / "s.toml").write_text(
-        textwrap.dedent(
-            """
-            name = "q"
-            seed = 0
-            [[benchmarks]]
-            name = "psb2-edge"
-            tasks = ["gcd"]
-            [[models]]
-            spec = "replay:a.jsonl"
-            [prompts]
-            plan = "psb2-program"
-            [evaluation]
-            evaluators = ["psb2-quality"]
-            """
-        )
-    )
-    proc = run_cli(["run", "s.toml"], cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    db = sqlite3.connect(tmp_path / "runs" / "q" / "run.sqlite3")
+    run = run_gcd_study(run_cli, tmp_path, "q", '[evaluation]\nevaluators = ["psb2-quality"]\n')
+    db = sqlite3.connect(run / "run.sqlite3")
     (metrics,) = db.execute(
         "select metrics from evaluations where evaluator = 'psb2-quality'"
     ).fetchone()
