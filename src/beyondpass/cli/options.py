@@ -12,6 +12,15 @@ import click
 DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache, then download)."
 
 
+#: ``--ray-address``: which Ray cluster a command with ``--executor ray`` starts or joins
+ray_address_option = click.option(
+    "--ray-address",
+    metavar="ADDR",
+    help="With --executor ray: 'auto' joins this machine's cluster, HOST:PORT joins that "
+    "head; omitted, a private local Ray instance is started.",
+)
+
+
 def executor_options(fn: Any) -> Any:
     """``--executor``, ``--isolation``, ``--process-budget`` and ``--ray-address``, shared by
     evaluate, run and rescore."""
@@ -23,12 +32,7 @@ def executor_options(fn: Any) -> Any:
         "cgroup, else RLIMIT_NPROC for a non-root user, else refuse); 'none' accepts "
         "unbounded processes (see docs/sandbox.md).",
     )(fn)
-    fn = click.option(
-        "--ray-address",
-        metavar="ADDR",
-        help="With --executor ray: 'auto' joins this machine's cluster, HOST:PORT joins that "
-        "head; omitted, a private local Ray instance is started.",
-    )(fn)
+    fn = ray_address_option(fn)
     fn = click.option(
         "--isolation",
         type=click.Choice(["auto", "bwrap", "unshare", "process"]),

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from beyondpass.cli.base import emit_json
-from beyondpass.cli.options import json_option
+from beyondpass.cli.options import executor_choice, json_option, ray_address_option
 from beyondpass.errors import ConfigError
 
 _ISOLATION = click.Choice(["auto", "bwrap", "unshare", "process"])
@@ -134,12 +134,7 @@ def _cache(cache_dir: str | None, no_cache: bool) -> Any:
     help="Where the answers' test suites run: here (default) or on Ray (pip install "
     "'beyondpass[ray]'; every node needs the project source at the same path).",
 )
-@click.option(
-    "--ray-address",
-    metavar="ADDR",
-    help="With --executor ray: 'auto' joins this machine's cluster, HOST:PORT joins that "
-    "head; omitted, a private local Ray instance is started.",
-)
+@ray_address_option
 @json_option("Print the summary as JSON.")
 def run(
     project_file: str,
@@ -176,11 +171,7 @@ def run(
             f"{project_file}: language {spec.language!r} is described but only Python projects "
             "can be run (coverage, splicing and the import check are Python-only)"
         )
-    choice = None
-    if executor is not None or ray_address is not None:
-        from beyondpass.execution import ExecutorChoice
-
-        choice = ExecutorChoice(executor or "ray", ray_address=ray_address)
+    choice = executor_choice(executor, None, ray_address)  # None: here, the default
     warning = ProjectSandbox(spec, isolation).warning
     if warning:
         click.echo(warning, err=True)
