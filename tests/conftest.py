@@ -117,30 +117,3 @@ def ray_pool() -> Any:
     pool = RayPool(init_options=RAY_INIT)
     yield pool
     pool.close()
-
-
-#: the test files that take longest (``--durations``, summed per file), slowest first: the
-#: workers take files in collection order, so starting with these lets both finish
-#: together instead of one running a long file alone at the end
-SLOW_FILES_FIRST = (
-    "tests/execution/test_sandbox_hostile.py",
-    "tests/methods/obfuseval/test_obfuseval_project.py",
-    "tests/methods/obfuseval/test_obfuseval_project_cli.py",
-    "tests/execution/test_sandbox_budget.py",
-    "tests/methods/psb2/test_psb2_cpp.py",
-    "tests/methods/obfuseval/test_obfuseval_benchmarks.py",
-    "tests/methods/psb2/test_psb2_java.py",
-    "tests/study/test_profile_study.py",
-    "tests/execution/test_executor.py",
-    "tests/methods/obfuseval/test_obfuseval_ray.py",
-    "tests/study/test_rescore.py",
-    "tests/cli/test_compare_headlines.py",
-    "tests/methods/robustapi/test_robustapi_cli.py",
-    "tests/execution/test_ray_resume.py",
-)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test keeps its place within its file; the slow files go first."""
-    rank = {path: i for i, path in enumerate(SLOW_FILES_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
