@@ -210,7 +210,7 @@ def table1(
     try:
         results = run_table(
             files, data_dir=data, reference=ref, executor=executor, runs=runs,
-            oracle=oracle, progress=progress,
+            oracle=oracle, progress=progress, folder=out_dir,
         )  # fmt: skip
     finally:
         scores.close()

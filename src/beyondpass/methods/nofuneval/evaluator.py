@@ -28,7 +28,6 @@ the same source times instead of timing the sources again.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -160,7 +159,7 @@ class DiffBleuEvaluator(Evaluator):
         program, and the verdict, speed-up and timing record of each (an answer without a
         program is not run, but its row's source is: its record says whether that works)."""
         from beyondpass.methods.nofuneval.runtime import measure_programs
-        from beyondpass.methods.nofuneval.speedup import edit_fields, measure_sources, placement
+        from beyondpass.methods.nofuneval.speedup import edit_fields, placement
 
         if self.executor is None:
             from beyondpass.errors import ConfigError
@@ -174,17 +173,14 @@ class DiffBleuEvaluator(Evaluator):
         runs, timing = self.options.runs, self._timing()
         if self._sources is None:
             self._sources = SourceTimes(self.run_dir, timing)
-        keys = [self._source_key(c) for c in candidates]
-        missing = {k: c.task for k, c in zip(keys, candidates, strict=True)}
-        missing = {k: t for k, t in missing.items() if k not in self._sources.known}
-        if missing:
-            found = measure_sources(list(missing.values()), self.executor, self.compat, runs)
-            for key, measured in zip(missing, found, strict=True):
-                self._sources.add(key, measured)
+        sources = self._sources.measure(
+            [(c.task, str(c.task.metadata["source_code"])) for c in candidates],
+            self.executor, self.compat, runs,
+        )  # fmt: skip
 
         def done(j: int, measured: Any) -> None:
             cand, ev = candidates[j], evaluations[j]
-            source = self._sources.known[keys[j]]
+            source = sources[j]
             if measured is None:  # no program: wrong, 1.0, its source's verdict recorded
                 fields = {"correct": False, "status": ev.status, "speedup": 1.0,
                           "improved": False, "source_correct": source.correct}  # fmt: skip
@@ -212,9 +208,3 @@ class DiffBleuEvaluator(Evaluator):
         items = [(candidates[j].task, candidates[j].extraction.code) for j in ran]
         measure_programs(items, self.executor, self.compat, runs,
                          on_result=lambda k, measured: done(ran[k], measured))  # fmt: skip
-
-    @staticmethod
-    def _source_key(cand: Candidate) -> tuple[str, str]:
-        source = str(cand.task.metadata["source_code"])
-        digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-        return digest, f"{cand.task.benchmark}/{cand.task.task_id}"

@@ -1,25 +1,40 @@
-"""Source timings kept in a study run's folder, so a resumed run does not time them again.
+"""Program timings kept in a folder, so a resumed run does not time them again.
 
 Each row's source is run and timed once per run (``nofuneval-edit``); its measurement is
 appended to ``<run>/nofuneval-source-times.jsonl`` as soon as it is taken. A resumed run
 reads them back and compares its new edits with the same times as the samples already
-stored. A record is reused only under the same conditions (compat, runs per case, timing
-method, the sandbox's Python); a torn last line (a kill while writing) is ignored. Each
-record keeps the node and CPU model that timed the source: an edit timed on another node
-is not compared with it (speedup.py), and records written before nodes were recorded
-have none (unknown: compared as before).
+stored. Table 1 of the published files (``nofuneval table1 --run``) keeps its sources'
+and its edits' measurements in its output folder the same way: the 24 published files of
+runtime efficiency share one set of source times, and a stopped table resumes.
+
+A record is reused only under the same conditions (compat, runs per case, timing method,
+the sandbox's Python); a torn last line (a kill while writing) is ignored. Each record
+keeps the node and CPU model that timed the program: an edit timed on another node than
+its source is not compared with it (speedup.py), and records written before nodes were
+recorded have none (unknown: compared as before).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from beyondpass.methods.nofuneval.runtime import Measurement
+from beyondpass.benchmarks.task import Task
+from beyondpass.methods.nofuneval.runtime import Measurement, measure_programs
 
 FILE_NAME = "nofuneval-source-times.jsonl"
+#: Table 1's edit measurements (a study run stores its edits' in the run store instead)
+EDIT_FILE_NAME = "nofuneval-edit-times.jsonl"
+
+
+def program_key(code: str, task: Task) -> tuple[str, str]:
+    """A program on a task's cases: (sha256 of the code, benchmark/task id)."""
+    digest = hashlib.sha256(code.encode("utf-8")).hexdigest()
+    return digest, f"{task.benchmark}/{task.task_id}"
 
 
 def conditions(timing: dict[str, Any]) -> dict[str, Any]:
@@ -28,10 +43,13 @@ def conditions(timing: dict[str, Any]) -> dict[str, Any]:
 
 
 class SourceTimes:
-    """(source digest, task) -> Measurement, for one run and one set of conditions."""
+    """(program digest, task) -> Measurement, for one folder and one set of conditions
+    (no folder: kept in memory only)."""
 
-    def __init__(self, run_dir: str | None, timing: dict[str, Any]) -> None:
-        self.path = Path(run_dir) / FILE_NAME if run_dir else None
+    def __init__(
+        self, run_dir: str | Path | None, timing: dict[str, Any], file_name: str = FILE_NAME
+    ) -> None:
+        self.path = Path(run_dir) / file_name if run_dir else None
         self.when = conditions(timing)
         self.known: dict[tuple[str, str], Measurement] = {}
         self._torn = False  # the file ends inside a line: start the next one on its own
@@ -62,3 +80,22 @@ class SourceTimes:
             fh.write("\n" if self._torn else "")
             self._torn = False
             fh.write(json.dumps({**rec, "measurement": asdict(measured)}) + "\n")
+
+    def measure(
+        self, items: Sequence[tuple[Task, str]], executor: Any, compat: bool, runs: int
+    ) -> list[Measurement]:
+        """Each (task, program)'s measurement: the kept one, or run and timed now (each
+        distinct program once, kept as soon as it finishes)."""
+        keys = [program_key(code, task) for task, code in items]
+        missing: dict[tuple[str, str], tuple[Task, str]] = {}
+        for key, item in zip(keys, items, strict=True):
+            if key not in self.known:
+                missing.setdefault(key, item)
+        if missing:
+            order = list(missing)
+            found = measure_programs(list(missing.values()), executor, compat, runs,
+                                     on_result=lambda i, m: self.add(order[i], m))  # fmt: skip
+            for key, measured in zip(order, found, strict=True):
+                if key not in self.known:  # an executor that did not report it as it went
+                    self.add(key, measured)
+        return [self.known[key] for key in keys]

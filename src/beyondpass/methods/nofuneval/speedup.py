@@ -17,11 +17,14 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from statistics import mean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from beyondpass.benchmarks.task import Task
 from beyondpass.methods.nofuneval import runtime
 from beyondpass.methods.nofuneval.samples import score_at_ks
+
+if TYPE_CHECKING:
+    from beyondpass.methods.nofuneval.source_times import SourceTimes
 
 #: Standard-library names CodeNet's Python programs use that later Pythons removed:
 #: a program using one is right or wrong depending on the interpreter that runs it.
@@ -61,15 +64,6 @@ def unchanged(source: str, edit: str) -> bool:
         return ast.dump(ast.parse(source)) == ast.dump(ast.parse(edit))
     except (SyntaxError, ValueError):
         return False
-
-
-def measure_sources(
-    tasks: Sequence[Task], executor: Any, compat: bool, runs: int
-) -> list[runtime.Measurement]:
-    """Each task's ``source_code`` run and timed on its cases (once per row: every edit of
-    the row is compared with these times)."""
-    items = [(t, str(t.metadata["source_code"])) for t in tasks]
-    return runtime.measure_programs(items, executor, compat, runs)
 
 
 def edit_fields(
@@ -200,24 +194,29 @@ def score_runtime(
     executor: Any,
     compat: bool,
     runs: int,
+    kept: tuple[SourceTimes, SourceTimes] | None = None,
 ) -> dict[str, Any]:
     """Add ``correct``, ``status``, ``speedup``, ``improved`` (and ``source_correct``) to
-    each score (one per program, row ``rows[i]``) -> the summary's runtime fields. Used by
-    Table 1 of the published files; a file of answers is scored by the ``nofuneval-edit``
-    evaluator instead."""
+    each score (one per program, row ``rows[i]``) -> the summary's runtime fields. Each
+    row's source and each distinct edit is measured once; ``kept`` (sources, edits): the
+    measurements kept across calls and runs, as Table 1 of the published files keeps them
+    (a file of answers is scored by the ``nofuneval-edit`` evaluator instead)."""
+    from beyondpass.methods.nofuneval.source_times import SourceTimes
+
+    timing = timing_record(executor, compat, runs)
+    sources, edits = kept or (SourceTimes(None, timing), SourceTimes(None, timing))
     wanted = sorted(set(rows))
-    sources = measure_sources([tasks[r] for r in wanted], executor, compat, runs)
-    source_of = dict(zip(wanted, sources, strict=True))
-    edits = runtime.measure_programs(
+    codes = {r: str(tasks[r].metadata["source_code"]) for r in wanted}
+    measured = sources.measure([(tasks[r], codes[r]) for r in wanted], executor, compat, runs)
+    source_of = dict(zip(wanted, measured, strict=True))
+    found = edits.measure(
         [(tasks[r], p) for r, p in zip(rows, programs, strict=True)], executor, compat, runs
     )
-    for s, row, program, m in zip(scores, rows, programs, edits, strict=True):
-        source_code = str(tasks[row].metadata["source_code"])
-        s.update(edit_fields(source_of[row], m, source_code, program, runs))
+    for s, row, program, m in zip(scores, rows, programs, found, strict=True):
+        s.update(edit_fields(source_of[row], m, codes[row], program, runs))
     failures = [
         {"row": r, "status": m.status, "message": m.message[:200]}
         for r, m in source_of.items()
         if not m.correct
     ]
-    codes = {r: str(tasks[r].metadata["source_code"]) for r in wanted}
-    return runtime_summary(scores, codes, failures, timing_record(executor, compat, runs))
+    return runtime_summary(scores, codes, failures, timing)

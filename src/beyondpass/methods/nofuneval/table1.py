@@ -144,10 +144,38 @@ def compare(result: FileResult, reference: list[dict[str, Any]]) -> dict[str, An
     return {"rows": len(result.rows), "equal": len(result.rows) - len(differ), "differ": differ}
 
 
+READINGS = ("compat", "default")
+
+
+def kept_times(folder: Path | None, executor: Any, runs: int) -> dict[str, Any]:
+    """Per reading, the (sources, edits) measurements kept in ``folder`` (in memory without
+    one): every file shares its sources' times, and a stopped table resumes."""
+    from beyondpass.methods.nofuneval.source_times import EDIT_FILE_NAME, SourceTimes
+    from beyondpass.methods.nofuneval.speedup import timing_record
+
+    kept = {}
+    for reading in READINGS:
+        compat = reading == "compat"
+        timing = {
+            **timing_record(executor, compat, runs),
+            "compat": "nofuneval" if compat else None,
+        }
+        kept[reading] = (
+            SourceTimes(folder, timing), SourceTimes(folder, timing, EDIT_FILE_NAME)
+        )  # fmt: skip
+    return kept
+
+
 def add_runtime(
-    result: FileResult, rows: list[PublishedRow], executor: Any, runs: int, data_dir: str | None
+    result: FileResult,
+    rows: list[PublishedRow],
+    executor: Any,
+    runs: int,
+    data_dir: str | None,
+    kept: dict[str, Any],
 ) -> None:
-    """Runtime efficiency: run each row's edit (both readings) and source on its cases."""
+    """Runtime efficiency: run each row's edit (both readings) and source on its cases
+    (``kept``: :func:`kept_times`)."""
     from beyondpass.methods.nofuneval.benchmark import load_subset
     from beyondpass.methods.nofuneval.speedup import score_runtime
 
@@ -156,12 +184,13 @@ def add_runtime(
     for r in rows:
         if tasks.get(r.row) is None or tasks[r.row].metadata["source_code"] != r.source:
             raise DataError(f"{result.file.path}: row {r.row} is not runtime_efficiency's")
-    for i, reading in enumerate(("compat", "default")):
+    for i, reading in enumerate(READINGS):
         scores = [{"row": r["row"]} for r in result.rows]
         programs = [r["_programs"][i] for r in result.rows]
         summary = score_runtime(
-            scores, [r["row"] for r in result.rows], programs, tasks, executor, i == 0, runs
-        )
+            scores, [r["row"] for r in result.rows], programs, tasks, executor, i == 0, runs,
+            kept[reading],
+        )  # fmt: skip
         for line, s in zip(result.rows, scores, strict=True):
             line[f"correct_{reading}"] = s["correct"]
             if runs:
@@ -174,7 +203,7 @@ def add_oracle(result: FileResult, rows: list[PublishedRow]) -> None:
     from beyondpass.methods.nofuneval.oracles.score import oracle_scores
 
     metas = [{"pl": r.pl, "codeql_check": r.codeql_check, "source_code": r.source} for r in rows]
-    for i, reading in enumerate(("compat", "default")):
+    for i, reading in enumerate(READINGS):
         scores = [
             {"row": line["row"], "diffbleu": line[f"diffbleu_{reading}"]} for line in result.rows
         ]
@@ -193,12 +222,15 @@ def run_table(
     runs: int = 0,
     oracle: bool = False,
     progress: Callable[[FileResult], None] | None = None,
+    folder: Path | None = None,
 ) -> list[FileResult]:
-    """Score every file (in the given order); extras as asked."""
+    """Score every file (in the given order); extras as asked. ``folder``: where runtime
+    measurements are kept (:func:`kept_times`)."""
     from beyondpass.methods.nofuneval.diffbleu import DiffBleu
 
+    kept = kept_times(folder, executor, runs) if executor is not None else {}
     with DiffBleu() as scorer:
-        return _run(files, data_dir, reference, executor, runs, oracle, progress, scorer)
+        return _run(files, data_dir, reference, executor, runs, oracle, progress, scorer, kept)
 
 
 def _run(
@@ -210,6 +242,7 @@ def _run(
     oracle: bool,
     progress: Callable[[FileResult], None] | None,
     scorer: Any,
+    kept: dict[str, Any],
 ) -> list[FileResult]:
     results = []
     prompts_of: dict[str, dict[int, tuple[str, ...]]] = {}
@@ -221,7 +254,7 @@ def _run(
         if reference is not None and reference_path(reference, file).is_file():
             result.agreement = compare(result, read_reference(reference_path(reference, file)))
         if executor is not None and file.subset == "runtime_efficiency":
-            add_runtime(result, rows, executor, runs, data_dir)
+            add_runtime(result, rows, executor, runs, data_dir, kept)
         if oracle and file.subset in ("security", "maintainability"):
             add_oracle(result, rows)
         for line in result.rows:
