@@ -501,6 +501,41 @@ def test_orphaned_grandchildren_do_not_outlive_their_sample(executor, tmp_path):
     assert _host_processes(f"sleep {marker}") == []
 
 
+def test_a_fork_bombs_dying_processes_do_not_fail_the_next_sample(executor):
+    """The next sample in the same sandbox can fork as soon as it starts: the bomb's killed
+    processes no longer count against the sandbox's process budget. (Before the fork
+    server waited for them, the next sample's forks failed in most rounds at both levels.)"""
+    bomb = """
+        import os
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+        """
+    forker = """
+        import os
+        kids = []
+        for _ in range(60):
+            kid = os.fork()
+            if kid == 0:
+                os._exit(0)
+            kids.append(kid)
+        for k in kids:
+            os.waitpid(k, 0)
+        def inc(x):
+            return x + 1
+        """
+    one = create_executor("sandbox", workers=1, isolation=executor.level)  # one sandbox
+    try:
+        for _ in range(2):
+            ended, after = one.run_many([request(bomb, timeout_s=2), request(forker)])
+            assert ended.status in (Status.TIMEOUT, Status.KILLED, Status.ERROR)
+            assert after.status is Status.PASSED, after.message
+    finally:
+        one.close()
+
+
 def test_a_forked_child_that_fails_to_load_does_not_speak_for_the_program(executor):
     """A process the program forks does not hold the judge's channel: its failure (here a
     raise; on a loaded machine, a fork of its own that the process limit refuses) is not

@@ -57,6 +57,7 @@ PRELOAD = (
 TAIL_BYTES = 4000
 FORK_RETRY_S = 30.0  # a process limit shared with another worker's fork bomb frees up
 EXIT_WAIT_S = 2.0  # a process whose channel closed is exiting: time to collect its status
+CLEAR_PATIENCE_S = 30.0  # a killed sample's processes are gone long before, even under load
 
 
 def main() -> None:
@@ -278,9 +279,33 @@ def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratc
         wire.send_frame(ctl, exit_info)
     if pid > 0 and still_running:
         os.waitpid(pid, 0)
-    _reap()
+    if own_ns:  # every process left was killed: wait until all are gone (see _clear)
+        _clear(time.monotonic() + CLEAR_PATIENCE_S)
+    else:
+        _reap()
     scratch.clean(end.get("keep_build") is True)
     return end.get("op") == "end"
+
+
+def _clear(deadline: float) -> bool:
+    """Kill and reap until no process of the ended sample is left (or ``deadline``).
+
+    A killed process still counts against the sandbox's process budget until it has
+    exited and been reaped. Without this wait a fork bomb's hundred dying processes fill
+    the budget when the next sample starts, and that sample's own forks fail: another
+    program's verdict would depend on its neighbour. Killing again on each round catches
+    a process forked while the first kill went through the namespace."""
+    while True:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(-1, signal.SIGKILL)
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if pid == 0:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.001)
 
 
 def _reap_all(deadline: float) -> bool:
