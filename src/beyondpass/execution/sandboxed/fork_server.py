@@ -279,39 +279,26 @@ def serve_sample(ctl: socket.socket, spare: tuple, own_ns: bool, scratch: Scratc
         wire.send_frame(ctl, exit_info)
     if pid > 0 and still_running:
         os.waitpid(pid, 0)
-    if own_ns:  # every process left was killed: wait until all are gone (see _clear)
-        _clear(time.monotonic() + CLEAR_PATIENCE_S)
+    if own_ns:
+        # A killed process counts against the sandbox's process budget until it is reaped:
+        # without this wait a fork bomb's hundred dying processes fill the budget when the
+        # next sample starts, and its forks fail — a verdict decided by its neighbour.
+        _reap_all(time.monotonic() + CLEAR_PATIENCE_S, kill=True)
     else:
         _reap()
     scratch.clean(end.get("keep_build") is True)
     return end.get("op") == "end"
 
 
-def _clear(deadline: float) -> bool:
-    """Kill and reap until no process of the ended sample is left (or ``deadline``).
-
-    A killed process still counts against the sandbox's process budget until it has
-    exited and been reaped. Without this wait a fork bomb's hundred dying processes fill
-    the budget when the next sample starts, and that sample's own forks fail: another
-    program's verdict would depend on its neighbour. Killing again on each round catches
-    a process forked while the first kill went through the namespace."""
-    while True:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(-1, signal.SIGKILL)
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return True
-        if pid == 0:
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.001)
-
-
-def _reap_all(deadline: float) -> bool:
+def _reap_all(deadline: float, kill: bool = False) -> bool:
     """Reap every child (the sample's process and its orphans, killed) -> whether all were
-    reaped by ``deadline``: their CPU time is then in ``RUSAGE_CHILDREN``."""
+    reaped by ``deadline``: their CPU time is then in ``RUSAGE_CHILDREN``. ``kill``: in
+    the sandbox's own PID namespace, kill everything else again on each round, which
+    catches a process forked while an earlier kill went through the namespace."""
     while True:
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
