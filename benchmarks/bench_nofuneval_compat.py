@@ -96,22 +96,23 @@ def _main() -> None:
 
 
 def _pie(folder: Path, scores: Path) -> None:
-    """Compat correctness vs the harness's accuracy == 1, per runtime row, as a Markdown
-    table per file. The harness stops a program at 10 s (or on an exception) and scores it
-    0 either way, so its verdict on a slow program depends on the machine's load: a row it
-    stopped is compared on its second run, made alone (``again``), when that one ran to the
-    end; a row stopped twice is listed, not compared."""
+    """Compat correctness vs the harness's verdict (accuracy 1), per runtime row, as a
+    Markdown table per file. The harness stops a program at 10 s (or on an exception) and
+    scores it 0 either way, so its verdict on a slow program depends on the machine's
+    load: a row it stopped was run once more, alone (``again``), and that run's verdict is
+    the harness's. A row stopped twice is wrong to the harness; where compat calls it
+    correct, the load decided, and the row is listed apart."""
     ours: dict[tuple[str, int], bool] = {}
     for line in scores.read_text().splitlines():
         s = json.loads(line)
         if "correct_compat" in s:
             ours[(s["file"], s["row"])] = bool(s["correct_compat"])
-    print(
-        "\n| model | prompt | rows | compat correct | harness correct (first run) | "
-        "compared | equal | stopped, then ran to the end alone | stopped twice (compat) |"
-    )
+    print("\n| model | prompt | rows | compat correct | harness correct (first run) | "
+          "harness correct (stopped rows run again alone) | equal | stopped, then ran to "
+          "the end alone | stopped twice |")  # fmt: skip
     print("|---|---|---|---|---|---|---|---|---|")
-    totals = {"rows": 0, "compared": 0, "equal": 0}
+    totals = {"rows": 0, "equal": 0}
+    load_decides: list[str] = []
     for path in sorted(folder.glob("runtime_efficiency__*.jsonl")):
         _, model, prompt = path.stem.split("__")
         key = f"runtime_efficiency/{model}/{prompt}/1"
@@ -119,33 +120,31 @@ def _pie(folder: Path, scores: Path) -> None:
         theirs = [h for h in theirs if (key, h["row"]) in ours]
         if not theirs:
             continue
-        compared, equal, later, twice, differ = 0, 0, [], [], []
+        equal, final, later, twice = 0, 0, [], []
         for h in theirs:
-            mine = ours[(key, h["row"])]
-            verdict = None if h["nan_time"] else h["acc"] == 1.0
-            if verdict is None and h.get("again") and not h["again"]["nan_time"]:
-                verdict = h["again"]["acc"] == 1.0
-                later.append(h["row"])
-            if verdict is None:
-                twice.append(f"{h['row']} ({'correct' if mine else 'wrong'})")
-                continue
-            compared += 1
-            equal += verdict == mine
-            if verdict != mine:
-                differ.append(h["row"])
+            mine, run = ours[(key, h["row"])], h
+            if h["nan_time"] and h.get("again"):
+                run = h["again"]
+                (twice if run["nan_time"] else later).append(h["row"])
+            verdict = run["acc"] == 1.0 and not run["nan_time"]
+            final += verdict
+            if verdict == mine:
+                equal += 1
+            elif run["nan_time"]:
+                load_decides.append(f"{key} row {h['row']}")
+            else:
+                print(f"  differs: {key} row {h['row']} (harness {run['acc']}, compat {mine})")
         first = sum(h["acc"] == 1.0 and not h["nan_time"] for h in theirs)
         mine_correct = sum(ours[(key, h["row"])] for h in theirs)
-        print(
-            f"| {model} | {prompt} | {len(theirs)} | {mine_correct} | {first} | {compared} | "
-            f"{equal} | {', '.join(map(str, later)) or '—'} | {', '.join(twice) or '—'} |"
-        )
-        for row in differ:
-            print(f"  differs: {key} row {row}")
+        print(f"| {model} | {prompt} | {len(theirs)} | {mine_correct} | {first} | {final} | "
+              f"{equal} | {', '.join(map(str, later)) or '—'} | "
+              f"{', '.join(map(str, twice)) or '—'} |")  # fmt: skip
         totals["rows"] += len(theirs)
-        totals["compared"] += compared
         totals["equal"] += equal
-    print(f"\nruntime correctness: {totals['rows']} rows, {totals['compared']} with a harness "
-          f"verdict run to the end, {totals['equal']} equal to it")  # fmt: skip
+    print(f"\nruntime correctness: {totals['rows']} rows, {totals['equal']} equal to the "
+          "harness's verdict")  # fmt: skip
+    for row in load_decides:
+        print(f"  stopped twice by the harness, correct in compat (the load decides): {row}")
 
 
 def _fixture(files: list, ref: Path, out: Path) -> None:
