@@ -336,3 +336,48 @@ def test_compat_extra_lines_keep_timing_runs_correct(executor):
     assert m.correct and m.timing_error == "" and len(m.times_s) == 2 * 2
     (strict,) = measure_programs([(task, RIGHT + "print('extra')\n")], executor, runs=2)
     assert not strict.correct and strict.times_s == ()
+
+
+def test_table1_runs_one_reading_and_resumes_without_running_again(run_cli, tmp_path):
+    """``nofuneval table1 --run --reading compat`` on a checkout of two runtime rows: only
+    NoFunEval's reading is run; run again on the same folder, nothing is measured twice."""
+    data = rows_of_runtime()
+    folder = tmp_path / "repo/generations/edit/runtime_efficiency/gpt-4/base_prompt/1_samples"
+    folder.mkdir(parents=True)
+    answers = [
+        "### Response:\n```python\n" + data[0]["target_code"] + "\n```\n",
+        "### Response:\n```python\nprint(-1)\n```\n",  # a wrong edit of row 1
+    ]
+    folder.joinpath("generated_outputs.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {
+                    "generated_answers": [a],
+                    "source_code": r["source_code"],
+                    "target_code": r["target_code"],
+                    "pl": "python",
+                }
+            )
+            + "\n"
+            for a, r in zip(answers, data, strict=False)
+        )  # fmt: skip
+    )
+    out = tmp_path / "out"
+    args = ["nofuneval", "table1", "--published", tmp_path / "repo", "--run", "--runs", "0",
+            "--reading", "compat", "--out", out]  # fmt: skip
+    env = {"BEYONDPASS_DATA": str(nofuneval_dir().parent)}
+    proc = run_cli(args, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    scores = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
+    assert [(s["row"], s["correct_compat"]) for s in scores] == [(0, True), (1, False)]
+    assert not any("correct_default" in s for s in scores)
+    table = (out / "table1.md").read_text()
+    line = next(x for x in table.splitlines() if x.startswith("| GPT-4 | B | 50.0 % |"))
+    assert "not run" in line  # the default reading's cells
+    kept = {name: (out / name).read_text() for name in
+            ("nofuneval-source-times.jsonl", "nofuneval-edit-times.jsonl")}  # fmt: skip
+    assert [len(text.splitlines()) for text in kept.values()] == [2, 2]
+    again = run_cli(args, cwd=tmp_path, env=env)
+    assert again.returncode == 0, again.stderr
+    assert {name: (out / name).read_text() for name in kept} == kept  # nothing run again
+    assert [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()] == scores

@@ -153,6 +153,13 @@ def _print(summary: dict[str, Any], target: Path) -> None:
     help="With --run: timed runs per case for Speedup@1/Improved@1 (0: correctness only).",
 )
 @click.option(
+    "--reading",
+    type=click.Choice(["both", "compat", "default"]),
+    default="both",
+    show_default=True,
+    help="With --run: which reading's edits are run and timed (compat: NoFunEval's).",
+)
+@click.option(
     "--oracle/--no-oracle", default=False, help="Security/maintainability: DiffBLEU x oracle."
 )
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
@@ -165,6 +172,7 @@ def table1(
     models: tuple[str, ...],
     run_programs: bool,
     runs: int,
+    reading: str,
     oracle: bool,
     workers: int,
     out: str | None,
@@ -211,6 +219,7 @@ def table1(
         results = run_table(
             files, data_dir=data, reference=ref, executor=executor, runs=runs,
             oracle=oracle, progress=progress, folder=out_dir,
+            readings=("compat", "default") if reading == "both" else (reading,),
         )  # fmt: skip
     finally:
         scores.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
@@ -147,14 +147,16 @@ def compare(result: FileResult, reference: list[dict[str, Any]]) -> dict[str, An
 READINGS = ("compat", "default")
 
 
-def kept_times(folder: Path | None, executor: Any, runs: int) -> dict[str, Any]:
+def kept_times(
+    folder: Path | None, executor: Any, runs: int, readings: Sequence[str] = READINGS
+) -> dict[str, Any]:
     """Per reading, the (sources, edits) measurements kept in ``folder`` (in memory without
     one): every file shares its sources' times, and a stopped table resumes."""
     from beyondpass.methods.nofuneval.source_times import EDIT_FILE_NAME, SourceTimes
     from beyondpass.methods.nofuneval.speedup import timing_record
 
     kept = {}
-    for reading in READINGS:
+    for reading in readings:
         compat = reading == "compat"
         timing = {
             **timing_record(executor, compat, runs),
@@ -174,8 +176,8 @@ def add_runtime(
     data_dir: str | None,
     kept: dict[str, Any],
 ) -> None:
-    """Runtime efficiency: run each row's edit (both readings) and source on its cases
-    (``kept``: :func:`kept_times`)."""
+    """Runtime efficiency: run each row's edit and source on its cases, for each reading
+    ``kept`` holds (:func:`kept_times`)."""
     from beyondpass.methods.nofuneval.benchmark import load_subset
     from beyondpass.methods.nofuneval.speedup import score_runtime
 
@@ -185,6 +187,8 @@ def add_runtime(
         if tasks.get(r.row) is None or tasks[r.row].metadata["source_code"] != r.source:
             raise DataError(f"{result.file.path}: row {r.row} is not runtime_efficiency's")
     for i, reading in enumerate(READINGS):
+        if reading not in kept:
+            continue
         scores = [{"row": r["row"]} for r in result.rows]
         programs = [r["_programs"][i] for r in result.rows]
         summary = score_runtime(
@@ -223,12 +227,14 @@ def run_table(
     oracle: bool = False,
     progress: Callable[[FileResult], None] | None = None,
     folder: Path | None = None,
+    readings: Sequence[str] = READINGS,
 ) -> list[FileResult]:
     """Score every file (in the given order); extras as asked. ``folder``: where runtime
-    measurements are kept (:func:`kept_times`)."""
+    measurements are kept (:func:`kept_times`); ``readings``: which are run and timed
+    (both are always scored for DiffBLEU)."""
     from beyondpass.methods.nofuneval.diffbleu import DiffBleu
 
-    kept = kept_times(folder, executor, runs) if executor is not None else {}
+    kept = kept_times(folder, executor, runs, readings) if executor is not None else {}
     with DiffBleu() as scorer:
         return _run(files, data_dir, reference, executor, runs, oracle, progress, scorer, kept)
 

@@ -158,10 +158,12 @@ def runtime_table(results: list[FileResult]) -> Table:
     for r in results:
         if not r.runtime:
             continue
-        c, d = r.runtime["compat"], r.runtime["default"]
-        timed = c.get("timing", {}).get("runs_per_case", 0) > 0
+        c, d = r.runtime.get("compat", {}), r.runtime.get("default", {})
+        timed = (c or d).get("timing", {}).get("runs_per_case", 0) > 0
 
         def num(s: dict[str, Any], key: str, pct: bool, timed: bool = timed) -> str:
+            if not s:  # that reading was not run (--reading)
+                return "not run"
             if key != "correct@1" and not timed:
                 return "not timed"
             v = s.get(key)
