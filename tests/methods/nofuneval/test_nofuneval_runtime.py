@@ -17,6 +17,7 @@ from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import ExecutionRequest, Status, create_executor
 from beyondpass.methods.nofuneval.benchmark import load_subset
 from beyondpass.methods.nofuneval.runtime import (
+    TIME_LIMITS,
     cases,
     check_programs,
     comparison,
@@ -212,6 +213,7 @@ def test_source_as_edit_scores_exactly_one_and_target_is_timed(bench, executor):
         assert s["time_mean_s"] > 0 and s["source_time_mean_s"] > 0 and 0 <= s["p_value"] <= 1
         assert s["speedup"] >= 1.0
     assert summary["timing"]["method"] == "cpu" and summary["timing"]["runs_per_case"] == 3
+    assert summary["timing"]["time_limit"] == TIME_LIMITS[False]
     assert summary["timing"]["python"].count(".") == 2
     assert 17 in summary["interpreter_dependent_rows"]
     assert [f["row"] for f in summary["source_failures"]] == [17]
@@ -312,6 +314,21 @@ def test_extra_output_lines_are_ignored_in_compat_only(executor):
         "crash_after_extra",
     }
     assert "line 2" in strict["extra"].message or "line 3" in strict["extra"].message
+
+
+def test_compat_stops_a_run_at_the_per_case_limit_as_the_harness_does(executor):
+    """NoFunEval's harness stops each run of a case at its limit; the default budget is
+    the limit times the cases, for the whole program. A first case of 3 s under a 2 s
+    limit (3 cases): wrong in compat, right by default (3 s of a 6 s budget)."""
+    task = _io_task([("3\n", "6\n"), ("4\n", "8\n"), ("5\n", "10\n")])
+    slow_first = "import time\nn = int(input())\nif n == 3:\n    time.sleep(3)\nprint(2 * n)\n"
+    default, compat = (
+        measure_programs([(task, slow_first)], executor, compat=c, runs=0, timeout_s=2)[0]
+        for c in (False, True)
+    )
+    assert default.correct, default.message
+    assert not compat.correct and compat.status == "timeout", compat
+    assert "per test" in compat.message
 
 
 def test_compat_compares_in_the_judge_and_records_the_comparison(executor):

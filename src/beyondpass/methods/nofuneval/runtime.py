@@ -74,6 +74,13 @@ TIMING_METHODS = {
 }
 
 
+#: The time limit of a program's runs, recorded with every result.
+TIME_LIMITS = {
+    False: "10 s per case, summed over the row's cases (one slow case may use the rest)",
+    True: "10 s for each run of a case, as NoFunEval's harness stops a run (scored wrong)",
+}
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One program on one row's cases: the verdict, the pooled times of its timing runs
@@ -111,7 +118,9 @@ def measure_programs(
     on_result: Callable[[int, Measurement], None] | None = None,
 ) -> list[Measurement]:
     """Run each (task, program) on the task's cases; when all pass, ``runs`` timed runs per
-    case (CPU time; compat: wall-clock time, the exit status ignored).
+    case (CPU time; compat: wall-clock time, the exit status ignored). Time limit
+    (:data:`TIME_LIMITS`): ``timeout_s`` per case, summed over the task's cases; in compat
+    also ``timeout_s`` for each single run, as the authors' harness stops a run.
     ``on_result(i, measurement)`` fires as each program finishes."""
     from beyondpass.execution import ExecutionLimits, ExecutionRequest, cpu_model, node_name
 
@@ -119,7 +128,10 @@ def measure_programs(
         ExecutionRequest(
             program=lenient_program(program) if compat else program,
             tests=cases(task, compat),
-            limits=ExecutionLimits(timeout_s=timeout_s * max(1, len(task.tests))),
+            limits=ExecutionLimits(
+                timeout_s=timeout_s * max(1, len(task.tests)),
+                test_timeout_s=timeout_s if compat else None,
+            ),
             timing_repeats=runs,
             io_timing=runs > 0,
         )

@@ -8,7 +8,7 @@ and its edits' measurements in its output folder the same way: the 24 published 
 runtime efficiency share one set of source times, and a stopped table resumes.
 
 A record is reused only under the same conditions (compat, runs per case, timing method,
-the sandbox's Python); a torn last line (a kill while writing) is ignored. Each record
+time limit, the sandbox's Python); a torn last line (a kill while writing) is ignored. Each record
 keeps the node and CPU model that timed the program: an edit timed on another node than
 its source is not compared with it (speedup.py), and records written before nodes were
 recorded have none (unknown: compared as before).
@@ -39,7 +39,8 @@ def program_key(code: str, task: Task) -> tuple[str, str]:
 
 def conditions(timing: dict[str, Any]) -> dict[str, Any]:
     """What must match for stored times to stand for new ones."""
-    return {k: timing.get(k) for k in ("method", "runs_per_case", "python", "compat")}
+    keys = ("method", "runs_per_case", "python", "compat", "time_limit")
+    return {k: timing.get(k) for k in keys}
 
 
 class SourceTimes:

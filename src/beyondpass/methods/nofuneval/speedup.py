@@ -137,6 +137,7 @@ def timing_record(executor: Any, compat: bool, runs: int) -> dict[str, Any]:
         "method": method,
         "description": runtime.TIMING_METHODS[method],
         "runs_per_case": runs,
+        "time_limit": runtime.TIME_LIMITS[compat],
         "welch_alpha": runtime.ALPHA,
         "python": ran.get("python", ""),
         "executor": ran.get("executor", ""),
