@@ -22,7 +22,7 @@ Each row's source is run and timed once per evaluator, i.e. once per study run h
 many samples, prompts and models ask about it: the times are kept in the evaluator
 (``_sources``) and every sample's details record the source times it was compared with, so
 each stored speed-up can be checked on its own. In a study run the times are also written
-to the run's folder (``source_times.py``), so a resumed run compares its new samples with
+to the run's folder (``program_times.py``), so a resumed run compares its new samples with
 the same source times instead of timing the sources again.
 """
 
@@ -168,11 +168,11 @@ class DiffBleuEvaluator(Evaluator):
                 "nofuneval-edit: runtime-efficiency rows run the edit, but no executor was "
                 "given — build the evaluator through beyondpass.evaluators.setup"
             )
-        from beyondpass.methods.nofuneval.source_times import SourceTimes
+        from beyondpass.methods.nofuneval.program_times import ProgramTimes
 
         runs, timing = self.options.runs, self._timing()
         if self._sources is None:
-            self._sources = SourceTimes(self.run_dir, timing)
+            self._sources = ProgramTimes(self.run_dir, timing)
         sources = self._sources.measure(
             [(c.task, str(c.task.metadata["source_code"])) for c in candidates],
             self.executor, self.compat, runs,

@@ -24,7 +24,7 @@ from beyondpass.methods.nofuneval import runtime
 from beyondpass.methods.nofuneval.samples import score_at_ks
 
 if TYPE_CHECKING:
-    from beyondpass.methods.nofuneval.source_times import SourceTimes
+    from beyondpass.methods.nofuneval.program_times import ProgramTimes
 
 #: Standard-library names CodeNet's Python programs use that later Pythons removed:
 #: a program using one is right or wrong depending on the interpreter that runs it.
@@ -195,17 +195,17 @@ def score_runtime(
     executor: Any,
     compat: bool,
     runs: int,
-    kept: tuple[SourceTimes, SourceTimes] | None = None,
+    kept: tuple[ProgramTimes, ProgramTimes] | None = None,
 ) -> dict[str, Any]:
     """Add ``correct``, ``status``, ``speedup``, ``improved`` (and ``source_correct``) to
     each score (one per program, row ``rows[i]``) -> the summary's runtime fields. Each
     row's source and each distinct edit is measured once; ``kept`` (sources, edits): the
     measurements kept across calls and runs, as Table 1 of the published files keeps them
     (a file of answers is scored by the ``nofuneval-edit`` evaluator instead)."""
-    from beyondpass.methods.nofuneval.source_times import SourceTimes
+    from beyondpass.methods.nofuneval.program_times import ProgramTimes
 
     timing = timing_record(executor, compat, runs)
-    sources, edits = kept or (SourceTimes(None, timing), SourceTimes(None, timing))
+    sources, edits = kept or (ProgramTimes(None, timing), ProgramTimes(None, timing))
     wanted = sorted(set(rows))
     codes = {r: str(tasks[r].metadata["source_code"]) for r in wanted}
     measured = sources.measure([(tasks[r], codes[r]) for r in wanted], executor, compat, runs)

@@ -152,7 +152,7 @@ def kept_times(
 ) -> dict[str, Any]:
     """Per reading, the (sources, edits) measurements kept in ``folder`` (in memory without
     one): every file shares its sources' times, and a stopped table resumes."""
-    from beyondpass.methods.nofuneval.source_times import EDIT_FILE_NAME, SourceTimes
+    from beyondpass.methods.nofuneval.program_times import EDIT_FILE_NAME, ProgramTimes
     from beyondpass.methods.nofuneval.speedup import timing_record
 
     kept = {}
@@ -163,7 +163,7 @@ def kept_times(
             "compat": "nofuneval" if compat else None,
         }
         kept[reading] = (
-            SourceTimes(folder, timing), SourceTimes(folder, timing, EDIT_FILE_NAME)
+            ProgramTimes(folder, timing), ProgramTimes(folder, timing, EDIT_FILE_NAME)
         )  # fmt: skip
     return kept
 

@@ -26,7 +26,7 @@ from typing import Any
 from beyondpass.benchmarks.task import Task
 from beyondpass.methods.nofuneval.runtime import Measurement, measure_programs
 
-FILE_NAME = "nofuneval-source-times.jsonl"
+SOURCE_FILE_NAME = "nofuneval-source-times.jsonl"
 #: Table 1's edit measurements (a study run stores its edits' in the run store instead)
 EDIT_FILE_NAME = "nofuneval-edit-times.jsonl"
 
@@ -43,12 +43,12 @@ def conditions(timing: dict[str, Any]) -> dict[str, Any]:
     return {k: timing.get(k) for k in keys}
 
 
-class SourceTimes:
+class ProgramTimes:
     """(program digest, task) -> Measurement, for one folder and one set of conditions
     (no folder: kept in memory only)."""
 
     def __init__(
-        self, run_dir: str | Path | None, timing: dict[str, Any], file_name: str = FILE_NAME
+        self, run_dir: str | Path | None, timing: dict[str, Any], file_name: str = SOURCE_FILE_NAME
     ) -> None:
         self.path = Path(run_dir) / file_name if run_dir else None
         self.when = conditions(timing)

@@ -1,5 +1,5 @@
 """A resumed ``nofuneval-edit`` run does not time each row's source again: the source
-times are kept in the run's folder (``source_times.py``) and reused under the same
+times are kept in the run's folder (``program_times.py``) and reused under the same
 conditions only. Table 1 of the published files keeps its sources' and edits' times the
 same way, in its output folder: its files share the sources, and a stopped table resumes."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
-from beyondpass.methods.nofuneval import source_times
+from beyondpass.methods.nofuneval import program_times
+from beyondpass.methods.nofuneval.program_times import EDIT_FILE_NAME, SOURCE_FILE_NAME
 from beyondpass.methods.nofuneval.runtime import Measurement
-from beyondpass.methods.nofuneval.source_times import EDIT_FILE_NAME, FILE_NAME
 
 SOURCE = "xs = list(map(int, input().split()))\nfor x in xs:\n    print(x + x)\n"
 EDIT = "xs = list(map(int, input().split()))\nprint(*[2 * x for x in xs], sep='\\n')\n"
@@ -39,13 +39,13 @@ def _counting(monkeypatch) -> list[int]:
     """Count the programs the kept times let through to be measured (the real measurement
     still runs)."""
     calls: list[int] = []
-    real = source_times.measure_programs
+    real = program_times.measure_programs
 
     def counted(items, executor, compat, runs, **kwargs):
         calls.append(len(items))
         return real(items, executor, compat, runs, **kwargs)
 
-    monkeypatch.setattr(source_times, "measure_programs", counted)
+    monkeypatch.setattr(program_times, "measure_programs", counted)
     return calls
 
 
@@ -59,7 +59,7 @@ def test_resumed_run_reuses_the_stored_source_times(tmp_path, monkeypatch):
         first = DiffBleuEvaluator(EditOptions(runs=2), executor, run_dir=str(tmp_path))
         (a,) = first.evaluate([_candidate(EDIT)])
         assert calls == [1]
-        lines = (tmp_path / FILE_NAME).read_text().splitlines()
+        lines = (tmp_path / SOURCE_FILE_NAME).read_text().splitlines()
         assert len(lines) == 1 and json.loads(lines[0])["task"].endswith("/0")
         # a resumed run: a new evaluator on the same folder times no source again
         resumed = DiffBleuEvaluator(EditOptions(runs=2), executor, run_dir=str(tmp_path))
@@ -76,24 +76,24 @@ def test_resumed_run_reuses_the_stored_source_times(tmp_path, monkeypatch):
         assert calls == [1, 1, 1]
     finally:
         executor.close()
-    assert len((tmp_path / FILE_NAME).read_text().splitlines()) == 2
+    assert len((tmp_path / SOURCE_FILE_NAME).read_text().splitlines()) == 2
 
 
 def test_torn_or_foreign_lines_are_timed_again(tmp_path):
-    from beyondpass.methods.nofuneval.source_times import SourceTimes
+    from beyondpass.methods.nofuneval.program_times import ProgramTimes
 
     timing = {"method": "cpu", "runs_per_case": 2, "python": "3.11.7", "compat": None}
-    store = SourceTimes(str(tmp_path), timing)
+    store = ProgramTimes(str(tmp_path), timing)
     store.add(("d1", "b/1"), Measurement(True, "passed", "", (0.1, 0.2)))
-    with (tmp_path / FILE_NAME).open("a") as fh:
+    with (tmp_path / SOURCE_FILE_NAME).open("a") as fh:
         fh.write('{"digest": "d2", "task": "b/2", "cond')  # killed while writing
-    again = SourceTimes(str(tmp_path), timing)
+    again = ProgramTimes(str(tmp_path), timing)
     assert set(again.known) == {("d1", "b/1")}
     assert again.known[("d1", "b/1")].times_s == (0.1, 0.2)
-    assert SourceTimes(str(tmp_path), {**timing, "python": "3.12.1"}).known == {}
+    assert ProgramTimes(str(tmp_path), {**timing, "python": "3.12.1"}).known == {}
     # the next record after a torn line is whole and read back
     again.add(("d3", "b/3"), Measurement(False, "failed", "wrong", ()))
-    assert set(SourceTimes(str(tmp_path), timing).known) == {("d1", "b/1"), ("d3", "b/3")}
+    assert set(ProgramTimes(str(tmp_path), timing).known) == {("d1", "b/1"), ("d3", "b/3")}
 
 
 def test_table1_files_share_source_times_and_a_stopped_table_resumes(tmp_path, monkeypatch):
@@ -128,5 +128,5 @@ def test_table1_files_share_source_times_and_a_stopped_table_resumes(tmp_path, m
         assert calls == [2, 2, 1, 1, 1]
     finally:
         executor.close()
-    assert len((tmp_path / FILE_NAME).read_text().splitlines()) == 3  # 2 default, 1 compat
+    assert len((tmp_path / SOURCE_FILE_NAME).read_text().splitlines()) == 3  # 2 default, 1 compat
     assert len((tmp_path / EDIT_FILE_NAME).read_text().splitlines()) == 4
