@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from beyondpass.methods.nofuneval.oracles import analysers, codeql
-from beyondpass.methods.nofuneval.oracles.check import OracleItem, engine, judge
+from beyondpass.methods.nofuneval.oracles.check import KnownFindings, OracleItem, engine, judge
 from beyondpass.methods.nofuneval.oracles.table import (
     SECURITY,
     STAND_INS,
@@ -325,6 +325,38 @@ def test_maintainability_query_through_pylint():
     got = judge(items, use_codeql=False)
     assert [v.status for v in got] == ["fail", "pass", "fail"]
     assert got[0].found == ("unused-import",) and got[0].analyser == "pylint"
+
+
+def test_known_findings_analyse_each_program_once_across_calls(monkeypatch):
+    """Table 1 judges the same sources in every file and mostly the same edits in both
+    readings: with one KnownFindings each program reaches the real analysers once, and the
+    verdicts are those of a judge that starts afresh."""
+    need_analysers("cppcheck", "gcc")
+    seen: dict[str, int] = {"pylint": 0, "cppcheck": 0, "compiles": 0}
+    for name in seen:
+        real = getattr(analysers, name)
+
+        def spy(workdir, names, *rest, _real=real, _name=name):
+            seen[_name] += len(names)  # counts the programs, then runs the real analyser
+            return _real(workdir, names, *rest)
+
+        monkeypatch.setattr(analysers, name, spy)
+    query = "codeql-home/codeql-repo/python/ql/src/Imports/UnusedImport.ql"
+    source = "import os\nimport sys\n\nprint(sys.argv)\n"
+    items = [OracleItem("python", query, source, e) for e in (source, source[10:])]
+    items += [OracleItem("c", WORLD, WORLD_C, e) for e in (PRIVATE_C, BROKEN_C)]
+    known = KnownFindings()
+    first = judge(items, use_codeql=False, known=known)
+    assert [v.status for v in first] == ["fail", "pass", "pass", "fail"]
+    assert seen == {"pylint": 2, "cppcheck": 3, "compiles": 2}
+    compat = judge(items, compat=True, use_codeql=False, known=known)
+    assert [v.status for v in compat] == ["fail", "pass", "pass", "pass"]  # compat: C that
+    assert seen == {"pylint": 2, "cppcheck": 3, "compiles": 2}  # does not compile passes
+    other = "import os\nimport sys\n\nprint(os.sep)\n"
+    (third,) = judge([OracleItem("python", query, source, other)], use_codeql=False, known=known)
+    assert third.status == "fail" and third.found == ("unused-import",)
+    assert seen["pylint"] == 3  # only the new edit
+    assert judge(items, use_codeql=False) == first
 
 
 def test_every_pylint_stand_in_is_a_pylint_message():

@@ -17,11 +17,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from beyondpass.errors import BeyondpassError, DataError
 from beyondpass.methods.nofuneval.extraction import compat_extract, robust_extract
 from beyondpass.methods.nofuneval.published import PublishedFile, PublishedRow, read_rows
+
+if TYPE_CHECKING:
+    from beyondpass.methods.nofuneval.oracles.check import KnownFindings
 
 #: DiffBLEU values equal to this tolerance count as equal (their floats and ours come from
 #: the same nltk arithmetic; 1e-9 only absorbs printing)
@@ -202,8 +205,9 @@ def add_runtime(
         result.runtime[reading] = summary
 
 
-def add_oracle(result: FileResult, rows: list[PublishedRow]) -> None:
-    """Security/maintainability: DiffBLEU x the open static oracle, both readings."""
+def add_oracle(result: FileResult, rows: list[PublishedRow], known: KnownFindings) -> None:
+    """Security/maintainability: DiffBLEU x the open static oracle, both readings (each
+    program analysed once for the whole table: ``known``)."""
     from beyondpass.methods.nofuneval.oracles.score import oracle_scores
 
     metas = [{"pl": r.pl, "codeql_check": r.codeql_check, "source_code": r.source} for r in rows]
@@ -212,7 +216,7 @@ def add_oracle(result: FileResult, rows: list[PublishedRow]) -> None:
             {"row": line["row"], "diffbleu": line[f"diffbleu_{reading}"]} for line in result.rows
         ]
         programs = [line["_programs"][i] for line in result.rows]
-        result.oracle[reading] = oracle_scores(scores, metas, programs, i == 0)
+        result.oracle[reading] = oracle_scores(scores, metas, programs, i == 0, known)
         for line, s in zip(result.rows, scores, strict=True):
             line[f"diffbleu_x_oracle_{reading}"] = s["diffbleu_x_oracle"]
 
@@ -252,6 +256,9 @@ def _run(
 ) -> list[FileResult]:
     results = []
     prompts_of: dict[str, dict[int, tuple[str, ...]]] = {}
+    from beyondpass.methods.nofuneval.oracles.check import KnownFindings
+
+    known = KnownFindings()
     for file in files:
         rows = read_rows(file)
         if file.subset not in prompts_of:
@@ -262,7 +269,7 @@ def _run(
         if executor is not None and file.subset == "runtime_efficiency":
             add_runtime(result, rows, executor, runs, data_dir, kept)
         if oracle and file.subset in ("security", "maintainability"):
-            add_oracle(result, rows)
+            add_oracle(result, rows, known)
         for line in result.rows:
             line.pop("_programs", None)
         results.append(result)

@@ -80,12 +80,25 @@ def parses(program: str) -> bool:
     return True
 
 
+class KnownFindings:
+    """What the analysers found in programs already analysed, across :func:`judge` calls:
+    (program digest, analyser group, enabled rules) -> findings, and (digest, language) ->
+    whether a C/C++ edit compiles. Table 1 judges the same sources in every file of a
+    subset and mostly the same edits in both readings; with one of these each is analysed
+    once. Exact because every stand-in rule is a file's own (no rule looks across files)."""
+
+    def __init__(self) -> None:
+        self.found: dict[tuple[str, str, tuple[str, ...]], set[str]] = {}
+        self.compiled: dict[tuple[str, str], bool] = {}
+
+
 class _Batch:
     """Every distinct program once, per analyser, in one scratch directory."""
 
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
         self.names: dict[tuple[str, str], str] = {}
+        self.digests: dict[str, str] = {}  # file name -> sha256 of its program
         self.groups: dict[str, list[str]] = defaultdict(list)
         self.pylint_rules: set[str] = set()
         self.found: dict[str, set[str]] = {}
@@ -98,31 +111,48 @@ class _Batch:
             name = f"p{len(self.names)}{_EXT[lang]}"
             (self.workdir / name).write_text(program, "utf-8", errors="replace")
             self.names[key] = name
+            self.digests[name] = key[0]
             group = f"cppcheck-{lang}" if analyser == "cppcheck" else analyser
             self.groups[group].append(name)
         return self.names[key]
 
-    def run(self) -> None:
+    def run(self, known: KnownFindings) -> None:
         for group, names in self.groups.items():
+            rules = tuple(sorted(self.pylint_rules)) if group == "pylint" else ()
+            keys = {n: (self.digests[n], group, rules) for n in names}
+            todo = [n for n in names if keys[n] not in known.found]
             if group == "bandit":
-                self.found.update(analysers.bandit(self.workdir, names))
+                found = analysers.bandit(self.workdir, todo)
             elif group == "pylint":
-                self.found.update(analysers.pylint(self.workdir, names, sorted(self.pylint_rules)))
+                found = analysers.pylint(self.workdir, todo, rules)
             else:
-                cpp = group == "cppcheck-c++"
-                self.found.update(analysers.cppcheck(self.workdir, names, cpp))
-                edits = [n for n in names if n in self.to_compile]
-                self.compiled.update(analysers.compiles(self.workdir, edits, "c++" if cpp else "c"))
+                found = analysers.cppcheck(self.workdir, todo, group == "cppcheck-c++")
+            for name in todo:
+                known.found[keys[name]] = found.get(name, set())
+            self.found.update({n: known.found[keys[n]] for n in names})
+            if group.startswith("cppcheck-"):
+                self._compile(names, "c++" if group == "cppcheck-c++" else "c", known)
+
+    def _compile(self, names: list[str], lang: str, known: KnownFindings) -> None:
+        edits = {n: (self.digests[n], lang) for n in names if n in self.to_compile}
+        todo = [n for n, key in edits.items() if key not in known.compiled]
+        for name, ok in analysers.compiles(self.workdir, todo, lang).items():
+            known.compiled[edits[name]] = ok
+        self.compiled.update({n: known.compiled[key] for n, key in edits.items()})
 
 
 def judge(
-    items: Sequence[OracleItem], compat: bool = False, use_codeql: bool | None = None
+    items: Sequence[OracleItem],
+    compat: bool = False,
+    use_codeql: bool | None = None,
+    known: KnownFindings | None = None,
 ) -> list[OracleVerdict]:
-    """The oracle verdict of every edit (see the module docstring for the order of rules)."""
+    """The oracle verdict of every edit (see the module docstring for the order of rules);
+    ``known``: the stand-ins' findings of earlier calls, reused and added to."""
     with tempfile.TemporaryDirectory(prefix="bp-oracle-") as tmp:
         if engine(use_codeql) == "codeql":
             return [_judge_codeql(it, Path(tmp) / str(i), compat) for i, it in enumerate(items)]
-        return _judge_open(items, Path(tmp), compat)
+        return _judge_open(items, Path(tmp), compat, known or KnownFindings())
 
 
 def judge_batch(
@@ -153,7 +183,9 @@ def tools(items: Sequence[OracleItem], use_codeql: bool) -> tuple[str, ...]:
     return tuple(sorted(need))
 
 
-def _judge_open(items: Sequence[OracleItem], workdir: Path, compat: bool) -> list[OracleVerdict]:
+def _judge_open(
+    items: Sequence[OracleItem], workdir: Path, compat: bool, known: KnownFindings
+) -> list[OracleVerdict]:
     batch = _Batch(workdir)
     plans: list[tuple[StandIn, str, str, str | None] | OracleVerdict] = []
     for item in items:
@@ -179,7 +211,7 @@ def _judge_open(items: Sequence[OracleItem], workdir: Path, compat: bool) -> lis
             if lang != "python":
                 batch.to_compile.add(edit)
         plans.append((standin, lang, src, edit))
-    batch.run()
+    batch.run(known)
     return [p if isinstance(p, OracleVerdict) else _verdict(p, items[i], batch, compat)
             for i, p in enumerate(plans)]  # fmt: skip
 

@@ -16,6 +16,7 @@ from typing import Any
 from beyondpass.methods.nofuneval.oracles.check import (
     NO_ORACLE,
     PASS,
+    KnownFindings,
     OracleItem,
     judge,
     metadata,
@@ -28,15 +29,16 @@ def oracle_scores(
     metas: Sequence[Mapping[str, Any]],
     programs: Sequence[str | None],
     compat: bool,
+    known: KnownFindings | None = None,
 ) -> dict[str, Any]:
     """Add ``oracle`` and ``diffbleu_x_oracle`` to every score line; return the summary
     (Table 1 of the published files; a file of answers is judged by the ``nofuneval-oracle``
-    evaluator instead)."""
+    evaluator instead). ``known``: findings kept across the table's files."""
     items = [
         OracleItem(str(m["pl"]), str(m.get("codeql_check", "")), str(m["source_code"]), p)
         for m, p in zip(metas, programs, strict=True)
     ]
-    for s, v in zip(scores, judge(items, compat), strict=True):
+    for s, v in zip(scores, judge(items, compat, known=known), strict=True):
         s["oracle"] = v.as_dict()
         s["diffbleu_x_oracle"] = None if v.status == NO_ORACLE else s["diffbleu"] * v.passed
     return oracle_summary(scores, metadata())
