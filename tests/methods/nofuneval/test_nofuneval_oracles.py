@@ -327,6 +327,44 @@ def test_maintainability_query_through_pylint():
     assert got[0].found == ("unused-import",) and got[0].analyser == "pylint"
 
 
+#: query -> (a source CodeQL's query flags, the same program fixed), hand-written
+MAINTAINABILITY_CASES = {
+    "UnintentionalImplicitStringConcatenation": (
+        'NAMES = [\n    "alpha",\n    "beta"\n    "gamma",\n]\nprint(NAMES)\n',
+        'NAMES = [\n    "alpha",\n    "beta",\n    "gamma",\n]\nprint(NAMES)\n',
+    ),
+    "CallToSuperWrongClass": (
+        "class A:\n    def f(self):\n        return 1\n\n\nclass B(A):\n    pass\n\n\n"
+        "class C(A):\n    def f(self):\n        return super(B, self).f()\n",
+        "class A:\n    def f(self):\n        return 1\n\n\nclass B(A):\n    pass\n\n\n"
+        "class C(A):\n    def f(self):\n        return super().f()\n",
+    ),
+    "NotImplementedIsNotAnException": (
+        "def area():\n    raise NotImplemented\n",
+        "def area():\n    raise NotImplementedError\n",
+    ),
+    "GlobalAtModuleLevel": ("global COUNT\nCOUNT = 0\n", "COUNT = 0\n"),
+    "UseImplicitNoneReturnValue": (
+        "def log(msg):\n    print(msg)\n\n\nresult = log('x')\nprint(result)\n",
+        "def log(msg):\n    print(msg)\n\n\nlog('x')\n",
+    ),
+    "CompareConstants": (
+        "if 1 == 2:\n    print('never')\n",
+        "LIMIT = int(input())\nif LIMIT == 2:\n    print('two')\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("query", sorted(MAINTAINABILITY_CASES))
+def test_maintainability_stand_ins_flag_the_source_and_pass_the_fix(query):
+    flagged, fixed = MAINTAINABILITY_CASES[query]
+    check = f"codeql-home/codeql-repo/python/ql/src/Any/{query}.ql"
+    items = [OracleItem("python", check, flagged, e) for e in (flagged, fixed)]
+    got = judge(items, use_codeql=False)
+    assert [v.status for v in got] == ["fail", "pass"], got
+    assert got[0].found and set(got[0].found) <= set(stand_in(check).rules)
+
+
 def test_known_findings_analyse_each_program_once_across_calls(monkeypatch):
     """Table 1 judges the same sources in every file and mostly the same edits in both
     readings: with one KnownFindings each program reaches the real analysers once, and the

@@ -79,8 +79,11 @@ def _cppcheck(cpp: bool) -> Analyser:
 
 
 def oracle_pylintrc(rules: Sequence[str]) -> str:
-    """Only ``rules`` enabled; no configuration file of the programs' is read."""
-    return pylintrc(("all",), rules, "beyondpass static oracle: only the stand-ins' messages.")
+    """Only ``rules`` enabled; no configuration file of the programs' is read. Implicit
+    string concatenation counts across line breaks too, as in CodeQL's query (pylint's
+    default looks within one line only)."""
+    comment = "beyondpass static oracle: only the stand-ins' messages."
+    return pylintrc(("all",), rules, comment) + "\n[STRING]\ncheck-str-concat-over-line-jumps=yes\n"
 
 
 def bandit(workdir: Path, names: Sequence[str]) -> Findings:
