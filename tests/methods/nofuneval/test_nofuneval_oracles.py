@@ -392,9 +392,10 @@ def test_known_findings_analyse_each_program_once_across_calls(monkeypatch):
     first = judge(items, use_codeql=False, known=known)
     assert [v.status for v in first] == ["fail", "pass", "pass", "fail"]
     assert seen == {"pylint": 2, "cppcheck": 3, "compiles": 2}
+    # the other reading: compat passes C that does not compile, from the same findings
     compat = judge(items, compat=True, use_codeql=False, known=known)
-    assert [v.status for v in compat] == ["fail", "pass", "pass", "pass"]  # compat: C that
-    assert seen == {"pylint": 2, "cppcheck": 3, "compiles": 2}  # does not compile passes
+    assert [v.status for v in compat] == ["fail", "pass", "pass", "pass"]
+    assert seen == {"pylint": 2, "cppcheck": 3, "compiles": 2}
     other = "import os\nimport sys\n\nprint(os.sep)\n"
     (third,) = judge([OracleItem("python", query, source, other)], use_codeql=False, known=known)
     assert third.status == "fail" and third.found == ("unused-import",)
