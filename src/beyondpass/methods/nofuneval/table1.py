@@ -239,8 +239,13 @@ def run_table(
     from beyondpass.methods.nofuneval.diffbleu import DiffBleu
 
     kept = kept_times(folder, executor, runs, readings) if executor is not None else {}
+    known = None  # with --oracle: the analysers' findings, kept for the whole table
+    if oracle:
+        from beyondpass.methods.nofuneval.oracles.check import KnownFindings
+
+        known = KnownFindings()
     with DiffBleu() as scorer:
-        return _run(files, data_dir, reference, executor, runs, oracle, progress, scorer, kept)
+        return _run(files, data_dir, reference, executor, runs, known, progress, scorer, kept)
 
 
 def _run(
@@ -249,16 +254,13 @@ def _run(
     reference: Path | None,
     executor: Any,
     runs: int,
-    oracle: bool,
+    known: KnownFindings | None,
     progress: Callable[[FileResult], None] | None,
     scorer: Any,
     kept: dict[str, Any],
 ) -> list[FileResult]:
     results = []
     prompts_of: dict[str, dict[int, tuple[str, ...]]] = {}
-    from beyondpass.methods.nofuneval.oracles.check import KnownFindings
-
-    known = KnownFindings()
     for file in files:
         rows = read_rows(file)
         if file.subset not in prompts_of:
@@ -268,7 +270,7 @@ def _run(
             result.agreement = compare(result, read_reference(reference_path(reference, file)))
         if executor is not None and file.subset == "runtime_efficiency":
             add_runtime(result, rows, executor, runs, data_dir, kept)
-        if oracle and file.subset in ("security", "maintainability"):
+        if known is not None and file.subset in ("security", "maintainability"):
             add_oracle(result, rows, known)
         for line in result.rows:
             line.pop("_programs", None)
