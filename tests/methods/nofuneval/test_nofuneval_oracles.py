@@ -403,6 +403,50 @@ def test_known_findings_analyse_each_program_once_across_calls(monkeypatch):
     assert judge(items, use_codeql=False) == first
 
 
+def test_table1_oracle_judges_every_file_and_analyses_each_program_once(tmp_path, monkeypatch):
+    """``run_table(oracle=True)`` over two published maintainability files (two models,
+    the same two rows): each row gets DiffBLEU x its own verdict in both readings, and the
+    sources and an edit both files share reach pylint once for the whole table."""
+    from beyondpass.methods.nofuneval.published import published_files
+    from beyondpass.methods.nofuneval.table1 import run_table
+
+    query = "codeql-home/codeql-repo/python/ql/src/Imports/UnusedImport.ql"
+    sources = ["import os\nimport sys\n\nprint(sys.argv)\n", "import re\n\nprint(1)\n"]
+    targets = ["import sys\n\nprint(sys.argv)\n", "print(1)\n"]
+    edits = {"m1": targets, "m2": [targets[0], sources[1]]}  # m2's 2nd: not fixed
+    for model, programs in edits.items():
+        folder = tmp_path / "generations/edit/maintainability" / model / "base_prompt/1_samples"
+        folder.mkdir(parents=True)
+        lines = [
+            {"generated_answers": [f"### Instruction:\n```python\n{src}```\n\n"
+                                   f"### Response:\n```python\n{edit}```"],
+             "source_code": src, "target_code": tgt, "pl": "python", "codeql_check": query}
+            for src, tgt, edit in zip(sources, targets, programs, strict=True)
+        ]  # fmt: skip
+        text = "".join(json.dumps(x) + "\n" for x in lines)
+        (folder / "generated_outputs.jsonl").write_text(text)
+    linted: list[str] = []
+    real = analysers.pylint
+
+    def spy(workdir, names, rules):
+        linted.extend((workdir / n).read_text() for n in names)  # then the real pylint
+        return real(workdir, names, rules)
+
+    monkeypatch.setattr(analysers, "pylint", spy)
+    files = published_files(tmp_path, samples=1)
+    results = run_table(files, oracle=True)
+    by_model = {r.file.model: r for r in results}
+    for model, result in by_model.items():
+        for line in result.rows:
+            fixed = edits[model][line["row"]] == targets[line["row"]]
+            for reading in ("compat", "default"):
+                expected = line[f"diffbleu_{reading}"] if fixed else 0.0
+                assert line[f"diffbleu_x_oracle_{reading}"] == pytest.approx(expected), line
+        assert result.oracle["compat"]["oracle_samples"] == 2
+    assert by_model["m2"].oracle["compat"]["oracle_pass_rate"] == 0.5
+    assert len(linted) == len(set(linted)) and set(sources) <= set(linted)  # each once
+
+
 def test_every_pylint_stand_in_is_a_pylint_message():
     from pylint.lint import PyLinter
 
