@@ -32,6 +32,7 @@ from typing import Any
 
 from _common import argument_parser
 
+from beyondpass.execution import Sandboxes
 from beyondpass.methods.obfuseval.project.benchmark import (
     TASKS_FILE,
     project_record,
@@ -176,7 +177,7 @@ def main() -> None:
                 f'name = "{name}"\n[source]\nsdist = "{sdist}"\n[test]\ntimeout_s = 120\n' + select
             )
             start = time.perf_counter()
-            prepared = prepare(load_project(toml), work / f"scratch-{name}")
+            prepared = prepare(load_project(toml), work / f"scratch-{name}", Sandboxes())
             record = project_record(prepared, 0, tool_versions())
             entry: dict[str, Any] = {
                 "tasks": len(prepared.tasks),

@@ -83,6 +83,9 @@ class EvaluatorContext:
     #: beyondpass.execution.pool.BatchPool: where batch work (analysers, metrics) runs —
     #: on Ray with ``--executor ray``, else in this process; ``None``: in this process
     pool: Any = None
+    #: beyondpass.execution.ExecutorChoice: the isolation level and process budget the user
+    #: chose, for evaluators that start sandboxes of their own (ObfusEval's project mode)
+    executor_choice: Any = None
 
 
 @dataclass(frozen=True)

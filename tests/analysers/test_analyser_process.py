@@ -67,12 +67,16 @@ def test_confinement_hides_the_callers_files(tmp_path: Path) -> None:
 
     if confinement() != "bwrap":
         pytest.skip("bubblewrap cannot create namespaces here")
-    (tmp_path / "mine.txt").write_text("x")
-    proc = run_process(
-        "ls", ["/bin/sh", "-c", "pwd; ls; ls /root"], tmp_path, timeout_s=30, confine=True
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mine.txt").write_text("x")
+    secret = tmp_path / "secret.txt"  # beside the working directory, not in it
+    secret.write_text("s")
+    script = (
+        f"pwd; ls; test -e {secret} && echo visible; test -e {Path.home()}/.bashrc && echo home"
     )
-    assert proc.stdout.splitlines()[:2] == ["/work", "mine.txt"]
-    assert proc.returncode != 0  # /root does not exist inside
+    proc = run_process("ls", ["/bin/sh", "-c", script], work, timeout_s=30, confine=True)
+    assert proc.stdout.splitlines() == ["/work", "mine.txt"]
 
 
 def test_the_record_is_what_runs(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -314,6 +315,7 @@ def test_clean_up_skips_read_only_binds_and_removes_strays_beside_them(tmp_path:
     files in /tmp, in /tmp/x and in its working directory. Every stray goes; nothing is
     tried inside the bind (every unlink/rmdir/rmtree attempt is recorded)."""
     from beyondpass.execution import sandbox
+    from beyondpass.execution.sandbox_executor import worker_spec
 
     if not sandbox.level_works("bwrap"):
         if os.environ.get("CI", "").lower() == "true":
@@ -350,12 +352,21 @@ def test_clean_up_skips_read_only_binds_and_removes_strays_beside_them(tmp_path:
         }))
         """
     )
-    cmd = sandbox.worker_command("bwrap", "candidate", (), 16)
-    cmd = [*cmd[:-1]]  # drop the script: run ours with the same interpreter and binds
-    python_at = cmd.index(sys.executable)
-    cmd = [*cmd[:python_at], "--ro-bind", str(venv), "/tmp/x/venv", *cmd[python_at:]]
+    spec = worker_spec("bwrap", "candidate", (), 16)
+    # the candidate's sandbox with a venv bound under /tmp, running our script instead
+    spec = replace(
+        spec,
+        argv=(*spec.argv[:3], "-c", script),
+        binds=(*spec.binds, sandbox.Bind(str(venv), "/tmp/x/venv")),
+    )
+    started = sandbox.command("bwrap", spec)
     proc = subprocess.run(
-        [*cmd, "-c", script], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        started.argv,
+        env=started.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 0, proc.stderr
     seen = json.loads(proc.stdout)

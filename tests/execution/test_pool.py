@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from beyondpass.analysers.confine import bwrap_works
 from beyondpass.execution import BatchJob, LocalPool, NodeLacksTool
 from beyondpass.execution.pool import check_needs
+from beyondpass.execution.sandbox import level_works
 
 
 def _items_doubled(_: None, items: list[int], ctx) -> list[int]:
@@ -19,11 +19,11 @@ def _items_doubled(_: None, items: list[int], ctx) -> list[int]:
 def no_bwrap_here(monkeypatch):
     """This machine as a node without bubblewrap looks to the check (``shutil.which``): a
     PATH without it. The probe is cached per process, so it is forgotten before and after."""
-    bwrap_works.cache_clear()
+    level_works.cache_clear()
     monkeypatch.setenv("PATH", "/nonexistent")
     yield
     monkeypatch.undo()
-    bwrap_works.cache_clear()
+    level_works.cache_clear()
 
 
 def test_a_node_that_cannot_confine_as_the_run_records_refuses(no_bwrap_here) -> None:
@@ -35,13 +35,13 @@ def test_a_node_that_cannot_confine_as_the_run_records_refuses(no_bwrap_here) ->
     assert message.startswith(
         "node node-b (10.0.0.2) cannot confine the analysers of the static oracle"
     )
-    assert "install bubblewrap" in message
+    assert "at level bwrap as the run records" in message and "install bubblewrap" in message
     # a run that recorded no confinement asks for none
     check_needs(BatchJob(_items_doubled, None, "the static oracle"), "node-b")
 
 
 def test_a_node_that_confines_as_the_run_records_runs_the_batch() -> None:
-    if not bwrap_works():
+    if not level_works("bwrap"):
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail("CI must offer bubblewrap: install it")
         pytest.skip("bubblewrap does not work on this machine")

@@ -230,9 +230,9 @@ def test_every_process_of_both_sandboxes_is_inside_its_budget(level, cgroup_layo
             time.sleep(0.05)
         # bwrap (outer and inner), the fork server, the sample and its three children
         assert len(candidate_tree) >= 6, candidate_tree
-        for role, proc in (("candidate", worker.candidate), ("judge", worker.judge)):
-            budget = worker.budgets[role]
-            tree = {proc.pid} | descendants(proc.pid)
+        for role, started in zip(("candidate", "judge"), worker.started, strict=True):
+            budget = started.budget
+            tree = {started.pid} | descendants(started.pid)
             assert tree <= budget.members(), role
             assert budget.tasks() >= len(tree)
         runner.join()

@@ -4,7 +4,8 @@ Every method runs its static analysers (ruff, bandit, cppcheck, clang-tidy, chec
 the compilers' syntax check) through :class:`Analyser` or :func:`run_process`, so each run
 has the same guarantees: no stdin, output captured, a wall-clock limit, an address-space
 limit (``ulimit -v`` in a wrapper shell, which is safe from threads, unlike a
-``preexec_fn``), optional confinement (:mod:`.confine`), and one line of error for a
+``preexec_fn``), optional confinement (the sandbox every caller uses, at the strongest
+level this machine allows: :mod:`beyondpass.execution.sandbox`), and one line of error for a
 missing tool (naming what to install), a timeout or a crash. ``Analyser.record()`` is what
 a run stores about it: the tool's version and the exact arguments and limits used.
 """
@@ -25,8 +26,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from beyondpass.analysers.confine import bwrap_prefix, bwrap_works
 from beyondpass.errors import BeyondpassError, ConfigError
+from beyondpass.execution.sandbox import Bind, SandboxSpec, choose_level, command
 
 #: how to install each analyser (the end of the one-line error when it is missing)
 INSTALL = {
@@ -108,9 +109,15 @@ def _version_of(command: tuple[str, ...]) -> str:
     return first.removeprefix("ruff ")
 
 
+#: where a confined analyser's working directory appears at the ``bwrap`` level
+CONFINED_WORKDIR = "/work"
+
+
 def confinement() -> str:
-    """The confinement a ``confine=True`` run gets here."""
-    return "bwrap" if bwrap_works() else "none"
+    """The isolation level a ``confine=True`` run gets here: the strongest that works
+    (``bwrap``: a read-only system, the working directory as ``/work``, no network, an
+    unprivileged uid and a cleared environment)."""
+    return choose_level("auto")[0]
 
 
 @dataclass(frozen=True)
@@ -134,24 +141,29 @@ def run_process(
     env: Mapping[str, str] | None = None,
 ) -> Completed:
     """Run ``argv`` in ``cwd``: no stdin, output captured, within ``timeout_s`` and
-    ``memory_mb``; confined to ``cwd`` (read-only system, no network) when ``confine`` and
-    bubblewrap works here. A timeout or a death by signal is an :class:`AnalyserFailed`."""
+    ``memory_mb``; confined to ``cwd`` (read-only system, no network, at the strongest
+    level that works here) when ``confine``. A timeout or a death by signal is an
+    :class:`AnalyserFailed`."""
     cmd = list(argv)
     if memory_mb:
         cmd = ["/bin/sh", "-c", 'ulimit -v "$0" && exec "$@"', str(memory_mb * 1024), *cmd]
-    if confine and bwrap_works():
-        cmd = [*bwrap_prefix(cwd), *cmd]
+    run_env, run_cwd = (dict(env) if env is not None else None), str(cwd)
+    if confine:
+        workdir = Bind(str(Path(cwd).resolve()), CONFINED_WORKDIR, writable=True)
+        spec = SandboxSpec(tuple(cmd), env=dict(env or {}), workdir=workdir)
+        started = command(confinement(), spec)
+        cmd, run_env, run_cwd = started.argv, started.env, started.cwd or "/"
     start = time.monotonic()
     try:
         proc = subprocess.run(
             cmd,
-            cwd=cwd,
+            cwd=run_cwd,
             capture_output=True,
             text=True,
             errors="replace",
             timeout=timeout_s,
             stdin=subprocess.DEVNULL,
-            env=dict(env) if env is not None else None,
+            env=run_env,
             check=False,
         )
     except subprocess.TimeoutExpired:

@@ -9,6 +9,9 @@ from typing import Any
 
 import click
 
+from beyondpass.execution.budget import PROCESS_BUDGETS
+from beyondpass.execution.sandbox import ISOLATION_LEVELS
+
 DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache, then download)."
 
 
@@ -21,21 +24,26 @@ ray_address_option = click.option(
 )
 
 
+#: ``--process-budget``: what bounds each sandbox's processes and memory
+process_budget_option = click.option(
+    "--process-budget",
+    type=click.Choice(PROCESS_BUDGETS),
+    default=None,
+    help="What bounds each sandbox's processes and memory (default: auto, a verified "
+    "cgroup per sandbox, else RLIMIT_NPROC for a non-root user, else the verified limits of "
+    "the container this runs in, else refuse); 'none' accepts unbounded processes (see "
+    "docs/sandbox.md).",
+)
+
+
 def executor_options(fn: Any) -> Any:
     """``--executor``, ``--isolation``, ``--process-budget`` and ``--ray-address``, shared by
     evaluate, run and rescore."""
-    fn = click.option(
-        "--process-budget",
-        type=click.Choice(["auto", "cgroup", "nproc", "none"]),
-        default=None,
-        help="What bounds each sandbox's processes and memory (default: auto, a verified "
-        "cgroup, else RLIMIT_NPROC for a non-root user, else refuse); 'none' accepts "
-        "unbounded processes (see docs/sandbox.md).",
-    )(fn)
+    fn = process_budget_option(fn)
     fn = ray_address_option(fn)
     fn = click.option(
         "--isolation",
-        type=click.Choice(["auto", "bwrap", "unshare", "process"]),
+        type=click.Choice(ISOLATION_LEVELS),
         default=None,
         help="Sandbox level for generated code (default: auto, the strongest that works; "
         "see docs/sandbox.md).",

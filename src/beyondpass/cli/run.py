@@ -16,6 +16,7 @@ from beyondpass.cli.options import (
     executor_choice,
     executor_options,
     json_option,
+    process_budget_option,
 )
 from beyondpass.cli.progress import RichProgress, stderr
 
@@ -248,12 +249,7 @@ def _print_groups(summaries: list[Any]) -> None:
     help="Directory for the demo run and its report.",
 )
 @json_option("Print one JSON summary on stdout.")
-@click.option(
-    "--process-budget",
-    type=click.Choice(["auto", "cgroup", "nproc", "none"]),
-    default=None,
-    help="What bounds each sandbox's processes (default: auto; see docs/sandbox.md).",
-)
+@process_budget_option
 def demo(out: str, as_json: bool, process_budget: str | None) -> None:
     """Run the built-in demo study offline (replayed answers; no API key) and report it."""
     from beyondpass.study.config import load_study

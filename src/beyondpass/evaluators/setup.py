@@ -70,6 +70,7 @@ class EvaluationSetup:
         return registry.EvaluatorContext(
             executor=self.executor() if runs_code else None,
             pool=self.pool(),
+            executor_choice=self.executor_choice,
             limits=self.limits,
             workers=self.workers,
             data_dir=os.fspath(self.data_dir) if self.data_dir is not None else None,

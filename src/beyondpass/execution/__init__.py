@@ -13,6 +13,7 @@ from beyondpass.execution.base import (
     TestResult,
 )
 from beyondpass.execution.budget import PROCESS_BUDGETS
+from beyondpass.execution.launch import Sandboxes, Started
 from beyondpass.execution.pool import (
     BatchContext,
     BatchJob,
@@ -21,6 +22,16 @@ from beyondpass.execution.pool import (
     NodeLacksTool,
     cpu_model,
     node_name,
+)
+from beyondpass.execution.sandbox import (
+    ISOLATION_LEVELS,
+    LEVELS,
+    SANDBOX_ENV,
+    SCRATCH,
+    Bind,
+    SandboxSpec,
+    choose_level,
+    stronger_or_equal,
 )
 from beyondpass.execution.sandboxed import wire  # the one framed-JSON codec
 from beyondpass.execution.sandboxed.job import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
@@ -50,6 +61,15 @@ __all__ = [
     "wire",
     "ExecutorChoice",
     "create_executor",
+    "Bind",
+    "LEVELS",
+    "SANDBOX_ENV",
+    "SCRATCH",
+    "SandboxSpec",
+    "Sandboxes",
+    "Started",
+    "choose_level",
+    "stronger_or_equal",
 ]
 
 
@@ -57,7 +77,6 @@ __all__ = [
 DEFAULT_EXECUTOR = "sandbox"
 #: the core's executors (registry kind ``executors``; a method may add more)
 EXECUTORS = ("sandbox", "subprocess", "ray")
-ISOLATION_LEVELS = ("auto", "bwrap", "unshare", "process")
 
 
 @dataclass(frozen=True)
@@ -95,6 +114,11 @@ class ExecutorChoice:
             )
         if self.ray_address is not None and self.name != "ray":
             raise ConfigError("a Ray address needs the ray executor (--executor ray)")
+
+    def sandboxes(self, memory_mb: int = 4096, announce: bool = True) -> Sandboxes:
+        """The sandboxes this choice gives a caller that starts its own (ObfusEval's project
+        test runs): the same level and process budget the executor's workers get."""
+        return Sandboxes(self.isolation, self.process_budget, memory_mb, announce)
 
     def pool(self) -> BatchPool:
         """Where batch work other than test execution runs (:mod:`.pool`): on the same Ray

@@ -7,8 +7,14 @@ and JVM they start) gets a budget. The mechanisms, in order of preference:
     a cgroup per sandbox (:mod:`beyondpass.execution.cgroups`), joined before the sandbox
     starts: a ceiling on tasks and memory for the whole sandbox. Used only after a probe
     has shown that a process forked inside a sandbox is counted by its budget.
+``enclosing``
+    the cgroup this process already runs in — a container's or a service's — when it sets
+    a task and a memory limit no larger than :data:`ENCLOSING_MAX_TASKS` and the machine's
+    memory: the whole run, harness included, stays within them. For root where the cgroup
+    tree cannot be written (a default container): nothing can be created, but the runtime's
+    limits hold. Used only after a probe has shown that a sandbox's processes are in it.
 ``nproc``
-    ``RLIMIT_NPROC`` on the sample's process: the kernel counts every process of the user
+    ``RLIMIT_NPROC`` on every sandbox: the kernel counts every process of the user
     against it, and does not enforce it for root, so it binds only for a non-root user.
 ``none``
     nothing bounds the processes a sample forks. Only when the user says so
@@ -23,14 +29,19 @@ import contextlib
 import functools
 import os
 import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError
 from beyondpass.execution import cgroups
+from beyondpass.execution.sandbox import Joinable, SandboxSpec, command
 
 #: What bounds a sandbox's processes and memory (docs/sandbox.md)
-PROCESS_BUDGETS = ("auto", "cgroup", "nproc", "none")
+PROCESS_BUDGETS = ("auto", "cgroup", "enclosing", "nproc", "none")
 #: Tasks (processes and threads) in one candidate sandbox: the fork server, a sample and
 #: what it starts; a JVM or javac alone runs about 25 threads on two cores.
 CANDIDATE_TASKS = 128
@@ -38,6 +49,9 @@ CANDIDATE_TASKS = 128
 JUDGE_TASKS = 32
 JUDGE_MEMORY_MB = 2048
 NPROC_HEADROOM = 256  # RLIMIT_NPROC above the user's current processes
+#: The most tasks an enclosing cgroup may allow and still count as a budget: beyond it, a
+#: fork bomb could still exhaust the machine's process table for its neighbours.
+ENCLOSING_MAX_TASKS = 4096
 PROBE_TIMEOUT_S = 30.0
 #: Forks two children that stay alive until told; prints the sandbox's view of its pids.
 PROBE_PROGRAM = (
@@ -55,7 +69,7 @@ PROBE_PROGRAM = (
 class ProcessBudget:
     """What bounds a sandbox's processes and memory in this run (recorded with it)."""
 
-    mechanism: str  # "cgroup", "nproc" or "none"
+    mechanism: str  # "cgroup", "enclosing", "nproc" or "none"
     layout: str = ""  # cgroup "v1"/"v2"
     candidate_tasks: int = CANDIDATE_TASKS
     memory_mb: int = 0
@@ -64,6 +78,8 @@ class ProcessBudget:
     controllers: tuple[str, ...] = ()
     verified: str = ""  # how the probe showed that it binds
     accepted_by_user: bool = False
+    #: ``enclosing``: the cgroup(s) of the run, controller -> path ("" on v2)
+    cgroups: dict[str, str] | None = None
 
     def describe(self) -> dict[str, Any]:
         """The run metadata's ``process_budget``: what really holds, in words and numbers."""
@@ -74,6 +90,13 @@ class ProcessBudget:
                 f"{self.memory_mb} MB per candidate sandbox, {self.judge_tasks} tasks and "
                 f"{self.judge_memory_mb} MB per judge sandbox"
             )
+        elif self.mechanism == "enclosing":
+            where = ", ".join(f"{c or 'unified'} {p}" for c, p in (self.cgroups or {}).items())
+            text = (
+                f"the enclosing cgroup {self.layout} ({where}), set by the container or "
+                f"service this runs in: at most {self.candidate_tasks} tasks and "
+                f"{self.memory_mb} MB for the whole run, the harness included"
+            )
         elif self.mechanism == "nproc":
             text = (
                 "RLIMIT_NPROC on every sample: the user's processes at start plus "
@@ -83,18 +106,26 @@ class ProcessBudget:
             text = (
                 "none: a sample's processes are not bounded (accepted with --process-budget none)"
             )
-        return {
+        own = self.mechanism == "cgroup"
+        record = {
             "mechanism": self.mechanism,
             "layout": self.layout,
             "controllers": list(self.controllers),
-            "candidate_tasks": self.candidate_tasks if self.mechanism == "cgroup" else None,
-            "candidate_memory_mb": self.memory_mb if self.mechanism == "cgroup" else None,
-            "judge_tasks": self.judge_tasks if self.mechanism == "cgroup" else None,
-            "judge_memory_mb": self.judge_memory_mb if self.mechanism == "cgroup" else None,
+            "candidate_tasks": self.candidate_tasks if own else None,
+            "candidate_memory_mb": self.memory_mb if own else None,
+            "judge_tasks": self.judge_tasks if own else None,
+            "judge_memory_mb": self.judge_memory_mb if own else None,
             "verified": self.verified,
             "accepted_by_user": self.accepted_by_user,
             "summary": text,
         }
+        if self.mechanism == "enclosing":
+            record.update(
+                cgroups=dict(self.cgroups or {}),
+                run_tasks=self.candidate_tasks,
+                run_memory_mb=self.memory_mb,
+            )
+        return record
 
 
 def choose_budget(requested: str, level: str, memory_mb: int) -> ProcessBudget:
@@ -106,27 +137,35 @@ def choose_budget(requested: str, level: str, memory_mb: int) -> ProcessBudget:
         )
     if requested == "none":
         return ProcessBudget("none", accepted_by_user=True)
-    why_not_cgroup = ""
+    why_not: list[str] = []
     if requested in ("auto", "cgroup"):
         found = cgroup_budget(level, memory_mb, str(cgroups.root()))
         if isinstance(found, ProcessBudget):
             return found
-        why_not_cgroup = found
         if requested == "cgroup":
+            raise ConfigError(f"no cgroup budget here: {found} — or use --process-budget auto")
+        why_not.append(found)
+    root = os.getuid() == 0
+    if requested == "nproc" or (requested == "auto" and not root):
+        if root:
             raise ConfigError(
-                f"no cgroup budget here: {why_not_cgroup} — or use --process-budget auto"
+                "RLIMIT_NPROC does not bind for root — use --process-budget auto, or run as "
+                "a non-root user"
             )
-    if os.getuid() != 0:
         return ProcessBudget(
             "nproc", verified="the kernel enforces RLIMIT_NPROC for non-root users"
         )
-    reason = "RLIMIT_NPROC does not bind for root"
-    if why_not_cgroup:
-        reason = f"{why_not_cgroup}, and {reason}"
+    found = enclosing_budget(level, str(cgroups.root()))
+    if isinstance(found, ProcessBudget):
+        return found
+    if requested == "enclosing":
+        raise ConfigError(f"no enclosing budget here: {found} — or use --process-budget auto")
+    why_not += [found, "RLIMIT_NPROC does not bind for root"]
     raise ConfigError(
-        f"no process budget binds here ({reason}): a fork bomb could flood the machine — run "
-        "as root with a writable cgroup tree, as a non-root user, or accept it with "
-        "--process-budget none"
+        f"no process budget binds here ({'; '.join(why_not)}): a fork bomb could flood the "
+        f"machine — in a container, start it with a limit (docker run --pids-limit "
+        f"{ENCLOSING_MAX_TASKS} --memory 8g), run as a non-root user or as root with a "
+        "writable cgroup tree, or accept it with --process-budget none"
     )
 
 
@@ -141,7 +180,7 @@ def cgroup_budget(level: str, memory_mb: int, mount: str) -> ProcessBudget | str
     if budget is None:
         return f"creating a cgroup under {cgroups.root()} failed"
     try:
-        verified = _probe(budget, level)
+        verified = _probe(level, budget, lambda tree: tree - budget.members(), budget.tasks)
     finally:
         budget.close()
     if verified.startswith("no:"):
@@ -151,53 +190,107 @@ def cgroup_budget(level: str, memory_mb: int, mount: str) -> ProcessBudget | str
         layout=budget.layout,
         memory_mb=memory_mb,
         controllers=tuple(budget.controllers),
-        verified=verified,
+        verified=f"probe: all {verified} were members",
     )
 
 
-def _probe(budget: cgroups.SandboxBudget, level: str) -> str:
-    """Start a sandbox at ``level`` inside ``budget``, fork in it, and check from outside
-    that every process of it is a member and counted. ``no: ...`` when not."""
-    from beyondpass.execution.sandbox import SANDBOX_ENV, worker_command
-
-    command = worker_command(level, "candidate", (), 16)
-    command = budget.wrap([*command[:-1], "-c", PROBE_PROGRAM])
-    try:
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=SANDBOX_ENV,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return f"no: the probe did not start ({exc})"
-    try:
-        assert proc.stdout is not None and proc.stdin is not None
-        line = _read_line(proc, PROBE_TIMEOUT_S)
-        if line != "forked":
-            return f"no: the probe sandbox did not run (exit {proc.poll()})"
-        tree = descendants(proc.pid) | {proc.pid}
-        members = budget.members()
-        outside = tree - members
-        if outside:
-            return f"no: {len(outside)} of the probe's {len(tree)} processes are outside it"
-        counted = budget.tasks()
-        if counted < len(tree):
-            return f"no: it counts {counted} tasks for {len(tree)} processes"
+@functools.cache
+def enclosing_budget(level: str, mount: str) -> ProcessBudget | str:
+    """The cgroup this process runs in as the run's budget, verified, or why it is none:
+    both a task and a memory limit, neither beyond its ceiling (probed once per process and
+    cgroup ``mount``)."""
+    found = cgroups.enclosing()
+    if isinstance(found, str):
+        return found
+    where = ", ".join(f"{c or 'unified'} {p}" for c, p in found.paths.items())
+    machine = _machine_memory()
+    if found.pids_max is None:
+        return f"its own cgroup ({where}) sets no task limit (pids.max)"
+    if found.pids_max > ENCLOSING_MAX_TASKS:
         return (
-            f"probe: all {len(tree)} processes of a sandbox that forked twice were members, "
-            f"{counted} tasks counted"
+            f"its own cgroup ({where}) allows {found.pids_max} tasks, more than "
+            f"{ENCLOSING_MAX_TASKS}"
         )
-    finally:
-        with contextlib.suppress(OSError):
-            proc.stdin.close()  # type: ignore[union-attr]
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, 9)
-        proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
+    if found.memory_max is None or (machine and found.memory_max > machine):
+        return f"its own cgroup ({where}) sets no memory limit below the machine's memory"
+    paths = found.paths
+
+    def outside(tree: set[int]) -> set[int]:
+        return {pid for pid in tree if not cgroups.within(pid, paths)}
+
+    verified = _probe(level, None, outside, found.tasks)
+    if verified.startswith("no:"):
+        return f"its own cgroup ({where}) does not hold ({verified[3:].strip()})"
+    return ProcessBudget(
+        "enclosing",
+        layout=found.layout,
+        candidate_tasks=found.pids_max,
+        memory_mb=found.memory_max >> 20,
+        controllers=tuple(c or "unified" for c in paths),
+        verified=f"probe: all {verified} were inside it",
+        cgroups=dict(paths),
+    )
+
+
+def _machine_memory() -> int:
+    """The machine's memory in bytes (0: unknown)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path("/proc/meminfo").read_text(encoding="ascii").splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _probe(
+    level: str,
+    budget: Joinable | None,
+    outside: Callable[[set[int]], set[int]],
+    tasks: Callable[[], int],
+) -> str:
+    """Start a sandbox at ``level`` (joining ``budget``), fork in it, and check from outside
+    that no process of it is ``outside`` the budget and ``tasks`` counts them all: what
+    was seen, or ``no: ...``."""
+    with tempfile.TemporaryDirectory(prefix="beyondpass-probe-") as scratch:
+        spec = SandboxSpec(
+            (sys.executable, "-s", "-P", "-c", PROBE_PROGRAM),
+            scratch=scratch,
+            scratch_mb=16,
+            budget=budget,
+        )
+        started = command(level, spec)
+        try:
+            proc = subprocess.Popen(
+                started.argv,
+                env=started.env,
+                cwd=started.cwd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return f"no: the probe did not start ({exc})"
+        try:
+            assert proc.stdout is not None and proc.stdin is not None
+            line = _read_line(proc, PROBE_TIMEOUT_S)
+            if line != "forked":
+                return f"no: the probe sandbox did not run (exit {proc.poll()})"
+            tree = descendants(proc.pid) | {proc.pid}
+            left_out = outside(tree)
+            if left_out:
+                return f"no: {len(left_out)} of the probe's {len(tree)} processes are outside it"
+            counted = tasks()
+            if counted < len(tree):
+                return f"no: it counts {counted} tasks for {len(tree)} processes"
+            return f"{len(tree)} processes of a sandbox that forked twice ({counted} tasks counted)"
+        finally:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()  # type: ignore[union-attr]
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, 9)
+            proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 def _read_line(proc: subprocess.Popen[bytes], timeout_s: float) -> str:

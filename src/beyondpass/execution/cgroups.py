@@ -23,8 +23,10 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 PREFIX = "beyondpass-"
@@ -93,12 +95,37 @@ class SandboxBudget:
         except (OSError, ValueError):
             return 0
 
-    def close(self) -> None:
-        """Kill whatever is still inside, then remove the cgroups."""
+    def kill(self) -> None:
+        """Kill every process inside (the sandbox's own and any that left its session)."""
         for path in self.dirs:
             _kill_members(path)
+
+    def close(self) -> None:
+        """Kill whatever is still inside, then remove the cgroups."""
+        self.kill()
+        for path in self.dirs:
             with contextlib.suppress(OSError):
                 path.rmdir()
+
+
+class ProcessLimit:
+    """``RLIMIT_NPROC`` for a whole sandbox, set by the launcher's shell before it ``exec``s
+    the sandbox: the kernel counts every process of the user against it (not for root)."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+
+    def wrap(self, command: list[str]) -> list[str]:
+        # not ``ulimit``: its flag for processes differs between shells (dash -p, bash -u)
+        return [sys.executable, "-I", "-S", "-c", _NPROC_SCRIPT, str(self.processes), *command]
+
+
+_NPROC_SCRIPT = (
+    "import os, resource, sys\n"
+    "n = int(sys.argv[1])\n"
+    "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
 
 
 def layout() -> str:
@@ -196,3 +223,144 @@ def _v2_parent() -> Path | None:
 
 def _writable(path: Path) -> bool:
     return path.is_dir() and os.access(path, os.W_OK)
+
+
+# -- the cgroup this process already runs in (a container's, a service's) -------------------
+
+#: v1 ``memory.limit_in_bytes`` reads as a huge number when nothing is set
+_V1_UNLIMITED = 1 << 60
+
+
+@dataclass(frozen=True)
+class Enclosing:
+    """The cgroup this process runs in, as it bounds tasks and memory: the tightest limits
+    on the way up from it to the top of what is mounted here (``None``: unlimited)."""
+
+    layout: str  # "v1" or "v2"
+    #: controller -> the cgroup's path as ``/proc/<pid>/cgroup`` names it ("" on v2)
+    paths: dict[str, str]
+    pids_max: int | None
+    memory_max: int | None  # bytes
+    counter: Path  # the directory whose ``pids.current`` counts its tasks
+
+    def tasks(self) -> int:
+        try:
+            return int((self.counter / "pids.current").read_text())
+        except (OSError, ValueError):
+            return 0
+
+
+def enclosing() -> Enclosing | str:
+    """The cgroup this process runs in with its limits, or why it cannot be read."""
+    mounted = _mounts()
+    own = own_paths("self")
+    if "" in mounted and {"pids", "memory"} <= _controllers(mounted[""][1]):
+        dirs = {"": _resolve(mounted[""], own.get(""))}
+        layout = "v2"
+    elif "pids" in mounted and "memory" in mounted:
+        dirs = {c: _resolve(mounted[c], own.get(c)) for c in ("pids", "memory")}
+        layout = "v1"
+    else:
+        return "no cgroup hierarchy with the pids and memory controllers is mounted"
+    missing = [c or "unified" for c, d in dirs.items() if d is None]
+    if missing:
+        return f"this process's {', '.join(missing)} cgroup is not visible under {root()}"
+    found = {c: d for c, d in dirs.items() if d is not None}
+    if layout == "v2":
+        top = mounted[""][1]
+        pids = _tightest(found[""], top, "pids.max")
+        memory = _tightest(found[""], top, "memory.max")
+        counter = found[""]
+    else:
+        pids = _tightest(found["pids"], mounted["pids"][1], "pids.max")
+        memory = _tightest(found["memory"], mounted["memory"][1], "memory.limit_in_bytes")
+        counter = found["pids"]
+    paths = {c: own[c] for c in found}
+    return Enclosing(layout, paths, pids, memory, counter)
+
+
+def own_paths(pid: int | str) -> dict[str, str]:
+    """``/proc/<pid>/cgroup``: controller (``pids``, ``memory``; ``""`` for v2) -> path."""
+    try:
+        text = Path(f"/proc/{pid}/cgroup").read_text()
+    except OSError:
+        return {}
+    paths: dict[str, str] = {}
+    for line in text.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        for controller in parts[1].split(",") if parts[1] else [""]:
+            paths[controller] = parts[2]
+    return paths
+
+
+def within(pid: int, paths: dict[str, str]) -> bool:
+    """Whether process ``pid`` is in the cgroups ``paths`` (controller -> path) or below."""
+    now = own_paths(pid)
+    for controller, path in paths.items():
+        there = now.get(controller)
+        if there is None:
+            return False
+        top = path.rstrip("/")
+        if not (there == path or there.startswith(top + "/")):
+            return False
+    return True
+
+
+def _mounts() -> dict[str, tuple[str, Path]]:
+    """controller (``""``: the unified v2 tree) -> (the mount's root in the hierarchy, where
+    it is mounted). ``BEYONDPASS_CGROUP_ROOT`` stands for the whole cgroup mount."""
+    base = root()
+    if "BEYONDPASS_CGROUP_ROOT" in os.environ or not Path("/proc/self/mountinfo").exists():
+        if (base / "cgroup.controllers").is_file():
+            return {"": ("/", base)}
+        return {c: ("/", base / c) for c in ("pids", "memory") if (base / c).is_dir()}
+    found: dict[str, tuple[str, Path]] = {}
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(fields) < 5 or len(tail) < 3:
+            continue
+        mount_root, point = fields[3], Path(fields[4].replace("\\040", " "))
+        if tail[0] == "cgroup2":
+            found.setdefault("", (mount_root, point))
+        elif tail[0] == "cgroup":
+            for option in tail[2].split(","):
+                if option in ("pids", "memory"):
+                    found.setdefault(option, (mount_root, point))
+    return found
+
+
+def _controllers(mount: Path) -> set[str]:
+    try:
+        return set((mount / "cgroup.controllers").read_text().split())
+    except OSError:
+        return set()
+
+
+def _resolve(mount: tuple[str, Path], path: str | None) -> Path | None:
+    """The directory of cgroup ``path`` under a mount of the hierarchy's ``mount[0]``."""
+    if path is None:
+        return None
+    mount_root, point = mount
+    top = mount_root.rstrip("/")
+    if not (path == mount_root or path.startswith(top + "/")):
+        return None  # the process is outside what this mount shows
+    where = point / path[len(top) :].lstrip("/")
+    return where if where.is_dir() else None
+
+
+def _tightest(start: Path, top: Path, name: str) -> int | None:
+    """The smallest limit ``name`` from ``start`` up to ``top`` (``None``: none set)."""
+    limits = []
+    here = start
+    while True:
+        with contextlib.suppress(OSError, ValueError):
+            text = (here / name).read_text().strip()
+            if text != "max" and int(text) < _V1_UNLIMITED:
+                limits.append(int(text))
+        if here == top or here.parent == here:
+            break
+        here = here.parent
+    return min(limits) if limits else None

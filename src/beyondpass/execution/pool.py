@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from beyondpass.errors import ConfigError
+from beyondpass.execution.sandbox import LEVELS, stronger_or_equal
 
 Emit = Callable[[int, Any], None]
 
@@ -67,7 +68,8 @@ class BatchJob:
     ``item_timeout_s``: the worst case of one item, for telling a stalled cluster.
     ``confinement``: what the run records for the job's confined analysers
     (:func:`beyondpass.analysers.process.confinement` on the machine that starts the run);
-    a worker that cannot give ``bwrap`` refuses the batch rather than run them weaker.
+    a worker that cannot confine at that isolation level refuses the batch rather than run
+    them weaker (``"none"``: the run confines nothing).
     """
 
     fn: Callable[[Any, list[Any], BatchContext], list[Any]]
@@ -174,14 +176,15 @@ def check_needs(job: BatchJob, node: str) -> None:
                 f"node {node} lacks {tool}, needed for {job.purpose} — {hint} on that node "
                 "(every node needs the analysers of the stages it runs)"
             ) from None
-    if job.confinement == "bwrap":
+    if job.confinement in LEVELS:
         from beyondpass.analysers.process import confinement
 
-        if confinement() != "bwrap":
+        here = confinement()
+        if not stronger_or_equal(here, job.confinement):
             raise NodeLacksTool(
-                f"node {node} cannot confine the analysers of {job.purpose} with bubblewrap, "
-                "as the run records — install bubblewrap there and allow unprivileged user "
-                "namespaces (kernel.unprivileged_userns_clone=1)"
+                f"node {node} cannot confine the analysers of {job.purpose} at level "
+                f"{job.confinement} as the run records (only {here}) — install bubblewrap "
+                "there and allow unprivileged user namespaces"
             )
     for module in job.modules:
         if importlib.util.find_spec(module) is None:

@@ -1,4 +1,12 @@
-"""Which isolation this machine allows, and the command that starts a sandboxed worker.
+"""The one sandbox command builder: which isolation this machine allows, and how any
+sandboxed process is started.
+
+Every caller that runs something it does not trust — the executor's judge and candidate
+fork server, the static analysers that read generated code, ObfusEval's project test runs —
+describes its process as a :class:`SandboxSpec` (argv, binds, environment, working
+directory, budget) and gets its command line from :func:`command`, at one of the levels
+below. So there is one policy: one list of levels, one view of the filesystem, one
+environment, one identity, and one way a process joins its budget.
 
 Levels, strongest first:
 
@@ -6,12 +14,12 @@ Levels, strongest first:
     bubblewrap: new user, network, PID, IPC, UTS and cgroup namespaces; the filesystem is
     read-only system directories plus the Python installation, and a private size-capped
     ``/tmp``; home, the project, the run store and the harness's working directory do not
-    exist inside; the environment is cleared.
+    exist inside unless bound; the environment is cleared.
 ``unshare``
     util-linux ``unshare``: new user, network and PID namespaces (no network, leftovers
     killed), but the filesystem is the host's, read-write as the current user.
 ``process``
-    no namespaces: a plain worker process with the scrubbed environment and rlimits.
+    no namespaces: a plain process with the scrubbed environment and rlimits.
 
 ``auto`` picks the strongest level that works here and says so on stderr when it is not
 ``bwrap``; the level is recorded in every run's metadata.
@@ -25,16 +33,23 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from beyondpass.errors import ConfigError
 
+#: the levels, strongest first
 LEVELS = ("bwrap", "unshare", "process")
-HERE = Path(__file__).resolve().parent / "sandboxed"  # what runs inside a sandbox
-INSIDE_DIR = "/opt/beyondpass"  # where the zygote and runner appear inside the sandbox
+#: what a user may ask for (``--isolation``, ``[execution] isolation``)
+ISOLATION_LEVELS = ("auto", *LEVELS)
+#: the private, size-capped scratch of a ``bwrap`` sandbox
 SCRATCH = "/tmp"
 
-#: The only variables a sandboxed worker sees.
+#: The only variables a sandboxed process sees (plus ``HOME``/``TMPDIR`` = its scratch or
+#: working directory, and what its spec adds).
 SANDBOX_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
@@ -53,6 +68,12 @@ ETC_FILES = (
     "/etc/nsswitch.conf",
     "/etc/alternatives",
 )
+#: What a JVM needs beyond /usr (Debian keeps the JDK's configuration under /etc)
+JAVA_ETC = ("/etc/java-17-openjdk", "/etc/java-21-openjdk", "/etc/ssl/certs/java")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: Inside-the-sandbox identity when the harness runs as root: an unprivileged uid with no
+#: capabilities, so the sandbox cannot remount its read-only binds or use root's powers.
+SANDBOX_UID = 65534
 
 ISOLATION = {
     "bwrap": [
@@ -93,7 +114,58 @@ ISOLATION = {
 }
 
 
-def _python_roots() -> list[str]:
+class Joinable(Protocol):
+    """A budget a sandbox joins before its first instruction (:mod:`.cgroups`)."""
+
+    def wrap(self, command: list[str]) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Bind:
+    """A host path the sandbox sees: at ``inside`` where the level has a filesystem view of
+    its own (``bwrap``), at its own path elsewhere; read-only unless ``writable``."""
+
+    host: str
+    inside: str = ""
+    writable: bool = False
+
+    def at(self, level: str) -> str:
+        """The path a process at ``level`` uses for it."""
+        return (self.inside or self.host) if level == "bwrap" else self.host
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """One sandboxed process, whatever starts it.
+
+    ``argv`` is run as the sandbox sees it (paths of binds through :meth:`Bind.at`).
+    ``workdir``: a writable bind the process starts in; without one, it starts in its
+    scratch. The scratch (``HOME`` and ``TMPDIR``) is a private ``/tmp`` of ``scratch_mb``
+    at ``bwrap``; at the other levels, which have no filesystem view of their own, the host
+    directory ``scratch``, else the workdir. ``env`` is added to :data:`SANDBOX_ENV`;
+    nothing of the harness's environment is passed. ``budget``: joined before the sandbox's
+    first instruction.
+    """
+
+    argv: tuple[str, ...]
+    binds: tuple[Bind, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    workdir: Bind | None = None
+    scratch: str | None = None
+    scratch_mb: int = 256
+    budget: Joinable | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    """What to start: the command line, its environment and working directory (host)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str | None
+
+
+def python_roots() -> list[str]:
     """Directories the sandboxed interpreter needs: its prefix and where its packages are."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
@@ -106,43 +178,46 @@ def _python_roots() -> list[str]:
     return kept
 
 
-#: The files a sandboxed worker runs: the whole sandboxed half, and nothing else of beyondpass
-SANDBOX_FILES = tuple(
-    sorted(p.name for p in HERE.iterdir() if p.suffix in (".py", ".java") and p.stem != "__init__")
+def command(level: str, spec: SandboxSpec) -> Command:
+    """The command that starts ``spec`` at isolation ``level`` (one of :data:`LEVELS`)."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown isolation level {level!r}")
+    if level == "bwrap":
+        home = SCRATCH
+        where = spec.workdir.at(level) if spec.workdir is not None else home
+        argv = [*_bwrap_view(spec), "--chdir", where, *spec.argv]
+        cwd = None
+    else:
+        found = spec.scratch or (spec.workdir.host if spec.workdir is not None else None)
+        if found is None:
+            raise ValueError(f"a sandbox at level {level!r} needs a workdir or a scratch directory")
+        home = found
+        argv = [*_UNSHARE, *spec.argv] if level == "unshare" else list(spec.argv)
+        cwd = spec.workdir.host if spec.workdir is not None else home
+    env = {**SANDBOX_ENV, "HOME": home, "TMPDIR": home, **spec.env}
+    if level == "bwrap":  # the variables are set inside; bubblewrap clears the rest
+        setenv = [part for key, value in env.items() for part in ("--setenv", key, value)]
+        at = argv.index("--chdir")
+        argv[at:at] = setenv
+    if spec.budget is not None:
+        argv = spec.budget.wrap(argv)
+    return Command(argv, env, cwd)
+
+
+_UNSHARE = (
+    "unshare",
+    "--user",
+    "--map-root-user",
+    "--net",
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--mount-proc",
 )
-#: What a JVM needs beyond /usr (Debian keeps the JDK's configuration under /etc)
-JAVA_ETC = ("/etc/java-17-openjdk", "/etc/java-21-openjdk", "/etc/ssl/certs/java")
-ROLES = {"judge": "judge.py", "candidate": "fork_server.py"}
-#: Inside-the-sandbox identity when the harness runs as root: an unprivileged uid with no
-#: capabilities, so the sandbox cannot remount its read-only binds or use root's powers.
-SANDBOX_UID = 65534
 
 
-def worker_command(level: str, role: str, fds: tuple[int, ...], scratch_mb: int) -> list[str]:
-    """The command line of one sandboxed process (``judge`` or ``candidate``) at ``level``.
-
-    ``fds`` are the inherited sockets the process serves (the candidate fork server: the one
-    to the judge; the judge: that one, then the one to the harness), passed by number. Each
-    sandbox gets its own namespaces, so the judge and the candidate cannot see each other.
-    """
-    script = ROLES[role]
-    python = [sys.executable, "-s", "-P"]
-    if level == "process":
-        return [*python, str(HERE / script), *map(str, fds)]
-    if level == "unshare":
-        return [
-            "unshare",
-            "--user",
-            "--map-root-user",
-            "--net",
-            "--pid",
-            "--fork",
-            "--kill-child",
-            "--mount-proc",
-            *python,
-            str(HERE / script),
-            *map(str, fds),
-        ]
+def _bwrap_view(spec: SandboxSpec) -> list[str]:
+    """bubblewrap's namespaces and filesystem view for ``spec`` (no environment yet)."""
     cmd = [
         "bwrap",
         "--unshare-all",
@@ -156,14 +231,14 @@ def worker_command(level: str, role: str, fds: tuple[int, ...], scratch_mb: int)
         "--dev",
         "/dev",
         "--size",
-        str(scratch_mb << 20),
+        str(spec.scratch_mb << 20),
         "--tmpfs",
         SCRATCH,
     ]
     if os.getuid() == 0:  # root: enter a user namespace as an unprivileged uid, no capabilities
         uid = str(SANDBOX_UID)
         cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL"]
-    for path in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+    for path in SYSTEM_DIRS:
         if Path(path).is_symlink():
             cmd += ["--symlink", os.readlink(path), path]
         elif Path(path).exists():
@@ -174,33 +249,42 @@ def worker_command(level: str, role: str, fds: tuple[int, ...], scratch_mb: int)
     for path in JAVA_ETC:  # compiled languages' runtime configuration (no secrets)
         if Path(path).is_dir():
             cmd += ["--ro-bind", path, path]
-    for root in _python_roots():
+    for root in python_roots():
         if not root.startswith(("/usr/", "/bin/", "/lib")):
             cmd += ["--ro-bind", root, root]
-    for name in SANDBOX_FILES:
-        cmd += ["--ro-bind", str(HERE / name), f"{INSIDE_DIR}/{name}"]
-    for key, value in SANDBOX_ENV.items():
-        cmd += ["--setenv", key, value]
-    cmd += ["--setenv", "HOME", SCRATCH, "--setenv", "TMPDIR", SCRATCH, "--chdir", SCRATCH]
-    return [*cmd, *python, f"{INSIDE_DIR}/{script}", *map(str, fds)]
+    binds = [*spec.binds, *([spec.workdir] if spec.workdir is not None else [])]
+    for bind in binds:
+        cmd += ["--bind" if bind.writable else "--ro-bind", bind.host, bind.at("bwrap")]
+    return cmd
 
 
 @functools.cache
 def level_works(level: str) -> bool:
-    """Try the level for real: start its command with a trivial Python and see it run."""
+    """Try the level for real: start a trivial Python in it and see it run."""
     if level == "process":
         return True
     tool = "bwrap" if level == "bwrap" else "unshare"
     if shutil.which(tool) is None:
         return False
-    cmd = worker_command(level, "candidate", (), 16)
-    probe = [*cmd[:-1], "-c", "import socket; print('ok')"]
-    try:
-        out = subprocess.run(
-            probe, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+    with tempfile.TemporaryDirectory(prefix="beyondpass-probe-") as scratch:
+        probe = SandboxSpec(
+            (sys.executable, "-s", "-P", "-c", "import socket; print('ok')"),
+            scratch=scratch,
+            scratch_mb=16,
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        started = command(level, probe)
+        try:
+            out = subprocess.run(
+                started.argv,
+                env=started.env,
+                cwd=started.cwd,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                stdin=subprocess.DEVNULL,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
     return out.returncode == 0 and out.stdout.strip() == "ok"
 
 
@@ -209,7 +293,7 @@ def choose_level(requested: str = "auto") -> tuple[str, str]:
     if requested != "auto":
         if requested not in LEVELS:
             raise ConfigError(
-                f"unknown isolation level {requested!r} — choose auto, {', '.join(LEVELS)}"
+                f"unknown isolation level {requested!r} — choose {', '.join(ISOLATION_LEVELS)}"
             )
         if not level_works(requested):
             raise ConfigError(
@@ -229,3 +313,8 @@ def choose_level(requested: str = "auto") -> tuple[str, str]:
             )
             return level, note
     raise AssertionError("the process level always works")
+
+
+def stronger_or_equal(level: str, than: str) -> bool:
+    """Whether ``level`` confines at least as much as ``than`` (both in :data:`LEVELS`)."""
+    return LEVELS.index(level) <= LEVELS.index(than)

@@ -20,27 +20,19 @@ import json
 import os
 import queue
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import weakref
+from pathlib import Path
 from typing import Any
 
 from beyondpass.benchmarks.task import TestCase
-from beyondpass.execution import cgroups
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
-from beyondpass.execution.budget import ProcessBudget, choose_budget, descendants, nproc_limit
-from beyondpass.execution.sandbox import (
-    ISOLATION,
-    SANDBOX_ENV,
-    SCRATCH,
-    choose_level,
-    worker_command,
-)
+from beyondpass.execution.launch import Sandboxes, Started
+from beyondpass.execution.sandbox import SANDBOX_ENV, SCRATCH, Bind, SandboxSpec
 from beyondpass.execution.sandboxed import job as job_schema
 from beyondpass.execution.sandboxed import wire
 from beyondpass.execution.verdict import verdict
@@ -55,40 +47,64 @@ class WorkerDied(Exception):
     """The sandboxed worker stopped answering; it is replaced."""
 
 
+#: what runs inside a worker's sandboxes: the whole sandboxed half, and nothing else of beyondpass
+HERE = Path(__file__).resolve().parent / "sandboxed"
+INSIDE_DIR = "/opt/beyondpass"  # where the sandboxed half appears inside a bwrap sandbox
+SANDBOX_FILES = tuple(
+    sorted(p.name for p in HERE.iterdir() if p.suffix in (".py", ".java") and p.stem != "__init__")
+)
+ROLES = {"judge": "judge.py", "candidate": "fork_server.py"}
+
+
+def worker_spec(
+    level: str, role: str, fds: tuple[int, ...], scratch_mb: int, scratch: str | None = None
+) -> SandboxSpec:
+    """One sandboxed half of a worker (``judge`` or ``candidate``) at ``level``.
+
+    ``fds`` are the inherited sockets the process serves (the candidate fork server: the one
+    to the judge; the judge: that one, then the one to the harness), passed by number. Each
+    sandbox gets its own namespaces, so the judge and the candidate cannot see each other.
+    ``scratch``: the host directory both use as scratch where the level has no private
+    ``/tmp``.
+    """
+    binds = tuple(Bind(str(HERE / name), f"{INSIDE_DIR}/{name}") for name in SANDBOX_FILES)
+    script = next(b for b in binds if b.host.endswith("/" + ROLES[role]))
+    argv = (sys.executable, "-s", "-P", script.at(level), *map(str, fds))
+    return SandboxSpec(argv, binds=binds, scratch=scratch, scratch_mb=scratch_mb)
+
+
 class _Worker:
     """One judge and one candidate fork server, connected by a socket pair."""
 
-    def __init__(self, level: str, scratch_mb: int, budget: ProcessBudget) -> None:
+    def __init__(self, sandboxes: Sandboxes, scratch_mb: int) -> None:
+        level = sandboxes.level
         self.level = level
         judge_end, candidate_end = socket.socketpair()
         self.harness, harness_end = socket.socketpair()  # jobs in, reports out
         self.private_tmp = level == "bwrap"  # bwrap gives each sandbox its own /tmp
         self.scratch = SCRATCH if self.private_tmp else tempfile.mkdtemp(prefix="bp-worker-")
-        self.budgets: dict[str, cgroups.SandboxBudget] = {}
-        procs: list[subprocess.Popen[bytes]] = []
-        self.procs = procs
+        self.started: list[Started] = []
+        budget = sandboxes.budget
         try:
-            if budget.mechanism == "cgroup":
-                for role, tasks, memory_mb in (
-                    ("candidate", budget.candidate_tasks, budget.memory_mb),
-                    ("judge", budget.judge_tasks, budget.judge_memory_mb),
-                ):
-                    made = cgroups.create_budget(tasks, memory_mb)
-                    if made is None:
-                        raise WorkerDied(f"the {role} sandbox's cgroup could not be created")
-                    self.budgets[role] = made
             with contextlib.ExitStack() as stack:
                 for end in (judge_end, candidate_end, harness_end):
                     stack.callback(end.close)
-                self.candidate = self._spawn(level, "candidate", (candidate_end,), scratch_mb)
-                procs.append(self.candidate)
-                self.judge = self._spawn(level, "judge", (judge_end, harness_end), scratch_mb)
-                procs.append(self.judge)
+                for role, ends, tasks, memory_mb in (
+                    ("candidate", (candidate_end,), budget.candidate_tasks, budget.memory_mb),
+                    ("judge", (judge_end, harness_end), budget.judge_tasks, budget.judge_memory_mb),
+                ):
+                    fds = tuple(end.fileno() for end in ends)
+                    scratch = None if self.private_tmp else self.scratch
+                    spec = worker_spec(level, role, fds, scratch_mb, scratch)
+                    # inside its budget before its first instruction
+                    self.started.append(
+                        sandboxes.start(spec, tasks=tasks, memory_mb=memory_mb, pass_fds=fds)
+                    )
+            self.candidate, self.judge = (s.proc for s in self.started)
             candidate_config = {
                 "scratch": self.scratch,
-                "own_pid_namespace": level in ("bwrap", "unshare"),
-                "env": SANDBOX_ENV,
-                "nproc": nproc_limit() if budget.mechanism == "nproc" else None,
+                "own_pid_namespace": sandboxes.own_pid_namespace,
+                "env": {**SANDBOX_ENV, "HOME": self.scratch, "TMPDIR": self.scratch},
                 # bwrap already drops them; unshare leaves the sample root of its namespace
                 "drop_capabilities": level == "unshare",
             }
@@ -96,35 +112,17 @@ class _Worker:
             hello = self._receive(START_TIMEOUT_S)
             self.own_pid_namespace = bool(hello.get("candidate", {}).get("own_pid_namespace"))
             self._check_budgets()
+        except OSError as exc:
+            self.close()
+            raise WorkerDied(f"the sandboxed worker could not start ({exc})") from exc
         except BaseException:
             self.close()
             raise
 
-    def _spawn(
-        self, level: str, role: str, ends: tuple[socket.socket, ...], scratch_mb: int
-    ) -> subprocess.Popen[bytes]:
-        fds = tuple(end.fileno() for end in ends)
-        command = worker_command(level, role, fds, scratch_mb)
-        if role in self.budgets:  # inside its budget before its first instruction
-            command = self.budgets[role].wrap(command)
-        return subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={**SANDBOX_ENV, "HOME": self.scratch, "TMPDIR": self.scratch},
-            cwd=self.scratch if os.path.isdir(self.scratch) else None,
-            pass_fds=fds,
-            start_new_session=True,
-        )
-
     def _check_budgets(self) -> None:
-        """Every process of each sandbox, up and serving, is a member of its budget."""
-        for role, proc in (("candidate", self.candidate), ("judge", self.judge)):
-            made = self.budgets.get(role)
-            if made is None:
-                continue
-            outside = ({proc.pid} | descendants(proc.pid)) - made.members()
+        """Every process of each sandbox, up and serving, is inside its budget."""
+        for role, started in zip(("candidate", "judge"), self.started, strict=True):
+            outside = started.outside_budget()
             if outside:
                 raise WorkerDied(
                     f"{len(outside)} process(es) of the {role} sandbox are outside its budget"
@@ -135,7 +133,7 @@ class _Worker:
         return self._receive(timeout_s + WATCHDOG_GRACE_S)
 
     def alive(self) -> bool:
-        return all(p.poll() is None for p in self.procs)
+        return all(s.proc.poll() is None for s in self.started)
 
     def _send(self, obj: dict[str, Any]) -> None:
         try:
@@ -153,13 +151,9 @@ class _Worker:
             raise WorkerDied(f"the sandboxed worker exited (code {code}): {exc}") from None
 
     def close(self) -> None:
-        for proc in getattr(self, "procs", []):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        for started in self.started:
+            started.close()  # also kills anything of the sandbox that escaped its session
         self.harness.close()
-        for made in self.budgets.values():
-            made.close()  # also kills anything of the sandbox that escaped its process group
         if not self.private_tmp:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
@@ -253,15 +247,15 @@ class SandboxExecutor(Executor):
         process_budget: str = "auto",
     ) -> None:
         self._workers = workers or os.cpu_count() or 1
-        self.level, note = choose_level(isolation)
-        if note:
-            print(note, file=sys.stderr)
-        self.level_note = note
+        # decided (and the budget probed) before any sample runs: a budget that does not
+        # bind refuses; a weaker level than bwrap is said on stderr
+        self.sandboxes = Sandboxes(isolation, process_budget, budget_mb)
+        self.level = self.sandboxes.level
+        self.level_note = self.sandboxes.note
+        self.budget = self.sandboxes.budget
         self.seed = seed
         self.scratch_mb = scratch_mb
         self.budget_mb = budget_mb
-        # decided (and probed) before any sample runs: a budget that does not bind refuses
-        self.budget = choose_budget(process_budget, self.level, budget_mb)
         self.fresh_workers = fresh_workers
         self._idle: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
         for _ in range(self._workers):
@@ -281,10 +275,7 @@ class SandboxExecutor(Executor):
     def metadata(self) -> dict[str, Any]:
         return {
             "executor": "subprocess" if self.fresh_workers else self.name,
-            "isolation": self.level,
-            "isolation_details": ISOLATION[self.level],
-            "isolation_note": self.level_note,
-            "process_budget": self.budget.describe(),
+            **self.sandboxes.metadata(),
             "tests_run_in": "a separate judge process; the candidate's process holds no tests",
             "python": sys.version.split()[0],
             "workers": self._workers,
@@ -330,7 +321,7 @@ class SandboxExecutor(Executor):
         return result
 
     def _start(self) -> _Worker:
-        started = self._spawner.submit(_Worker, self.level, self.scratch_mb, self.budget)
+        started = self._spawner.submit(_Worker, self.sandboxes, self.scratch_mb)
         worker = started.result()
         with self._lock:
             self._all.append(worker)

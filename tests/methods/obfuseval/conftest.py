@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from beyondpass.execution import Sandboxes
 from beyondpass.methods.obfuseval.project.runner import Prepared, prepare
 from beyondpass.methods.obfuseval.project.spec import load_project
 from beyondpass.methods.obfuseval.project.workspace import tree_digest
@@ -109,7 +110,7 @@ class _PreparedProjects(Mapping[str, Prepared]):
                 with _locked(self.base / f"prepared-{name}.lock"):
                     if not kept.is_file():
                         spec = load_project(self.base / f"{name}.toml")
-                        prepared = prepare(spec, self.base / f"scratch-{name}")
+                        prepared = prepare(spec, self.base / f"scratch-{name}", Sandboxes())
                         kept.write_bytes(pickle.dumps(prepared))
             except Exception as exc:
                 self._failed[name] = exc

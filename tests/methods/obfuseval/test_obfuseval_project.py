@@ -38,7 +38,7 @@ def _untouched(projects: dict, sdists: dict[str, Path]) -> None:
 def _with(prepared: Prepared, **spec_changes: object) -> Prepared:
     """``prepared`` judged under a changed spec (a shorter limit, fewer repeats)."""
     spec = replace(prepared.spec, **spec_changes)
-    return replace(prepared, spec=spec, sandbox=ProjectSandbox(spec, prepared.sandbox.level))
+    return replace(prepared, spec=spec, sandbox=ProjectSandbox(spec, prepared.sandbox.sandboxes))
 
 
 def _task(projects: dict, project: str, task_id: str) -> ProjectTask:

@@ -181,9 +181,9 @@ def test_project_suites_on_ray_give_the_same_verdicts_cpr_and_tpr(projects, ray_
     # one run of the suite per answer instead of the project's three: the time budget
     bench = _project(projects, tmp_path / "run", n_tasks=2, repeats=1)
     candidates = _candidates(bench)
-    here = ProjectEvaluator("auto", LocalPool()).evaluate(candidates)
+    here = ProjectEvaluator(None, LocalPool()).evaluate(candidates)
     seen: list[int] = []
-    ray = ProjectEvaluator("auto", ray_pool)
+    ray = ProjectEvaluator(None, ray_pool)
     there = ray.evaluate(candidates, on_result=lambda i, _: seen.append(i))
     assert [vars(e) for e in there] == [vars(e) for e in here]
     assert _figures(there) == _figures(here) == (1.0, 0.5)
@@ -197,7 +197,7 @@ def test_a_worker_without_the_project_source_stops_in_one_line(projects, ray_poo
     gone = tmp_path / "elsewhere" / "inflection-0.5.1.tar.gz"
     bench = _project(projects, tmp_path / "run", n_tasks=2, sdist=str(gone))
     with pytest.raises(NodeLacksTool) as caught:
-        ProjectEvaluator("auto", ray_pool).evaluate(_candidates(bench)[:1])
+        ProjectEvaluator(None, ray_pool).evaluate(_candidates(bench)[:1])
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("node ") and f"lacks the project source {gone}" in message

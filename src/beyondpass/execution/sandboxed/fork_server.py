@@ -425,10 +425,6 @@ def _child(config: dict, scratch: Scratch, sock: socket.socket, ctl: socket.sock
     fsize = max(limits["file_size_mb"] << 20, limits["output_bytes"])
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    nproc = config.get("nproc")
-    if nproc:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     random.seed(job.get("seed", 0))  # programs that draw random numbers are reproducible
     if "compile" in job or "launch" in job:  # a compiled language (languages.py)
         compiled_runner.serve(job, sock, scratch.build, os.path.dirname(__file__), _give_stdin)

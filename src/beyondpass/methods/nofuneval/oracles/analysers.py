@@ -4,8 +4,9 @@ Each runs on files in a private scratch directory and returns the rule ids it re
 file (messages are not kept: a hostile program's ``#include "/etc/..."`` must not carry
 file contents into results). The processes are :mod:`beyondpass.analysers`' (limits,
 versions, arguments, one-line errors); this module keeps the oracle's concern: which
-checks run and what they report. cppcheck and the compiler run confined (bubblewrap when
-it works here: read-only ``/usr``, the scratch directory, no network, cleared environment);
+checks run and what they report. cppcheck and the compiler run confined (the one sandbox,
+at the strongest level that works here; with bubblewrap: read-only ``/usr``, the scratch
+directory, no network, cleared environment);
 bandit and pylint only parse the program (``ast``/astroid), they never run it. A missing
 analyser raises :class:`AnalyserMissing` naming what to install — never a pass.
 """

@@ -10,14 +10,11 @@ from typing import Any
 import click
 
 from beyondpass.cli.base import emit_json
-from beyondpass.cli.options import executor_choice, json_option, ray_address_option
+from beyondpass.cli.options import executor_choice, executor_options, json_option
 from beyondpass.errors import ConfigError
 
-_ISOLATION = click.Choice(["auto", "bwrap", "unshare", "process"])
 
-
-def _prepare(project: str, isolation: str, seed: int, scratch: Path) -> Any:
-    from beyondpass.methods.obfuseval.project.runner import prepare
+def _load(project: str) -> Any:
     from beyondpass.methods.obfuseval.project.spec import load_project
 
     spec = load_project(project)
@@ -26,10 +23,18 @@ def _prepare(project: str, isolation: str, seed: int, scratch: Path) -> Any:
             f"{project}: language {spec.language!r} is described but only Python projects can "
             "be run (coverage, splicing and the import check are Python-only)"
         )
-    prepared = prepare(spec, scratch, isolation, seed)
-    if prepared.sandbox.warning:
-        click.echo(prepared.sandbox.warning, err=True)
-    return prepared
+    return spec
+
+
+def _choice(
+    executor: str | None, isolation: str | None, ray_address: str | None, budget: str | None
+) -> Any:
+    """The executor choice every command that runs code shares: where the answers' test
+    suites run (here, or the batch pool on Ray) and how their sandboxes are confined."""
+    from beyondpass.execution import ExecutorChoice
+
+    chosen = executor_choice(executor, isolation, ray_address, process_budget=budget)
+    return chosen or ExecutorChoice()
 
 
 @click.group("project")
@@ -40,13 +45,25 @@ def project() -> None:
 @project.command("tasks")
 @click.argument("project_file", metavar="PROJECT.toml", type=click.Path(dir_okay=False))
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the choice.")
-@click.option("--isolation", type=_ISOLATION, default="auto", show_default=True)
+@executor_options
 @json_option("Print the tasks as JSON.")
-def tasks(project_file: str, seed: int, isolation: str, as_json: bool) -> None:
+def tasks(
+    project_file: str,
+    seed: int,
+    executor: str | None,
+    isolation: str | None,
+    ray_address: str | None,
+    process_budget: str | None,
+    as_json: bool,
+) -> None:
     """List the functions a run would ask for, with their covering tests."""
+    from beyondpass.methods.obfuseval.project.runner import prepare
+
+    spec = _load(project_file)
+    sandboxes = _choice(executor, isolation, ray_address, process_budget).sandboxes()
     scratch = Path(tempfile.mkdtemp(prefix="beyondpass-project-"))
     try:
-        prepared = _prepare(project_file, isolation, seed, scratch)
+        prepared = prepare(spec, scratch, sandboxes, seed)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     payload = {
@@ -113,7 +130,6 @@ def _cache(cache_dir: str | None, no_cache: bool) -> Any:
     "(default: original; obfuscated with --obfuscate).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of choice and names.")
-@click.option("--isolation", type=_ISOLATION, default="auto", show_default=True)
 @click.option(
     "--max-concurrency",
     type=click.IntRange(min=1),
@@ -127,14 +143,7 @@ def _cache(cache_dir: str | None, no_cache: bool) -> Any:
     help="Response cache directory (default: $BEYONDPASS_CACHE_DIR or ~/.cache/beyondpass).",
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
-@click.option(
-    "--executor",
-    type=click.Choice(["sandbox", "ray"]),
-    default=None,
-    help="Where the answers' test suites run: here (default) or on Ray (pip install "
-    "'beyondpass[ray]'; every node needs the project source at the same path).",
-)
-@ray_address_option
+@executor_options
 @json_option("Print the summary as JSON.")
 def run(
     project_file: str,
@@ -144,42 +153,36 @@ def run(
     obfuscate: bool,
     conditions: str | None,
     seed: int,
-    isolation: str,
     max_concurrency: int,
     cache_dir: str | None,
     no_cache: bool,
     executor: str | None,
+    isolation: str | None,
     ray_address: str | None,
+    process_budget: str | None,
     as_json: bool,
 ) -> None:
     """Regenerate each selected function, splice it into a copy, run its tests: CPR, TPR.
 
     A study run in OUT (beyondpass report / rescore / compare read it); killed, the same
-    command resumes it without asking again what is stored."""
+    command resumes it without asking again what is stored. The answers' test suites run
+    where --executor places batch work (here, or on Ray: every node needs the project
+    source at the same path), each in a sandbox at --isolation (bwrap is required)."""
     from beyondpass.cli.progress import RichProgress
     from beyondpass.methods.obfuseval.project import study
     from beyondpass.methods.obfuseval.project.runner import tool_versions
-    from beyondpass.methods.obfuseval.project.spec import load_project
-    from beyondpass.methods.obfuseval.project.workspace import ProjectSandbox
 
     if bool(model) == reference:
         raise ConfigError("give exactly one of --model SPEC or --reference")
     variants = _variants(obfuscate, conditions)
-    spec = load_project(project_file)
-    if spec.language != "python":
-        raise ConfigError(
-            f"{project_file}: language {spec.language!r} is described but only Python projects "
-            "can be run (coverage, splicing and the import check are Python-only)"
-        )
-    choice = executor_choice(executor, None, ray_address)  # None: here, the default
-    warning = ProjectSandbox(spec, isolation).warning
-    if warning:
-        click.echo(warning, err=True)
+    spec = _load(project_file)
+    choice = _choice(executor, isolation, ray_address, process_budget)
+    sandboxes = choice.sandboxes()  # the level and budget, refused here if they cannot hold
     run_dir = Path(out)
-    ident, record = study.prepared_tasks(spec, run_dir, seed, isolation, tool_versions())
+    ident, record = study.prepared_tasks(spec, run_dir, seed, sandboxes, tool_versions())
     label = "reference" if reference else _label(model or "")
     spec_text = study.write_reference(run_dir, record, variants) if reference else str(model)
-    raw = study.design(ident, record, spec_text, label, max_concurrency, variants, isolation)
+    raw = study.design(ident, record, spec_text, label, max_concurrency, variants)
     cache = _cache(cache_dir, no_cache)
     try:
         with RichProgress(enabled=not as_json) as progress:

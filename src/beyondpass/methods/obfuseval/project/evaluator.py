@@ -22,13 +22,21 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from beyondpass.errors import ConfigError, DataError
+from beyondpass.errors import DataError
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
-from beyondpass.execution import BatchContext, BatchJob, BatchPool, LocalPool, NodeLacksTool
+from beyondpass.execution import (
+    BatchContext,
+    BatchJob,
+    BatchPool,
+    ExecutorChoice,
+    LocalPool,
+    NodeLacksTool,
+    Sandboxes,
+)
 from beyondpass.methods.obfuseval.project.benchmark import EVALUATOR, OBFUSCATED, spec_from_record
 from beyondpass.methods.obfuseval.project.runner import (
     Prepared,
@@ -43,10 +51,11 @@ METRICS = ("compiled", "tests_run", "tests_failing", "dropped_statements")
 
 
 class ProjectOptions(BaseModel):
-    """``[evaluation.obfuseval-project]``: how the project's commands are confined."""
+    """``[evaluation.obfuseval-project]``: no options of its own — how the project's
+    commands are confined is the run's executor choice (``[execution]`` isolation and
+    process budget), shared by every command that runs code."""
 
     model_config = ConfigDict(extra="forbid")
-    isolation: Literal["auto", "bwrap", "unshare", "process"] = "auto"
 
 
 def status_of(result: TaskResult) -> str:
@@ -90,14 +99,15 @@ class ProjectEvaluator(Evaluator):
     version = "1"
     metrics = METRICS
 
-    def __init__(self, isolation: str = "auto", pool: BatchPool | None = None) -> None:
-        self.isolation = isolation
+    def __init__(self, choice: ExecutorChoice | None = None, pool: BatchPool | None = None) -> None:
+        self.choice = choice or ExecutorChoice()
         self.pool = pool or LocalPool()
 
     def metadata(self) -> dict[str, Any]:
         return {
             "evaluator": self.name,
-            "isolation": self.isolation,
+            "isolation": self.choice.isolation,
+            "process_budget": self.choice.process_budget,
             "pool": self.pool.name,
             "tools": tool_versions(),
         }
@@ -130,7 +140,7 @@ class ProjectEvaluator(Evaluator):
         )
         return BatchJob(
             judge_batch,
-            JudgeArgs(self.isolation, tuple(records)),
+            JudgeArgs(self.choice.isolation, self.choice.process_budget, tuple(records)),
             purpose="project-mode test suites",
             modules=("pytest", "libcst"),
             batch_size=4,
@@ -140,10 +150,12 @@ class ProjectEvaluator(Evaluator):
 
 @dataclass(frozen=True)
 class JudgeArgs:
-    """What every batch of :func:`judge_batch` gets: the isolation level and the projects
-    (their records without the task lists; an item names its project by place)."""
+    """What every batch of :func:`judge_batch` gets: the isolation level and process budget
+    asked for (decided on the machine that runs the batch) and the projects (their records
+    without the task lists; an item names its project by place)."""
 
     isolation: str
+    process_budget: str
     records: tuple[dict[str, Any], ...]
 
 
@@ -153,13 +165,14 @@ def judge_batch(
     """The batch function (module-level: a Ray worker imports it): each project the batch
     needs unpacked once, then each (project, task, answer) judged in turn."""
     out: list[Evaluation] = []
+    sandboxes = Sandboxes(args.isolation, args.process_budget, announce=False)
     with tempfile.TemporaryDirectory(prefix="beyondpass-project-") as scratch:
         projects: dict[int, Prepared] = {}
         for i, (which, task, answer) in enumerate(items):
             prepared = projects.get(which)
             if prepared is None:
                 work = Path(scratch) / str(len(projects))
-                prepared = restore(args.records[which], args.isolation, work, ctx.node)
+                prepared = restore(args.records[which], sandboxes, work, ctx.node)
                 projects[which] = prepared
             result = evaluate(prepared, task, answer, Path(scratch) / "work")
             result.mapping = dict(task.mapping)
@@ -170,7 +183,7 @@ def judge_batch(
     return out
 
 
-def restore(record: dict[str, Any], isolation: str, scratch: Path, node: str) -> Prepared:
+def restore(record: dict[str, Any], sandboxes: Sandboxes, scratch: Path, node: str) -> Prepared:
     """The project as the run prepared it, unpacked again on ``node`` (``local``: in this
     process); its source must be there, at the recorded path, with the same sha256."""
     spec = spec_from_record(record)
@@ -183,12 +196,7 @@ def restore(record: dict[str, Any], isolation: str, scratch: Path, node: str) ->
             "project-mode test suites — every node that judges answers needs the checkout "
             "or sdist at that path (a shared file system, or a copy there)"
         )
-    sandbox = ProjectSandbox(spec, isolation)
-    if sandbox.level != "bwrap":
-        raise ConfigError(
-            f"{spec.name}: project mode needs the bwrap sandbox (level {sandbox.level!r} "
-            f"does not confine the filesystem){on}"
-        )
+    sandbox = ProjectSandbox(spec, sandboxes, on)
     scratch.mkdir(parents=True)
     pristine = materialise(spec, scratch)
     digest = tree_digest(pristine)
@@ -211,6 +219,8 @@ def restore(record: dict[str, Any], isolation: str, scratch: Path, node: str) ->
 
 
 def build(options: ProjectOptions | None, context: Any) -> ProjectEvaluator:
-    """The registry's factory (``EvaluatorSpec``): the run's batch pool places the suites."""
-    isolation = options.isolation if options is not None else "auto"
-    return ProjectEvaluator(isolation, getattr(context, "pool", None))
+    """The registry's factory (``EvaluatorSpec``): the run's executor choice confines the
+    suites and its batch pool places them."""
+    return ProjectEvaluator(
+        getattr(context, "executor_choice", None), getattr(context, "pool", None)
+    )

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.benchmarks.task import Task
-from beyondpass.errors import ConfigError
+from beyondpass.execution import Sandboxes
 from beyondpass.extraction import extract
 from beyondpass.methods.obfuseval.project.boundary import testing_copy, worker_copy
 from beyondpass.methods.obfuseval.project.coverage_map import measure
@@ -92,15 +92,10 @@ class TaskResult:
     dropped: list[str] = field(default_factory=list)
 
 
-def prepare(spec: ProjectSpec, scratch: Path, isolation: str = "auto", seed: int = 0) -> Prepared:
+def prepare(spec: ProjectSpec, scratch: Path, sandboxes: Sandboxes, seed: int = 0) -> Prepared:
     """Unpack, measure coverage, pick tasks, find flaky tests and tests whose calls cannot
-    cross the process boundary (all in ``scratch``)."""
-    sandbox = ProjectSandbox(spec, isolation)
-    if sandbox.level != "bwrap":
-        raise ConfigError(
-            f"{spec.name}: project mode needs the bwrap sandbox (level {sandbox.level!r} does "
-            "not confine the filesystem, so the model's code could rewrite the tests' copy)"
-        )
+    cross the process boundary (all in ``scratch``), in the run's ``sandboxes``."""
+    sandbox = ProjectSandbox(spec, sandboxes)
     scratch.mkdir(parents=True, exist_ok=True)
     pristine = materialise(spec, scratch)
     digest = tree_digest(pristine)

@@ -23,10 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError
-from beyondpass.execution import ExecutorChoice
+from beyondpass.execution import ExecutorChoice, Sandboxes
 from beyondpass.methods.obfuseval.project.benchmark import (
     BENCHMARK,
-    EVALUATOR,
     ORIGINAL,
     TASKS_FILE,
     keep,
@@ -53,7 +52,7 @@ def _same_design(record: dict[str, Any], spec: ProjectSpec, seed: int) -> bool:
 
 
 def prepared_tasks(
-    spec: ProjectSpec, out: Path, seed: int, isolation: str, tools: dict[str, str]
+    spec: ProjectSpec, out: Path, seed: int, sandboxes: Sandboxes, tools: dict[str, str]
 ) -> tuple[str, dict[str, Any]]:
     """The run's prepared project and its ``NAME@DIGEST``: read back when ``out`` already
     holds this project with this seed (a resumed run prepares nothing), else prepared now
@@ -71,7 +70,7 @@ def prepared_tasks(
     out.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="beyondpass-project-"))
     try:
-        prepared = prepare(spec, scratch, isolation, seed)
+        prepared = prepare(spec, scratch, sandboxes, seed)
         record = project_record(prepared, seed, tools)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -86,9 +85,9 @@ def design(
     label: str,
     max_concurrency: int,
     variants: Sequence[str],
-    isolation: str,
 ) -> dict[str, Any]:
-    """The study a project run is, as a study file would say it."""
+    """The study a project run is, as a study file would say it (how its commands are
+    confined is the executor choice, no part of the design)."""
     return {
         "name": f"obfuseval-project-{record['project']['name']}",
         "description": "ObfusEval project mode (obfuseval project run)",
@@ -96,8 +95,6 @@ def design(
         "benchmarks": [{"name": f"{BENCHMARK}:{ident}"}],
         "models": [{"spec": model, "label": label, "max_concurrency": max_concurrency}],
         "prompts": {"plan": BENCHMARK, "variants": list(variants)},
-        # how commands are confined is no part of the design unless asked for by name
-        **({"evaluation": {EVALUATOR: {"isolation": isolation}}} if isolation != "auto" else {}),
     }
 
 

@@ -23,7 +23,6 @@ from beyondpass.methods.obfuseval.project.workspace import (
     PLUGIN_DIR,
     Completed,
     ProjectSandbox,
-    stop,
 )
 
 #: the failure taxonomy, in the order ties are broken
@@ -228,8 +227,7 @@ def run_once(
         reader.join(30)
     finally:
         if served is not None:
-            stop(served)
-            served.wait()
+            served.close()
         theirs.close()
         ours.close()
         for fd in (read_end, write_end):

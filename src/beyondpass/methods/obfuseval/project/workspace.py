@@ -2,17 +2,16 @@
 
 The user's checkout (or sdist) is only ever read: it is copied (or unpacked) once into a
 pristine scratch tree, and every task works on a fresh copy of that tree. Commands — the
-install/build step, the test runs — run in the sandbox of :mod:`beyondpass.execution.sandbox`
+install/build step, the test runs — run in the one sandbox every caller uses
+(:class:`beyondpass.execution.Sandboxes`, the run's isolation level and process budget)
 with only the copy writable: no network, no home, no environment of the harness.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tarfile
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from beyondpass.errors import ConfigError
-from beyondpass.execution.sandbox import SANDBOX_ENV, SCRATCH, choose_level, worker_command
+from beyondpass.execution import SANDBOX_ENV, SCRATCH, Bind, Sandboxes, SandboxSpec, Started
 from beyondpass.methods.obfuseval.project.spec import ProjectSpec
 
 #: where the copy appears inside a bwrap sandbox
@@ -29,6 +28,9 @@ INSIDE_ROOT = f"{SCRATCH}/project"
 #: a folder in each copy for beyondpass's files (outcome plugin, coverage data)
 PLUGIN_DIR = ".beyondpass"
 _SCRATCH_MB = 512
+#: tasks (processes and threads) in one project sandbox: pytest or the answer's worker,
+#: and what they start
+_TASKS = 128
 _TAIL = 4000
 
 
@@ -83,12 +85,6 @@ def fresh_copy(pristine: Path, target: Path) -> Path:
     return target
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    """Kill a started command and everything in its session."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
 @dataclass(frozen=True)
 class Completed:
     """One sandboxed command's end: exit status (None: killed at the time limit) and tails."""
@@ -103,15 +99,34 @@ class Completed:
 
 
 class ProjectSandbox:
-    """Runs commands in a project copy at the strongest isolation level that works here."""
+    """Runs commands in a project copy, each in a sandbox of its own, at the run's isolation
+    level and inside its process budget (the executor choice every command shares).
 
-    def __init__(self, spec: ProjectSpec, isolation: str = "auto") -> None:
+    Project mode needs the ``bwrap`` level: at the others the filesystem is not confined,
+    so the model's code could rewrite the tests' copy.
+    """
+
+    def __init__(self, spec: ProjectSpec, sandboxes: Sandboxes, where: str = "") -> None:
+        if sandboxes.level != "bwrap":
+            raise ConfigError(
+                f"{spec.name}: project mode needs the bwrap sandbox (level "
+                f"{sandboxes.level!r} does not confine the filesystem, so the model's code "
+                f"could rewrite the tests' copy){where}"
+            )
         self.spec = spec
-        self.level, self.warning = choose_level(isolation)
+        self.sandboxes = sandboxes
+
+    @property
+    def level(self) -> str:
+        return self.sandboxes.level
+
+    @staticmethod
+    def _bind(copy: Path) -> Bind:
+        return Bind(str(copy.resolve()), INSIDE_ROOT, writable=True)
 
     def root_inside(self, copy: Path) -> str:
         """The copy's path as the sandboxed command sees it."""
-        return INSIDE_ROOT if self.level == "bwrap" else str(copy.resolve())
+        return self._bind(copy).at(self.level)
 
     def argv(self, words: tuple[str, ...] | list[str]) -> list[str]:
         """``python`` as the first word means the harness's interpreter (pytest and coverage
@@ -128,7 +143,7 @@ class ProjectSandbox:
         env: dict[str, str] | None = None,
         pass_fds: tuple[int, ...] = (),
         capture: bool = True,
-    ) -> subprocess.Popen[bytes]:
+    ) -> Started:
         """Start ``words`` with the copy as working directory; only the copy is writable.
         ``pass_fds`` are inherited under the same numbers (bwrap keeps them open)."""
         inside = self.root_inside(copy)
@@ -136,49 +151,40 @@ class ProjectSandbox:
         roots = [os.path.normpath(f"{inside}/{p}") for p in self.spec.pythonpath]
         roots.append(f"{inside}/{PLUGIN_DIR}")
         variables = {
-            **SANDBOX_ENV,
             # ``python`` in an install command is the harness's interpreter too
             "PATH": f"{Path(sys.executable).parent}:{SANDBOX_ENV['PATH']}",
             "PYTHONPATH": os.pathsep.join(roots),
             **(env or {}),
         }
-        command = self.argv(words)
-        base = worker_command(self.level, "candidate", (), _SCRATCH_MB)
-        if self.level == "bwrap":
-            # drop the worker's own tail: ``--chdir /tmp python -s -P script``
-            assert base[-6] == "--chdir" and base[-4] == sys.executable
-            full = [*base[:-6], "--bind", str(copy.resolve()), INSIDE_ROOT, "--chdir", INSIDE_ROOT]
-            for key, value in variables.items():
-                full += ["--setenv", key, value]
-            full += command
-            cwd, process_env = None, {"PATH": SANDBOX_ENV["PATH"]}
-        else:
-            prefix = base[: base.index(sys.executable)]
-            full = [*prefix, *command]
-            cwd = str(copy)
-            process_env = {**variables, "HOME": str(copy), "TMPDIR": str(copy)}
+        spec = SandboxSpec(
+            tuple(self.argv(words)),
+            env=variables,
+            workdir=self._bind(copy),
+            scratch_mb=_SCRATCH_MB,
+        )
         out = subprocess.PIPE if capture else subprocess.DEVNULL
-        return subprocess.Popen(
-            full,
-            cwd=cwd,
-            env=process_env,
-            stdin=subprocess.DEVNULL,
+        return self.sandboxes.start(
+            spec,
+            tasks=_TASKS,
+            memory_mb=self.sandboxes.memory_mb,
             stdout=out,
             stderr=out,
-            start_new_session=True,
             pass_fds=pass_fds,
         )
 
     @staticmethod
-    def wait(proc: subprocess.Popen[bytes], timeout_s: float) -> Completed:
-        """Wait for a started command (killed with its session at ``timeout_s``)."""
+    def wait(started: Started, timeout_s: float) -> Completed:
+        """Wait for a started command (killed with its sandbox at ``timeout_s``); its
+        sandbox is gone afterwards, budget included."""
+        proc = started.proc
         try:
             out, err = proc.communicate(timeout=timeout_s)
             code: int | None = proc.returncode
         except subprocess.TimeoutExpired:
-            stop(proc)
+            started.kill()
             out, err = proc.communicate()
             code = None
+        started.close()
         return Completed(
             code,
             (out or b"").decode("utf-8", "replace")[-_TAIL:],
