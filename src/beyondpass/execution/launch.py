@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
@@ -23,6 +24,8 @@ from beyondpass.execution.budget import ProcessBudget, choose_budget, descendant
 from beyondpass.execution.sandbox import ISOLATION, SandboxSpec, choose_level, command
 
 _Stream = int | IO[Any] | None
+#: how long closing a sandbox waits for its killed processes to be gone
+GONE_PATIENCE_S = 10.0
 
 
 @dataclass
@@ -46,20 +49,33 @@ class Started:
             return {pid for pid in tree if not cgroups.within(pid, self.enclosing.cgroups)}
         return set()
 
-    def kill(self) -> None:
-        """Kill every process of the sandbox (its session, then whatever its budget holds)."""
+    def kill(self) -> set[int]:
+        """Kill every process of the sandbox: its session, every process below it, and
+        whatever its budget holds -> the processes below it that were killed."""
+        tree = descendants(self.proc.pid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
+        for pid in tree:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         if self.budget is not None:
             self.budget.kill()
+        return tree
 
     def close(self) -> None:
-        """Kill what is left, collect the process and remove the sandbox's budget."""
-        self.kill()
+        """Kill what is left, collect the process and remove the sandbox's budget; returns
+        once no process of the sandbox is left (a killed PID namespace ends asynchronously,
+        and its dying processes still count against a budget shared with others)."""
+        tree = self.kill()
         self.proc.wait()
         if self.budget is not None:
-            self.budget.close()
+            self.budget.close()  # kills until the cgroup is empty
             self.budget = None
+        deadline = time.monotonic() + GONE_PATIENCE_S
+        while tree and time.monotonic() < deadline:
+            tree = {pid for pid in tree if os.path.exists(f"/proc/{pid}")}
+            if tree:
+                time.sleep(0.01)
 
 
 class Sandboxes:
