@@ -10,12 +10,18 @@ failed task becomes one line, and what is cancelled on an error or Ctrl-C.
 work starts), but Ray itself is started or joined only on first use, and ``close()`` shuts
 down only an instance this connection started. Ray is one per process: a second connection
 in the same process reuses the instance the first one started or joined.
+
+Authentication is Ray's (:mod:`.ray_auth`): a private instance runs with Ray's default
+(token authentication, Ray keeps the token in ``~/.ray/auth_token``) on 127.0.0.1; joining
+a cluster sends this machine's token when it has one, as ``ray start`` on the head uses
+the token it finds.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import os
 import threading
 import time
 from collections import deque
@@ -23,6 +29,15 @@ from collections.abc import Callable
 from typing import Any
 
 from beyondpass.errors import BeyondpassError, ConfigError
+from beyondpass.execution.ray_auth import (
+    AUTH_FIX,
+    AUTH_MODE,
+    LOOPBACK,
+    auth_cause,
+    loopback_node,
+    quiet_auth_notice,
+    send_token_if_any,
+)
 
 MISSING_RAY = "scale-out on Ray needs the 'ray' package: pip install 'beyondpass[ray]'"
 
@@ -56,9 +71,9 @@ def import_ray() -> Any:
 class RayConnection:
     """Starts or joins Ray on first use; ``who`` names the component in its errors.
 
-    ``address``: ``None`` starts a private local Ray instance; ``"auto"`` joins the cluster
-    this machine belongs to (``ray start`` or ``RAY_ADDRESS``); ``"host:port"`` joins that
-    cluster's head.
+    ``address``: ``None`` starts a private local Ray instance on 127.0.0.1; ``"auto"`` joins
+    the cluster this machine belongs to (``ray start`` or ``RAY_ADDRESS``); ``"host:port"``
+    joins that cluster's head.
     """
 
     def __init__(self, address: str | None, init_options: dict[str, Any] | None, who: str) -> None:
@@ -90,22 +105,34 @@ class RayConnection:
 
     def _init(self, ray: Any) -> None:
         target = "local" if self.address is None else self.address
-        options = self.init_options
+        options = dict(self.init_options)
         if target.startswith("ray://"):  # Ray Client takes few init options
             options = {k: v for k, v in options.items() if k not in DEFAULT_INIT_OPTIONS}
+        auth_error = getattr(ray.exceptions, "AuthenticationError", ConnectionError)
+        user_mode = os.environ.get(AUTH_MODE)
+        private = self.address is None
+        if private:  # nothing outside this machine needs to reach it
+            options.setdefault("_node_ip_address", LOOPBACK)
         try:
-            ray.init(address=target, **options)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            hint = (
-                "start one with `ray start --head`, or omit the address to start a local instance"
-                if self.address is not None
-                else "check the init options"
-            )
-            raise RayClusterError(
-                f"{self.who}: could not start or join Ray at "
-                f"{self.address or 'a new local instance'}: {one_line(exc)} — {hint}"
-            ) from exc
+            with quiet_auth_notice(), loopback_node() if private else contextlib.nullcontext():
+                if not private and not target.startswith("ray://"):
+                    send_token_if_any()
+                ray.init(address=target, **options)
+        except (ConnectionError, ValueError, RuntimeError, auth_error) as exc:
+            raise RayClusterError(self._failure(exc, user_mode)) from exc
         self.started_here = True
+
+    def _failure(self, exc: BaseException, user_mode: str | None) -> str:
+        """One line for a failed start or join; a refused token names its cause and the fix."""
+        where = self.address or "a new local instance"
+        where = f"{self.who}: could not start or join Ray at {where}"
+        if self.address is None:
+            return f"{where}: {one_line(exc)} — check the init options"
+        cause = auth_cause(exc, user_mode)
+        if cause is not None:
+            return f"{where}: {cause} — {AUTH_FIX}"
+        hint = "start one with `ray start --head`, or omit the address to start a local instance"
+        return f"{where}: {one_line(exc)} — {hint}"
 
     def _check_feasible(self, ray: Any, num_cpus_per_task: float) -> None:
         """A task no node can hold would wait forever; say so instead."""
