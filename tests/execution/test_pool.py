@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from beyondpass.analysers.process import analyser_sandboxes
 from beyondpass.execution import BatchJob, LocalPool, NodeLacksTool
 from beyondpass.execution.pool import check_needs
 from beyondpass.execution.sandbox import level_works
@@ -20,10 +21,12 @@ def no_bwrap_here(monkeypatch):
     """This machine as a node without bubblewrap looks to the check (``shutil.which``): a
     PATH without it. The probe is cached per process, so it is forgotten before and after."""
     level_works.cache_clear()
+    analyser_sandboxes.cache_clear()
     monkeypatch.setenv("PATH", "/nonexistent")
     yield
     monkeypatch.undo()
     level_works.cache_clear()
+    analyser_sandboxes.cache_clear()
 
 
 def test_a_node_that_cannot_confine_as_the_run_records_refuses(no_bwrap_here) -> None:

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import BeyondpassError, ConfigError
-from beyondpass.execution.sandbox import Bind, SandboxSpec, choose_level, command
+from beyondpass.execution.launch import Sandboxes
+from beyondpass.execution.sandbox import Bind, SandboxSpec
 
 #: how to install each analyser (the end of the one-line error when it is missing)
 INSTALL = {
@@ -111,13 +112,29 @@ def _version_of(command: tuple[str, ...]) -> str:
 
 #: where a confined analyser's working directory appears at the ``bwrap`` level
 CONFINED_WORKDIR = "/work"
+#: tasks (processes and threads) of one confined analyser run and what it starts
+CONFINED_TASKS = 64
+#: output of a confined run read into memory at most, per stream (more is a failure)
+CONFINED_OUTPUT_BYTES = 64 << 20
+
+
+@functools.cache
+def analyser_sandboxes(level: str = "auto") -> Sandboxes:
+    """Where confined analysers run: the one sandbox at ``level`` (``auto``: the strongest
+    that works here), each run inside a process budget where one binds. Analysers are
+    trusted tools reading untrusted files, so where no budget binds they still run (the
+    run's record says so), bounded per process by their memory limit and time."""
+    try:
+        return Sandboxes(level, "auto", announce=False)
+    except ConfigError:
+        return Sandboxes(level, "none", announce=False)
 
 
 def confinement() -> str:
     """The isolation level a ``confine=True`` run gets here: the strongest that works
     (``bwrap``: a read-only system, the working directory as ``/work``, no network, an
     unprivileged uid and a cleared environment)."""
-    return choose_level("auto")[0]
+    return analyser_sandboxes().level
 
 
 @dataclass(frozen=True)
@@ -139,31 +156,29 @@ def run_process(
     memory_mb: int | None = DEFAULT_MEMORY_MB,
     confine: bool = False,
     env: Mapping[str, str] | None = None,
+    level: str = "auto",
 ) -> Completed:
     """Run ``argv`` in ``cwd``: no stdin, output captured, within ``timeout_s`` and
-    ``memory_mb``; confined to ``cwd`` (read-only system, no network, at the strongest
-    level that works here) when ``confine``. A timeout or a death by signal is an
+    ``memory_mb``; confined to ``cwd`` when ``confine`` (read-only system, no network,
+    cleared environment, a process budget, bounded output: the one sandbox at ``level``,
+    by default the strongest that works here). A timeout or a death by signal is an
     :class:`AnalyserFailed`."""
     cmd = list(argv)
     if memory_mb:
         cmd = ["/bin/sh", "-c", 'ulimit -v "$0" && exec "$@"', str(memory_mb * 1024), *cmd]
-    run_env, run_cwd = (dict(env) if env is not None else None), str(cwd)
     if confine:
-        workdir = Bind(str(Path(cwd).resolve()), CONFINED_WORKDIR, writable=True)
-        spec = SandboxSpec(tuple(cmd), env=dict(env or {}), workdir=workdir)
-        started = command(confinement(), spec)
-        cmd, run_env, run_cwd = started.argv, started.env, started.cwd or "/"
+        return _run_confined(tool, cmd, cwd, timeout_s, memory_mb, env, level)
     start = time.monotonic()
     try:
         proc = subprocess.run(
             cmd,
-            cwd=run_cwd,
+            cwd=cwd,
             capture_output=True,
             text=True,
             errors="replace",
             timeout=timeout_s,
             stdin=subprocess.DEVNULL,
-            env=run_env,
+            env=dict(env) if env is not None else None,
             check=False,
         )
     except subprocess.TimeoutExpired:
@@ -174,6 +189,41 @@ def run_process(
         name = signal.Signals(-proc.returncode).name
         raise AnalyserFailed(f"{tool} was killed by {name}: {proc.stderr.strip()[:200]}")
     return Completed(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start)
+
+
+def _run_confined(
+    tool: str,
+    cmd: list[str],
+    cwd: Path,
+    timeout_s: float,
+    memory_mb: int | None,
+    env: Mapping[str, str] | None,
+    level: str,
+) -> Completed:
+    workdir = Bind(str(Path(cwd).resolve()), CONFINED_WORKDIR, writable=True)
+    spec = SandboxSpec(tuple(cmd), env=dict(env or {}), workdir=workdir)
+    start = time.monotonic()
+    try:
+        started = analyser_sandboxes(level).start(
+            spec,
+            tasks=CONFINED_TASKS,
+            memory_mb=memory_mb or DEFAULT_MEMORY_MB,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except OSError as exc:
+        raise AnalyserFailed(f"{tool} could not start: {exc}") from None
+    done = started.communicate(timeout_s, CONFINED_OUTPUT_BYTES)
+    if done.returncode is None:
+        raise AnalyserFailed(f"{tool} did not finish within {timeout_s:g} s")
+    if max(done.stdout_bytes, done.stderr_bytes) > CONFINED_OUTPUT_BYTES:
+        raise AnalyserFailed(f"{tool} wrote more than {CONFINED_OUTPUT_BYTES >> 20} MB of output")
+    stdout = done.stdout.decode("utf-8", "replace")
+    stderr = done.stderr.decode("utf-8", "replace")
+    if done.returncode < 0:
+        name = signal.Signals(-done.returncode).name
+        raise AnalyserFailed(f"{tool} was killed by {name}: {stderr.strip()[:200]}")
+    return Completed(done.returncode, stdout, stderr, time.monotonic() - start)
 
 
 @dataclass(frozen=True)
@@ -224,5 +274,6 @@ class Analyser:
             "timeout_s": self.timeout_s,
             "memory_mb": self.memory_mb,
             "confinement": confinement() if self.confine else "none",
+            "process_budget": (analyser_sandboxes().budget.mechanism if self.confine else "none"),
             "environment": "cleared" if self.clean_env else "inherited",
         }

@@ -13,7 +13,7 @@ from beyondpass.execution.base import (
     TestResult,
 )
 from beyondpass.execution.budget import PROCESS_BUDGETS
-from beyondpass.execution.launch import Sandboxes, Started
+from beyondpass.execution.launch import Output, Sandboxes, Started
 from beyondpass.execution.pool import (
     BatchContext,
     BatchJob,
@@ -66,6 +66,7 @@ __all__ = [
     "SANDBOX_ENV",
     "SCRATCH",
     "SandboxSpec",
+    "Output",
     "Sandboxes",
     "Started",
     "choose_level",

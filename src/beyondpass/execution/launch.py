@@ -10,8 +10,10 @@ how the budget was verified — is :meth:`Sandboxes.metadata`.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
+import selectors
 import signal
 import subprocess
 import sys
@@ -26,6 +28,40 @@ from beyondpass.execution.sandbox import ISOLATION, SandboxSpec, choose_level, c
 _Stream = int | IO[Any] | None
 #: how long closing a sandbox waits for its killed processes to be gone
 GONE_PATIENCE_S = 10.0
+#: after a sandbox's process ended: how long what is still in its pipes is read
+END_GRACE_S = 2.0
+
+
+@dataclass(frozen=True)
+class Output:
+    """How a sandboxed process ended (``returncode`` None: stopped at its time limit) and
+    the last bytes of its output; ``*_bytes``: how much it wrote in all."""
+
+    returncode: int | None
+    stdout: bytes
+    stderr: bytes
+    stdout_bytes: int
+    stderr_bytes: int
+
+
+class _Tail:
+    """The last ``keep`` bytes added, and how many were added in all."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.total = 0
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._held = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self._chunks.append(chunk)
+        self._held += len(chunk)
+        while len(self._chunks) > 1 and self._held - len(self._chunks[0]) >= self.keep:
+            self._held -= len(self._chunks.popleft())
+
+    def data(self) -> bytes:
+        return b"".join(self._chunks)[-self.keep :] if self.keep else b""
 
 
 @dataclass
@@ -61,6 +97,55 @@ class Started:
         if self.budget is not None:
             self.budget.kill()
         return tree
+
+    def communicate(self, timeout_s: float, keep_bytes: int) -> Output:
+        """Wait for the sandbox's process (started with ``stdout``/``stderr`` pipes), at
+        most ``timeout_s``, reading both streams as they come and keeping the last
+        ``keep_bytes`` of each: a flood of output costs the harness no more memory than
+        that. At the time limit the sandbox is killed (``returncode`` None). Once its
+        process has ended, whatever it left is killed too, so a leftover holding a pipe
+        open cannot keep the harness waiting. The sandbox is closed afterwards."""
+        tails: dict[int, _Tail] = {}
+        ended = os.pidfd_open(self.proc.pid)  # readable once the process has ended
+        returncode: int | None = None
+        try:
+            with selectors.DefaultSelector() as chosen:
+                for stream in (self.proc.stdout, self.proc.stderr):
+                    if stream is not None:
+                        tails[stream.fileno()] = _Tail(keep_bytes)
+                        chosen.register(stream.fileno(), selectors.EVENT_READ)
+                chosen.register(ended, selectors.EVENT_READ)
+                deadline = time.monotonic() + timeout_s
+                running = True
+                while True:
+                    now = time.monotonic()
+                    if running:
+                        returncode = self.proc.poll()
+                        if returncode is not None or now >= deadline:
+                            running = False  # ended or out of time: nothing of it runs on
+                            self.kill()
+                            chosen.unregister(ended)
+                            deadline = now + END_GRACE_S  # for what is still in the pipes
+                    if not running and (len(chosen.get_map()) == 0 or now >= deadline):
+                        break
+                    for key, _ in chosen.select(max(0.0, deadline - now)):
+                        if key.fd == ended:
+                            continue  # the next round sees it
+                        chunk = os.read(key.fd, 1 << 16)
+                        if chunk:
+                            tails[key.fd].add(chunk)
+                        else:
+                            chosen.unregister(key.fd)
+        finally:
+            os.close(ended)
+        self.close()
+        none = _Tail(0)
+        out = tails.get(self.proc.stdout.fileno() if self.proc.stdout else -1, none)
+        err = tails.get(self.proc.stderr.fileno() if self.proc.stderr else -1, none)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+        return Output(returncode, out.data(), err.data(), out.total, err.total)
 
     def close(self) -> None:
         """Kill what is left, collect the process and remove the sandbox's budget; returns

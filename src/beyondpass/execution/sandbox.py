@@ -75,6 +75,16 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: capabilities, so the sandbox cannot remount its read-only binds or use root's powers.
 SANDBOX_UID = 65534
 
+#: What each level promises, by name; ``ISOLATION`` says the same in words (a promise not
+#: made is a line with NOT there). tests/execution/test_sandbox_conformance.py checks every
+#: promise of every level with every launcher. A process budget (processes and memory of a
+#: whole sandbox) and the verdict channel are promised at every level.
+GUARANTEES = {
+    "bwrap": frozenset({"filesystem", "network", "processes", "environment", "limits"}),
+    "unshare": frozenset({"network", "processes", "environment", "limits"}),
+    "process": frozenset({"environment", "limits"}),
+}
+
 ISOLATION = {
     "bwrap": [
         "verdict: tests run in a separate sandboxed judge process; the program's process "

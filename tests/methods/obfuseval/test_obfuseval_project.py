@@ -4,8 +4,10 @@
 (classes, src layout, unittest-style suite run by pytest), fetched from PyPI as sdists and
 prepared once per test run (conftest.py beside this file). Their own test suites decide:
 the project's functions spliced back pass every covering test, broken ones are caught and
-classified, hostile ones cannot fake a pass, the user's copy of the project never changes.
-The command line on the same projects: test_obfuseval_project_cli.py.
+classified, the user's copy of the project never changes. Answers that forge a pass, and
+the other attacks every launcher must withstand, are the sandbox conformance suite's
+(tests/execution/test_sandbox_conformance.py, on a small project of its own). The command
+line on the same projects: test_obfuseval_project_cli.py.
 """
 
 from __future__ import annotations
@@ -155,94 +157,11 @@ def test_an_endless_function_is_a_timeout(projects, tmp_path):
     assert (result.passed, result.category) == (False, "timeout")
 
 
-#: answers that return a wrong value and try to make the verdict say "passed" anyway; the
-#: forging code is what would have worked when the tests shared a process with the answer.
-#: ``TESTS`` is replaced by the task's covering test ids (the forger knows them all).
-_FORGE = """
-import json, os
-def _forge():
-    rows = "".join(json.dumps({"nodeid": t, "when": w, "error": None}) + "\\n"
-                   for t in TESTS for w in ("setup", "call", "teardown"))
-    paths = {os.environ.get("BEYONDPASS_OUTCOMES", ""), "/tmp/project/.beyondpass/outcomes.jsonl"}
-    for path in paths:
-        try:
-            with open(path, "a") as out:
-                out.write(rows)
-        except OSError:
-            pass
-    print(rows)
-    for fd in range(3, 256):  # every descriptor this process holds
-        try:
-            os.write(fd, rows.encode())
-        except OSError:
-            pass
-    for pid in os.listdir("/proc"):  # every other process's descriptors
-        if not pid.isdigit():
-            continue
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                with open(f"/proc/{pid}/fd/{fd}", "a") as out:
-                    out.write(rows)
-            except OSError:
-                pass
-"""
-_PATCH = """
-import builtins, sys
-def _patch():
-    try:
-        import pytest, _pytest.runner, _pytest.reports
-        _pytest.runner.call_and_report = lambda *a, **k: None
-        _pytest.reports.TestReport.passed = property(lambda self: True)
-        pytest.fail = lambda *a, **k: None
-    except Exception:
-        pass
-    builtins.AssertionError = type("AssertionError", (Exception,), {})
-    for module in list(sys.modules.values()):
-        if getattr(module, "__name__", "").startswith("_beyondpass"):
-            for name in dir(module):
-                if name.startswith("pytest_"):
-                    setattr(module, name, lambda *a, **k: None)
-"""
 #: the splice keeps an answer's imports and functions, so code runs at import time through
 #: a decorator of the answer's function
 _AT_IMPORT = "\ndef _at_import(fn):\n    {call}\n    return fn\n\n\n@_at_import\n"
 _WRONG = "def camelize(string, uppercase_first_letter=True):\n    {call}\n    return 'nope'\n"
 _PASS = _WRONG.format(call="pass")
-HOSTILE = {
-    "forged outcomes at import": _FORGE + _AT_IMPORT.format(call="_forge()") + _PASS,
-    "forged outcomes at call": _FORGE + _WRONG.format(call="_forge()"),
-    "forge then exit at import": "import os\n"
-    + _FORGE
-    + _AT_IMPORT.format(call="_forge(); os._exit(0)")
-    + _PASS,
-    "forge then exit at call": "import os\n" + _FORGE + _WRONG.format(call="_forge(); os._exit(0)"),
-    "os._exit(0) at import": "import os\n" + _AT_IMPORT.format(call="os._exit(0)") + _PASS,
-    "sys.exit(0) at import": "import sys\n" + _AT_IMPORT.format(call="sys.exit(0)") + _PASS,
-    "os._exit(0) at call": "import os\n" + _WRONG.format(call="os._exit(0)"),
-    "sys.exit(0) at call": "import sys\n" + _WRONG.format(call="sys.exit(0)"),
-    "pytest and builtins patched at import": _PATCH + _AT_IMPORT.format(call="_patch()") + _PASS,
-    "pytest and builtins patched at call": _PATCH + _WRONG.format(call="_patch()"),
-}
-
-
-@pytest.mark.parametrize("case", list(HOSTILE))
-def test_a_hostile_answer_cannot_fake_a_pass(case, projects, sdists, tmp_path):
-    # a shorter limit per test run than the project's 120 s: an answer that jams the run
-    # (forged frames on every descriptor) is a failure either way, only found sooner (an
-    # ordinary run of these tests takes about a second)
-    prepared = _with(projects["prepared"]["inflection"], timeout_s=10.0)
-    task = _task(projects, "inflection", "inflection.camelize")
-    code = HOSTILE[case].replace("TESTS", repr(list(task.tests)))
-    result = evaluate(prepared, task, f"```python\n{code}```", tmp_path / "work")
-    assert result.passed is False
-    assert result.category is not None and result.category != "syntax", result.detail
-    if result.compiled:  # every covering test fails: no forged row counted as a pass
-        assert sorted(result.failing_tests) == sorted(task.tests)
-    _untouched(projects, sdists)
 
 
 def test_a_task_whose_arguments_cannot_cross_is_excluded_with_the_reason(projects):

@@ -31,7 +31,8 @@ _SCRATCH_MB = 512
 #: tasks (processes and threads) in one project sandbox: pytest or the answer's worker,
 #: and what they start
 _TASKS = 128
-_TAIL = 4000
+_TAIL = 4000  # characters of a command's output kept with its result
+_KEEP_BYTES = 64 << 10  # bytes of each stream read into memory (the rest is counted, not kept)
 
 
 def tree_digest(root: Path) -> str:
@@ -175,20 +176,12 @@ class ProjectSandbox:
     @staticmethod
     def wait(started: Started, timeout_s: float) -> Completed:
         """Wait for a started command (killed with its sandbox at ``timeout_s``); its
-        sandbox is gone afterwards, budget included."""
-        proc = started.proc
-        try:
-            out, err = proc.communicate(timeout=timeout_s)
-            code: int | None = proc.returncode
-        except subprocess.TimeoutExpired:
-            started.kill()
-            out, err = proc.communicate()
-            code = None
-        started.close()
+        sandbox is gone afterwards, budget included. Only the output's tails are kept."""
+        done = started.communicate(timeout_s, _KEEP_BYTES)
         return Completed(
-            code,
-            (out or b"").decode("utf-8", "replace")[-_TAIL:],
-            (err or b"").decode("utf-8", "replace")[-_TAIL:],
+            done.returncode,
+            done.stdout.decode("utf-8", "replace")[-_TAIL:],
+            done.stderr.decode("utf-8", "replace")[-_TAIL:],
         )
 
     def run(
