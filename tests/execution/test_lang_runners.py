@@ -7,7 +7,9 @@ the suite fails there if one is missing). No test depends on timing.
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -276,3 +278,40 @@ def test_evaluate_compiles_cpp_and_java_answers_of_a_file_benchmark(run_cli, tmp
     assert [x["status"] for x in lines] == [s for _, _, s in answers]
     assert lines[1]["message"] == "test a: WrongOutput line 1: expected '5', got '-1'"
     assert lines[4]["message"] == "test a: WrongOutput line 1: expected '5', got '6'"
+
+
+def test_a_jvm_beside_another_sandboxes_jvm_still_starts(tmp_path):
+    """At the ``unshare`` level sandboxes share the host's /tmp, and every PID namespace
+    numbers its processes from 1: two JVMs with the same pid used to meet at
+    ``/tmp/hsperfdata_root/<pid>``, the second found it locked, warned on stdout — the
+    runner's channel — and a correct program was an error ("the runner did not start").
+    Here every such file is held locked, as another sandbox's JVM holds it: the JVM keeps
+    no such file and writes its warnings to stderr, so the program passes."""
+    import fcntl
+
+    from beyondpass.execution.sandbox import level_works
+
+    _need("javac", "java")
+    if not level_works("unshare"):
+        pytest.skip("the unshare level does not work here")
+    folder = Path("/tmp") / f"hsperfdata_{pwd.getpwuid(os.getuid()).pw_name}"
+    folder.mkdir(exist_ok=True)
+    held = []
+    try:
+        for pid in range(1, 2049):
+            path = folder / str(pid)
+            if path.exists():
+                continue  # a JVM of this machine's own
+            handle = path.open("wb")
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.append((path, handle))
+        ex = create_executor("sandbox", workers=1, isolation="unshare")
+        try:
+            result = ex.run(io_request("java", JAVA_SUM, sums(3), LIMITS))
+        finally:
+            ex.close()
+    finally:
+        for path, handle in held:
+            handle.close()
+            path.unlink(missing_ok=True)
+    assert result.status is Status.PASSED, result.message

@@ -30,8 +30,16 @@ JAVA_BATCH = 1000
 #: batch protocol itself (methods/psb2/drivers_cpp.py; a crash or hang replaces it)
 CPP_BATCH = 5000
 #: JVM settings that fit the sandbox's address-space limit and its process budget: a small
-#: code cache and class space, a serial collector (few threads) and two JIT threads
+#: code cache and class space, a serial collector (few threads) and two JIT threads. The
+#: JVM's own warnings go to stderr, never to stdout, which is the runner's channel to the
+#: judge; and it keeps no performance-data file in /tmp (``hsperfdata``), which sandboxes
+#: without a private /tmp (the ``unshare`` level) shared: two JVMs with the same pid in
+#: their PID namespaces found each other's file locked and warned on stdout, so under load
+#: a correct program's runner was taken not to have started.
 _JVM_FLAGS = (
+    "-XX:-UsePerfData",
+    "-Xlog:disable",
+    "-Xlog:all=warning:stderr",
     "-XX:CompressedClassSpaceSize=64m",
     "-XX:ReservedCodeCacheSize=64m",
     "-XX:MaxMetaspaceSize=256m",

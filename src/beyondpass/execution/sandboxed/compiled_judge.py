@@ -172,6 +172,7 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
     launch = {"command": job["launch"]["command"], "batch": True}
     python = is_python_runner(job["launch"])
     compile_error = None
+    failure = "no ready"  # why the runner is taken not to have started: in the message
     try:
         wire.send_frame(sock, {"program": "", "limits": limits, "stdin": "", "launch": launch})
         reader = wire.FrameReader(sock)
@@ -179,14 +180,19 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
         # a runner that starts fast (a C++ driver) says hello in the same read as "ready":
         # what the frame reader took beyond its frame is the stream's
         stream.buffer += reader.buf
-        started = ready == ["ready"] and stream.read(1, start_deadline) == b"H"
+        hello = stream.read(1, start_deadline) if ready == ["ready"] else b""
+        started = hello == b"H"
+        if hello and not started:  # e.g. a runtime's warning on the channel
+            failure = f"it wrote {_first_line(hello, stream)!r} instead of its hello"
         if started:
             sock.sendall(struct.pack(">i", cap))
         if started and python:
             compile_error = _send_program(stream, job, start_deadline)
             started = compile_error is None
-    except (OSError, wire.PeerGone, wire.ProtocolError, wire.DeadlineExceeded, TimeoutError):
-        started = False
+    except (TimeoutError, wire.DeadlineExceeded):  # TimeoutError is an OSError: first
+        started, failure = False, "no hello in time"
+    except (OSError, wire.PeerGone, wire.ProtocolError) as exc:
+        started, failure = False, f"{type(exc).__name__}: {exc}"[:200]
     if not started:  # the runner never came up: no test of this program can run
         sock.close()
         exit_info = fork_client.end_candidate(ctl, True, 0, True)
@@ -194,8 +200,9 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
         if compile_error:
             report["compile_error"] = compile_error
             return None
-        why = io_case.cause(str((exit_info or {}).get("stderr", ""))) or "no hello"
-        report["over"] = {"kind": "start", "message": f"the runner did not start: {why}"}
+        why = io_case.cause(str((exit_info or {}).get("stderr", "")))
+        message = f"the runner did not start ({failure})" + (f": {why}" if why else "")
+        report["over"] = {"kind": "start", "message": message}
         return None
     per_process = int(job["launch"].get("cases_per_process", 1))
     ran, kind = 0, "done"  # done: the batch is full, or the runner stopped after a test
@@ -231,6 +238,18 @@ def _batch(job: dict, ctl: socket.socket, index: int, deadline: float, report: d
     report["tests"].append(_broken_case(tests[index], kind, exit_info, limits, python))
     exit_info.pop("stdout_b64", None)
     return index + 1
+
+
+def _first_line(start: bytes, stream: _Stream) -> str:
+    """What a process wrote instead of its hello: up to a line, read for at most a second."""
+    text = bytearray(start)
+    deadline = time.monotonic() + 1.0
+    try:
+        while not text.endswith(b"\n") and len(text) < 200:
+            text += stream.read(1, deadline)
+    except (OSError, wire.PeerGone, TimeoutError):
+        pass
+    return text.decode("utf-8", "replace").strip()
 
 
 def _broken_case(
