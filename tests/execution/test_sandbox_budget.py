@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import textwrap
 import threading
 import time
@@ -483,3 +485,52 @@ def test_the_first_non_passing_test_decides_for_every_early_end():
         assert verdict(report, req).status is Status.FAILED, kind
     timed_out_first = {"tests": [], "over": {"kind": "timeout", "test": "a"}, "exit": {}}
     assert verdict(timed_out_first, req).status is Status.TIMEOUT
+
+
+# -- a launch that meets a full budget ---------------------------------------------------------
+
+#: the compiled runner's launch in a process of its own: ``serve`` as the fork server's child
+#: runs it, for a one-test launch of ``/bin/sh -c 'echo ran'``
+LAUNCH = """
+import socket, sys
+sys.path.insert(0, sys.argv[1])
+import compiled_runner
+compiled_runner.FORK_RETRY_S = float(sys.argv[2])
+ours, judge = socket.socketpair()
+job = {"launch": {"command": ["/bin/sh", "-c", "echo ran"]}, "stdin": ""}
+compiled_runner.serve(job, ours, "/tmp", "/tmp", lambda text: None)
+"""
+
+
+def _launch_in(budget, retry_s: float) -> subprocess.Popen[str]:
+    from beyondpass.execution.sandbox_executor import HERE
+
+    command = budget.wrap([sys.executable, "-I", "-c", LAUNCH, str(HERE), str(retry_s)])
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/tmp"
+    )
+
+
+def test_a_launch_that_meets_a_full_budget_waits_and_never_speaks_for_the_program(
+    cgroup_layout,
+):
+    """A compiled program's process is forked by the runner after it said ``ready``: a fork
+    the budget refuses (the processes of the sample before can still be dying) used to
+    raise, and the process ended with status 0 and no output — judged as the program's
+    wrong answer. Now the fork is retried while the budget is full, and a fork that never
+    frees up ends as a start that failed (127, and why), never as the program."""
+    budget = cgroups.create_budget(1, 256)  # room for the runner's process alone
+    assert budget is not None
+    try:
+        stuck = _launch_in(budget, 0.5)
+        out, err = stuck.communicate(timeout=60)
+        assert (stuck.returncode, out) == (127, "")
+        assert "cannot start the program: fork failed" in err
+        # the budget frees up while the runner waits: the program runs, its status is its own
+        waiting = _launch_in(budget, 30)
+        time.sleep(1.0)  # the runner is retrying its fork meanwhile (not a timing assertion)
+        (budget.counter / "pids.max").write_text("8")
+        out, err = waiting.communicate(timeout=60)
+        assert (waiting.returncode, out) == (0, "ran\n"), err
+    finally:
+        budget.close()

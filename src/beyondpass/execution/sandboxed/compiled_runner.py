@@ -15,12 +15,15 @@ the case, as for every language).
 This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
 """
 
+import errno
 import os
 import signal
+import time
 
 import wire
 
 COMPILER_MESSAGE = 4000  # characters of the compiler's output kept (its last lines)
+FORK_RETRY_S = 30.0  # as the fork server's own forks
 
 
 def _fill(command: list, build: str, runner: str) -> list:
@@ -46,13 +49,30 @@ def serve(job: dict, sock, build: str, runner: str, give_stdin) -> None:
     os.environ["MALLOC_ARENA_MAX"] = "2"  # few malloc arenas: less address space reserved
     for sig in (signal.SIGXFSZ, signal.SIGPIPE):  # Python ignores them; exec keeps that
         signal.signal(sig, signal.SIG_DFL)
-    if launch.get("batch") or os.fork() == 0:  # the program: without the channel (cloexec)
+    if launch.get("batch") or _fork() == 0:  # the program: without the channel (cloexec)
         try:
             os.execvp(argv[0], argv)
         except OSError as exc:
             os.write(2, f"cannot start {argv[0]}: {exc}\n".encode())
             os._exit(127)
     _end_as_program(sock)
+
+
+def _fork() -> int:
+    """``os.fork()``, retried while the sandbox's process budget is full (the processes of
+    a sample that just ended can still be dying); a fork that never frees up ends this
+    process as a start that failed (status 127 and why, on stderr), never as the program."""
+    deadline = time.monotonic() + FORK_RETRY_S
+    delay = 0.01
+    while True:
+        try:
+            return os.fork()
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN or time.monotonic() > deadline:
+                os.write(2, f"cannot start the program: fork failed: {exc}\n".encode())
+                os._exit(127)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
 
 def _end_as_program(sock) -> None:

@@ -58,6 +58,7 @@ TAIL_BYTES = 4000
 FORK_RETRY_S = 30.0  # a process limit shared with another worker's fork bomb frees up
 EXIT_WAIT_S = 2.0  # a process whose channel closed is exiting: time to collect its status
 CLEAR_PATIENCE_S = 30.0  # a killed sample's processes are gone long before, even under load
+HARNESS_FAILED = 125  # the exit status of a sample's process whose own set-up failed
 
 
 def main() -> None:
@@ -221,11 +222,17 @@ def _spare(ctl: socket.socket, config: dict, scratch: Scratch) -> tuple:
     ours, theirs = socket.socketpair()
     pid = _fork(time.monotonic() + FORK_RETRY_S)
     if pid == 0:  # the sample's process
+        status = 0
         try:
             ours.close()
             _child(config, scratch, theirs, ctl)
+        except BaseException as exc:  # the harness's own code failed here, not the program:
+            # never a silent status 0, which an I/O test would judge by its (empty) output
+            status = HARNESS_FAILED
+            with contextlib.suppress(OSError):
+                os.write(2, f"\nthe sample's process failed: {exc!r}\n".encode())
         finally:
-            os._exit(0)
+            os._exit(status)
     theirs.close()
     return pid, ours
 
