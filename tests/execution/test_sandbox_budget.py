@@ -18,6 +18,7 @@ import sys
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -35,6 +36,7 @@ from beyondpass.execution import (
 from beyondpass.execution.budget import (
     CANDIDATE_TASKS,
     JUDGE_TASKS,
+    ProcessLimit,
     choose_budget,
     descendants,
 )
@@ -534,3 +536,41 @@ def test_a_launch_that_meets_a_full_budget_waits_and_never_speaks_for_the_progra
         assert (waiting.returncode, out) == (0, "ran\n"), err
     finally:
         budget.close()
+
+
+def test_the_nproc_budget_is_set_before_the_sandbox_starts_and_binds_for_its_user():
+    """The ``nproc`` mechanism (a non-root user's budget) wraps each sandbox in a launcher
+    that sets ``RLIMIT_NPROC`` and then becomes the sandbox: every process it starts keeps
+    the limit. Here the launcher runs a program as an unprivileged uid (util-linux
+    ``setpriv``; the limit does not bind for root) that forks until refused."""
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if os.getuid() != 0 or shutil.which("setpriv") is None or python is None:
+        pytest.skip("needs root, setpriv and a system python3 to switch to an unprivileged uid")
+    forks = (
+        "import os, time\n"
+        "kids = []\n"
+        "while len(kids) < 200:\n"
+        "    try:\n"
+        "        kid = os.fork()\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    if kid == 0:\n"
+        "        time.sleep(5)\n"
+        "        os._exit(0)\n"
+        "    kids.append(kid)\n"
+        "print(len(kids), flush=True)\n"
+        "for kid in kids:\n"
+        "    os.kill(kid, 9)\n"
+    )
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    base = sum(1 for p in Path("/proc").iterdir() if p.name.isdigit() and p.stat().st_uid == 65534)
+
+    def forked(limit: int) -> int:
+        command = ProcessLimit(limit).wrap([*as_nobody, python, "-c", forks])
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=60, start_new_session=True
+        )
+        return int(done.stdout.split()[0])
+
+    assert forked(base + 12) < 12  # refused at the limit, far below the 200 tried
+    assert forked(1 << 30) == 200  # a limit above the hard one: the hard one, not an error

@@ -99,7 +99,7 @@ class ProcessBudget:
             )
         elif self.mechanism == "nproc":
             text = (
-                "RLIMIT_NPROC on every sample: the user's processes at start plus "
+                "RLIMIT_NPROC on every sandbox: the user's processes at start plus "
                 f"{NPROC_HEADROOM}; memory per process only (RLIMIT_AS)"
             )
         else:
@@ -340,3 +340,29 @@ def nproc_limit() -> int | None:
                 if os.stat(f"/proc/{entry}").st_uid == uid:
                     count += 1
     return count + NPROC_HEADROOM
+
+
+class ProcessLimit:
+    """``RLIMIT_NPROC`` for a whole sandbox, set by a small launcher before it ``exec``s the
+    sandbox (inherited by all it starts): the kernel counts every process of the user
+    against it (not for root)."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+
+    def wrap(self, command: list[str]) -> list[str]:
+        # not ``ulimit``: its flag for processes differs between shells (dash -p, bash -u)
+        return [sys.executable, "-I", "-S", "-c", _NPROC_SCRIPT, str(self.processes), *command]
+
+
+#: sets the limit (never above a hard limit already lower: that one binds first), then
+#: becomes the sandbox
+_NPROC_SCRIPT = (
+    "import os, resource, sys\n"
+    "n = int(sys.argv[1])\n"
+    "hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]\n"
+    "if hard != resource.RLIM_INFINITY:\n"
+    "    n = min(n, hard)\n"
+    "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import time
 import uuid
 from dataclasses import dataclass
@@ -106,26 +105,6 @@ class SandboxBudget:
         for path in self.dirs:
             with contextlib.suppress(OSError):
                 path.rmdir()
-
-
-class ProcessLimit:
-    """``RLIMIT_NPROC`` for a whole sandbox, set by the launcher's shell before it ``exec``s
-    the sandbox: the kernel counts every process of the user against it (not for root)."""
-
-    def __init__(self, processes: int) -> None:
-        self.processes = processes
-
-    def wrap(self, command: list[str]) -> list[str]:
-        # not ``ulimit``: its flag for processes differs between shells (dash -p, bash -u)
-        return [sys.executable, "-I", "-S", "-c", _NPROC_SCRIPT, str(self.processes), *command]
-
-
-_NPROC_SCRIPT = (
-    "import os, resource, sys\n"
-    "n = int(sys.argv[1])\n"
-    "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
-    "os.execvp(sys.argv[2], sys.argv[2:])\n"
-)
 
 
 def layout() -> str:

@@ -1,11 +1,9 @@
 """Starting the sandboxes of a run: one isolation level and one process budget, decided
 once, and every sandbox started the same way inside its budget.
 
-The executor's workers (a judge and a candidate fork server each) and ObfusEval's project
-test runs start their sandboxes here; the static analysers take only the level
-(:func:`~beyondpass.execution.sandbox.command` without a budget: they are trusted tools
-reading untrusted files, bounded per process). What the run recorded — level, budget,
-how the budget was verified — is :meth:`Sandboxes.metadata`.
+The executor's workers (a judge and a candidate fork server each), the confined static
+analysers and ObfusEval's project test runs start their sandboxes here. What a run records
+— level, budget, how the budget was verified — is :meth:`Sandboxes.metadata`.
 """
 
 from __future__ import annotations
@@ -22,7 +20,13 @@ from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from beyondpass.execution import cgroups
-from beyondpass.execution.budget import ProcessBudget, choose_budget, descendants, nproc_limit
+from beyondpass.execution.budget import (
+    ProcessBudget,
+    ProcessLimit,
+    choose_budget,
+    descendants,
+    nproc_limit,
+)
 from beyondpass.execution.sandbox import ISOLATION, SandboxSpec, choose_level, command
 
 _Stream = int | IO[Any] | None
@@ -82,7 +86,8 @@ class Started:
         if self.budget is not None:
             return tree - self.budget.members()
         if self.enclosing is not None:
-            return {pid for pid in tree if not cgroups.within(pid, self.enclosing.cgroups)}
+            paths = self.enclosing.cgroups or {}
+            return {pid for pid in tree if not cgroups.within(pid, paths)}
         return set()
 
     def kill(self) -> set[int]:
@@ -219,7 +224,7 @@ class Sandboxes:
                 raise OSError("a sandbox's cgroup could not be created")
             spec = replace(spec, budget=own)
         elif self.budget.mechanism == "nproc":
-            spec = replace(spec, budget=cgroups.ProcessLimit(nproc_limit() or tasks))
+            spec = replace(spec, budget=ProcessLimit(nproc_limit() or tasks))
         started = command(self.level, spec)
         try:
             proc = subprocess.Popen(
