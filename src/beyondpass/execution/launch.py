@@ -27,7 +27,13 @@ from beyondpass.execution.budget import (
     descendants,
     nproc_limit,
 )
-from beyondpass.execution.sandbox import ISOLATION, SandboxSpec, choose_level, command
+from beyondpass.execution.sandbox import (
+    GUARANTEES,
+    ISOLATION,
+    SandboxSpec,
+    choose_level,
+    command,
+)
 
 _Stream = int | IO[Any] | None
 #: how long closing a sandbox waits for its killed processes to be gone
@@ -192,7 +198,7 @@ class Sandboxes:
 
     @property
     def own_pid_namespace(self) -> bool:
-        return self.level in ("bwrap", "unshare")
+        return "processes" in GUARANTEES[self.level]
 
     def metadata(self) -> dict[str, Any]:
         return {
