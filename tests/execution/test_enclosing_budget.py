@@ -28,11 +28,10 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
-import time
 from pathlib import Path
 
 import pytest
+from test_sandbox_budget import Sampler
 
 from beyondpass.errors import ConfigError
 from beyondpass.execution import cgroups
@@ -291,29 +290,17 @@ def _statuses(out: Path) -> list[str]:
     return [r["status"] for r in rows]
 
 
-class PeakTasks:
-    """The enclosure's ``pids.current``, sampled from outside until stopped: the most tasks
-    it held at once."""
+class PeakTasks(Sampler):
+    """The enclosure's ``pids.current``, sampled from outside: the most tasks it held."""
 
     def __init__(self, pids: Path) -> None:
+        super().__init__()
         self.file = pids / "pids.current"
         self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> PeakTasks:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            with contextlib.suppress(OSError, ValueError):
-                self.peak = max(self.peak, int(self.file.read_text()))
-            time.sleep(0.01)
+    def sample(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.peak = max(self.peak, int(self.file.read_text()))
 
 
 def test_a_fork_bomb_is_contained_by_the_enclosure_and_ordinary_verdicts_hold(enclosure, tmp_path):
@@ -361,7 +348,8 @@ def test_sandboxes_in_the_enclosure_run_only_inside_it(enclosure, tmp_path):
     script = textwrap.dedent(
         """
         import json
-                from beyondpass.execution import ExecutionLimits, ExecutionRequest, create_executor
+        from beyondpass.benchmarks.task import TestCase
+        from beyondpass.execution import ExecutionLimits, ExecutionRequest, create_executor
         ex = create_executor("sandbox", workers=1)
         req = ExecutionRequest("def add(a, b):\\n    return a + b\\n",
                                (TestCase("a", "assert add(1, 2) == 3"),),

@@ -142,19 +142,14 @@ def compiled_request(language: str, program: str, timeout_s: float = 30.0) -> Ex
     return languages.io_request(language, textwrap.dedent(program), IO_TESTS, limits)
 
 
-class TreeSampler:
-    """Samples the test process's descendants from /proc until stopped: the most processes
-    seen at once, and the most proportional memory (PSS, MB) they held at once."""
+class Sampler:
+    """Calls :meth:`sample` every 20 ms on a thread of its own, from entry until exit."""
 
-    def __init__(self, memory: bool = False) -> None:
-        self.memory = memory
-        self.baseline = descendants(os.getpid())
-        self.most_processes = 0
-        self.most_memory_mb = 0.0
+    def __init__(self) -> None:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> TreeSampler:
+    def __enter__(self) -> Sampler:
         self._thread.start()
         return self
 
@@ -164,11 +159,29 @@ class TreeSampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            tree = descendants(os.getpid()) - self.baseline
-            self.most_processes = max(self.most_processes, len(tree))
-            if self.memory:
-                self.most_memory_mb = max(self.most_memory_mb, _pss_mb(tree))
+            self.sample()
             time.sleep(0.02)
+
+    def sample(self) -> None:
+        raise NotImplementedError
+
+
+class TreeSampler(Sampler):
+    """Samples the test process's descendants from /proc: the most processes seen at once,
+    and the most proportional memory (PSS, MB) they held at once."""
+
+    def __init__(self, memory: bool = False) -> None:
+        super().__init__()
+        self.memory = memory
+        self.baseline = descendants(os.getpid())
+        self.most_processes = 0
+        self.most_memory_mb = 0.0
+
+    def sample(self) -> None:
+        tree = descendants(os.getpid()) - self.baseline
+        self.most_processes = max(self.most_processes, len(tree))
+        if self.memory:
+            self.most_memory_mb = max(self.most_memory_mb, _pss_mb(tree))
 
 
 def _pss_mb(pids: set[int]) -> float:

@@ -257,12 +257,8 @@ def _probe(
             scratch_mb=16,
             budget=budget,
         )
-        started = command(level, spec)
         try:
-            proc = subprocess.Popen(
-                started.argv,
-                env=started.env,
-                cwd=started.cwd,
+            proc = command(level, spec).popen(
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

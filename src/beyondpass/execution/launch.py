@@ -231,12 +231,8 @@ class Sandboxes:
             spec = replace(spec, budget=own)
         elif self.budget.mechanism == "nproc":
             spec = replace(spec, budget=ProcessLimit(nproc_limit() or tasks))
-        started = command(self.level, spec)
         try:
-            proc = subprocess.Popen(
-                started.argv,
-                env=started.env,
-                cwd=started.cwd,
+            proc = command(self.level, spec).popen(
                 stdin=stdin,
                 stdout=stdout,
                 stderr=stderr,

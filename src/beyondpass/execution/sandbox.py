@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from beyondpass.errors import ConfigError
 
@@ -174,6 +174,10 @@ class Command:
     env: dict[str, str]
     cwd: str | None
 
+    def popen(self, **options: Any) -> subprocess.Popen[Any]:
+        """Start it (``options``: the rest of ``subprocess.Popen``'s arguments)."""
+        return subprocess.Popen(self.argv, env=self.env, cwd=self.cwd, **options)
+
 
 def python_roots() -> list[str]:
     """Directories the sandboxed interpreter needs: its prefix and where its packages are."""
@@ -282,20 +286,22 @@ def level_works(level: str) -> bool:
             scratch=scratch,
             scratch_mb=16,
         )
-        started = command(level, probe)
         try:
-            out = subprocess.run(
-                started.argv,
-                env=started.env,
-                cwd=started.cwd,
-                capture_output=True,
-                text=True,
-                timeout=30,
+            with command(level, probe).popen(
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
                 stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.TimeoutExpired):
+                text=True,
+                start_new_session=True,
+            ) as proc:
+                try:
+                    out, _ = proc.communicate(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, 9)
+                    return False
+        except OSError:
             return False
-    return out.returncode == 0 and out.stdout.strip() == "ok"
+    return proc.returncode == 0 and out.strip() == "ok"
 
 
 def choose_level(requested: str = "auto") -> tuple[str, str]:

@@ -15,15 +15,15 @@ the case, as for every language).
 This file must import nothing from beyondpass: it runs in the sandboxed interpreter.
 """
 
-import errno
 import os
 import signal
 import time
 
+import patient_fork
 import wire
 
 COMPILER_MESSAGE = 4000  # characters of the compiler's output kept (its last lines)
-FORK_RETRY_S = 30.0  # as the fork server's own forks
+FORK_RETRY_S = patient_fork.RETRY_S
 
 
 def _fill(command: list, build: str, runner: str) -> list:
@@ -59,20 +59,15 @@ def serve(job: dict, sock, build: str, runner: str, give_stdin) -> None:
 
 
 def _fork() -> int:
-    """``os.fork()``, retried while the sandbox's process budget is full (the processes of
-    a sample that just ended can still be dying); a fork that never frees up ends this
-    process as a start that failed (status 127 and why, on stderr), never as the program."""
-    deadline = time.monotonic() + FORK_RETRY_S
-    delay = 0.01
-    while True:
-        try:
-            return os.fork()
-        except OSError as exc:
-            if exc.errno != errno.EAGAIN or time.monotonic() > deadline:
-                os.write(2, f"cannot start the program: fork failed: {exc}\n".encode())
-                os._exit(127)
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+    """Fork the program's process, waiting while the sandbox's process budget is full (the
+    processes of the sample before can still be dying); a fork that never succeeds ends
+    this process as a start that failed (status 127 and why, on stderr), never as the
+    program's own end."""
+    pid, refused = patient_fork.fork(time.monotonic() + FORK_RETRY_S)
+    if pid < 0:
+        os.write(2, f"cannot start the program: fork failed: {refused}\n".encode())
+        os._exit(127)
+    return pid
 
 
 def _end_as_program(sock) -> None:

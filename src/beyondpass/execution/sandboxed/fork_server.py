@@ -19,7 +19,6 @@ This file must import nothing from beyondpass: it runs in the sandboxed interpre
 import base64
 import contextlib
 import ctypes
-import errno
 import gc
 import json
 import os
@@ -36,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import candidate_host  # noqa: E402 - after the path set-up, by design
 import compiled_runner  # noqa: E402
+import patient_fork  # noqa: E402
 import wire  # noqa: E402
 
 #: Modules most candidates import, loaded once here instead of once per sample. Kept short:
@@ -55,7 +55,6 @@ PRELOAD = (
     "typing",
 )
 TAIL_BYTES = 4000
-FORK_RETRY_S = 30.0  # a process limit shared with another worker's fork bomb frees up
 EXIT_WAIT_S = 2.0  # a process whose channel closed is exiting: time to collect its status
 CLEAR_PATIENCE_S = 30.0  # a killed sample's processes are gone long before, even under load
 HARNESS_FAILED = 125  # the exit status of a sample's process whose own set-up failed
@@ -220,7 +219,7 @@ def drop_capabilities() -> None:
 def _spare(ctl: socket.socket, config: dict, scratch: Scratch) -> tuple:
     """Fork the next sample's process: set up, waiting for its program on its socket."""
     ours, theirs = socket.socketpair()
-    pid = _fork(time.monotonic() + FORK_RETRY_S)
+    pid, _ = patient_fork.fork(time.monotonic() + patient_fork.RETRY_S)
     if pid == 0:  # the sample's process
         status = 0
         try:
@@ -329,19 +328,6 @@ def _wait_briefly(pid: int, patience_s: float) -> tuple:
         if done or time.monotonic() >= deadline:
             return done, status
         time.sleep(0.001)
-
-
-def _fork(deadline: float) -> int:
-    """``os.fork()``, retried while a shared process limit is exhausted; -1 if it never frees."""
-    delay = 0.01
-    while True:
-        try:
-            return os.fork()
-        except OSError as exc:
-            if exc.errno != errno.EAGAIN or time.monotonic() > deadline:
-                return -1
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
 
 
 def _kill(pid: int, own_ns: bool) -> None:
