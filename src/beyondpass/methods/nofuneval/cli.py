@@ -165,6 +165,7 @@ def _print(summary: dict[str, Any], target: Path) -> None:
 @click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False), help="Output directory.")
 @data_dir_option
+@executor_options
 def table1(
     published: str | None,
     reference: str | None,
@@ -177,8 +178,13 @@ def table1(
     workers: int,
     out: str | None,
     data_dir: str | None,
+    executor: str | None,
+    isolation: str | None,
+    process_budget: str | None,
+    ray_address: str | None,
 ) -> None:
-    """Score every published 1-sample file; write OUT/table1.md and OUT/scores.jsonl."""
+    """Score every published 1-sample file; write OUT/table1.md and OUT/scores.jsonl.
+    With --run, the edits run where --executor places them, at --isolation."""
     from beyondpass.errors import ConfigError
     from beyondpass.methods.nofuneval import published as pub
     from beyondpass.methods.nofuneval.table1 import run_table
@@ -199,11 +205,12 @@ def table1(
         raise ConfigError(f"--reference {reference}: no such folder")
     out_dir = Path(out) if out else default_out("beyondpass-nofuneval", "table1")
     out_dir.mkdir(parents=True, exist_ok=True)
-    executor = None
+    runner = None
     if run_programs:
-        from beyondpass.execution import create_executor
+        from beyondpass.execution import ExecutorChoice
 
-        executor = create_executor("sandbox", workers=workers)
+        choice = executor_choice(executor, isolation, ray_address, process_budget=process_budget)
+        runner = (choice or ExecutorChoice()).build(workers=workers)
     data = data_dir or os.environ.get("BEYONDPASS_DATA")
     scores = (out_dir / "scores.jsonl").open("w", encoding="utf-8")
 
@@ -217,14 +224,14 @@ def table1(
 
     try:
         results = run_table(
-            files, data_dir=data, reference=ref, executor=executor, runs=runs,
+            files, data_dir=data, reference=ref, executor=runner, runs=runs,
             oracle=oracle, progress=progress, folder=out_dir,
             readings=("compat", "default") if reading == "both" else (reading,),
         )  # fmt: skip
     finally:
         scores.close()
-        if executor is not None:
-            executor.close()
+        if runner is not None:
+            runner.close()
     text = render(results)
     if unreadable:
         text += "\nNot readable here (Git LFS pointers or missing): " + ", ".join(unreadable) + "\n"
