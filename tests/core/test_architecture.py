@@ -59,6 +59,11 @@ def test_layering_contract_holds() -> None:
             "import beyondpass.methods.robustapi.components",
             "beyondpass.methods.robunfr.evaluation -> beyondpass.methods.robustapi.components",
         ),
+        (  # a method reaching the sandbox builder past the public execution API
+            "methods/obfuseval/project/workspace.py",
+            "from beyondpass.execution.sandbox import command",
+            "beyondpass.methods.obfuseval.project.workspace -> beyondpass.execution.sandbox",
+        ),
     ],
 )
 def test_contract_fails_when_broken(tmp_path: Path, module: str, line: str, broken: str) -> None:
