@@ -169,9 +169,20 @@ class Started:
             self.budget = None
         deadline = time.monotonic() + GONE_PATIENCE_S
         while tree and time.monotonic() < deadline:
-            tree = {pid for pid in tree if os.path.exists(f"/proc/{pid}")}
+            tree = {pid for pid in tree if _running(pid)}
             if tree:
                 time.sleep(0.01)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still exists and has not exited: a zombie (exited, waiting
+    for its new parent to collect it) runs nothing and holds no memory."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3] != b"Z"
 
 
 class Sandboxes:
