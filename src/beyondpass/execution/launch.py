@@ -97,16 +97,23 @@ class Started:
         return set()
 
     def kill(self) -> set[int]:
-        """Kill every process of the sandbox: its session, every process below it, and
-        whatever its budget holds -> the processes below it that were killed."""
-        tree = descendants(self.proc.pid)
+        """Kill every process of the sandbox: its session, and whatever its own budget
+        holds or, without one, every process below it -> the processes below it that were
+        killed that way (found in ``/proc``; none to look for with a budget of its own)."""
+        tree = self._kill_session()
+        if self.budget is not None:
+            self.budget.kill()
+        return tree
+
+    def _kill_session(self) -> set[int]:
+        """SIGKILL the sandbox's session and, without a budget of its own, every process
+        below it (a cgroup's members are killed through the cgroup) -> those."""
+        tree = descendants(self.proc.pid) if self.budget is None else set()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         for pid in tree:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-        if self.budget is not None:
-            self.budget.kill()
         return tree
 
     def communicate(self, timeout_s: float, keep_bytes: int) -> Output:
@@ -162,10 +169,10 @@ class Started:
         """Kill what is left, collect the process and remove the sandbox's budget; returns
         once no process of the sandbox is left (a killed PID namespace ends asynchronously,
         and its dying processes still count against a budget shared with others)."""
-        tree = self.kill()
+        tree = self._kill_session()
         self.proc.wait()
         if self.budget is not None:
-            self.budget.close()  # kills until the cgroup is empty
+            self.budget.close()  # kills until the cgroup is empty, then removes it
             self.budget = None
         deadline = time.monotonic() + GONE_PATIENCE_S
         while tree and time.monotonic() < deadline:
