@@ -748,6 +748,7 @@ def _project_forgeries(launcher: ProjectLauncher) -> None:
     forging answer: none passes, and each that imports fails every covering test."""
     from beyondpass.methods.obfuseval.project.runner import evaluate, prepare
     from beyondpass.methods.obfuseval.project.tasks import reference_answer
+    from beyondpass.methods.obfuseval.project.workspace import ProjectSandbox
 
     spec = replace(launcher.spec, repeats=2)  # two runs: preparation needs no more here
     prepared = prepare(spec, launcher.root / "prepare", launcher.sandboxes)
@@ -756,6 +757,10 @@ def _project_forgeries(launcher: ProjectLauncher) -> None:
     work = launcher.root / "work"
     reference = evaluate(prepared, task, reference_answer(task), work)
     assert (reference.compiled, reference.passed) == (True, True), reference.detail
+    # a shorter limit per command than the project's 20 s: an answer that jams a run (forged
+    # rows on every descriptor at import) is a failure either way, only found sooner
+    spec = replace(spec, timeout_s=8.0)
+    prepared = replace(prepared, spec=spec, sandbox=ProjectSandbox(spec, launcher.sandboxes))
     for name, code in PROJECT_FORGERIES.items():
         answer = f"```python\n{code.replace('TESTS', repr(list(task.tests)))}```"
         result = evaluate(prepared, task, answer, work)
