@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,8 @@ class ProcessBudget:
     accepted_by_user: bool = False
     #: ``enclosing``: the cgroup(s) of the run, controller -> path ("" on v2)
     cgroups: dict[str, str] | None = None
+    #: ``enclosing``: the cgroup itself, read to see when the shared budget ran out
+    enclosure: cgroups.Enclosing | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> dict[str, Any]:
         """The run metadata's ``process_budget``: what really holds, in words and numbers."""
@@ -229,6 +231,7 @@ def enclosing_budget(level: str, mount: str) -> ProcessBudget | str:
         controllers=tuple(c or "unified" for c in paths),
         verified=f"probe: all {verified} were inside it",
         cgroups=dict(paths),
+        enclosure=found,
     )
 
 

@@ -221,12 +221,33 @@ class Enclosing:
     pids_max: int | None
     memory_max: int | None  # bytes
     counter: Path  # the directory whose ``pids.current`` counts its tasks
+    #: the task and the memory cgroup directories from this process's up to the mount's top
+    pids_dirs: tuple[Path, ...] = ()
+    memory_dirs: tuple[Path, ...] = ()
 
     def tasks(self) -> int:
         try:
             return int((self.counter / "pids.current").read_text())
         except (OSError, ValueError):
             return 0
+
+    def limits_met(self) -> int:
+        """How often a limit on the way up has been met so far: forks the task limit refused
+        and processes killed at the memory limit. The budget is shared by every sandbox of
+        the run, so a change while a sample ran means a neighbour may have starved it."""
+        met = sum(_event(d / "pids.events", "max") for d in self.pids_dirs)
+        events = "memory.events" if self.layout == "v2" else "memory.oom_control"
+        return met + sum(_event(d / events, "oom_kill") for d in self.memory_dirs)
+
+
+def _event(path: Path, name: str) -> int:
+    """The counter ``name`` of a flat-keyed cgroup file (``pids.events``, ...); 0 if absent."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in path.read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == name:
+                return int(value)
+    return 0
 
 
 def enclosing() -> Enclosing | str:
@@ -246,16 +267,16 @@ def enclosing() -> Enclosing | str:
         return f"this process's {', '.join(missing)} cgroup is not visible under {root()}"
     found = {c: d for c, d in dirs.items() if d is not None}
     if layout == "v2":
-        top = mounted[""][1]
-        pids = _tightest(found[""], top, "pids.max")
-        memory = _tightest(found[""], top, "memory.max")
-        counter = found[""]
+        pids_dirs = memory_dirs = _upward(found[""], mounted[""][1])
+        pids = _tightest(pids_dirs, "pids.max")
+        memory = _tightest(memory_dirs, "memory.max")
     else:
-        pids = _tightest(found["pids"], mounted["pids"][1], "pids.max")
-        memory = _tightest(found["memory"], mounted["memory"][1], "memory.limit_in_bytes")
-        counter = found["pids"]
+        pids_dirs = _upward(found["pids"], mounted["pids"][1])
+        memory_dirs = _upward(found["memory"], mounted["memory"][1])
+        pids = _tightest(pids_dirs, "pids.max")
+        memory = _tightest(memory_dirs, "memory.limit_in_bytes")
     paths = {c: own[c] for c in found}
-    return Enclosing(layout, paths, pids, memory, counter)
+    return Enclosing(layout, paths, pids, memory, pids_dirs[0], pids_dirs, memory_dirs)
 
 
 def own_paths(pid: int | str) -> dict[str, str]:
@@ -330,16 +351,20 @@ def _resolve(mount: tuple[str, Path], path: str | None) -> Path | None:
     return where if where.is_dir() else None
 
 
-def _tightest(start: Path, top: Path, name: str) -> int | None:
-    """The smallest limit ``name`` from ``start`` up to ``top`` (``None``: none set)."""
+def _upward(start: Path, top: Path) -> tuple[Path, ...]:
+    """``start`` and each cgroup above it, up to ``top`` (the mount's root)."""
+    dirs = [start]
+    while dirs[-1] != top and dirs[-1].parent != dirs[-1]:
+        dirs.append(dirs[-1].parent)
+    return tuple(dirs)
+
+
+def _tightest(dirs: tuple[Path, ...], name: str) -> int | None:
+    """The smallest limit ``name`` among the cgroups ``dirs`` (``None``: none set)."""
     limits = []
-    here = start
-    while True:
+    for here in dirs:
         with contextlib.suppress(OSError, ValueError):
             text = (here / name).read_text().strip()
             if text != "max" and int(text) < _V1_UNLIMITED:
                 limits.append(int(text))
-        if here == top or here.parent == here:
-            break
-        here = here.parent
     return min(limits) if limits else None

@@ -35,6 +35,7 @@ from beyondpass.execution.launch import Sandboxes, Started
 from beyondpass.execution.sandbox import SANDBOX_ENV, SCRATCH, Bind, SandboxSpec
 from beyondpass.execution.sandboxed import job as job_schema
 from beyondpass.execution.sandboxed import wire
+from beyondpass.execution.shared_budget import SharedBudget
 from beyondpass.execution.verdict import verdict
 
 WATCHDOG_GRACE_S = 20.0  # beyond a sample's own timeout, before the worker is presumed hung
@@ -253,6 +254,9 @@ class SandboxExecutor(Executor):
         self.level = self.sandboxes.level
         self.level_note = self.sandboxes.note
         self.budget = self.sandboxes.budget
+        enclosure = self.budget.enclosure
+        # one budget for every sandbox: a sample starved by a neighbour is judged again
+        self._shared = SharedBudget(enclosure) if enclosure is not None else None
         self.seed = seed
         self.scratch_mb = scratch_mb
         self.budget_mb = budget_mb
@@ -287,6 +291,11 @@ class SandboxExecutor(Executor):
         unsupported = _unsupported(request)
         if unsupported:  # a check that cannot run is an error, never a pass
             return ExecutionResult(status=Status.ERROR, message=unsupported)
+        if self._shared is not None:
+            return self._shared.judge(lambda: self._judge(request))
+        return self._judge(request)
+
+    def _judge(self, request: ExecutionRequest) -> ExecutionResult:
         timed = request.io and request.io_timing and request.timing_repeats > 0
         job = _job(request, timed, self.seed)
         worker = self._idle.get()
