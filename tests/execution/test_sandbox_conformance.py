@@ -759,7 +759,7 @@ def _project_forgeries(launcher: ProjectLauncher) -> None:
     assert (reference.compiled, reference.passed) == (True, True), reference.detail
     # a shorter limit per command than the project's 20 s: an answer that jams a run (forged
     # rows on every descriptor at import) is a failure either way, only found sooner
-    spec = replace(spec, timeout_s=8.0)
+    spec = replace(spec, timeout_s=4.0)
     prepared = replace(prepared, spec=spec, sandbox=ProjectSandbox(spec, launcher.sandboxes))
     for name, code in PROJECT_FORGERIES.items():
         answer = f"```python\n{code.replace('TESTS', repr(list(task.tests)))}```"
