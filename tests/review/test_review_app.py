@@ -109,6 +109,18 @@ def test_study_order_is_fixed_by_the_seed():
     assert sides == [False, True, False, False, True, True]
 
 
+@pytest.mark.parametrize("reviewers, overlap", [(1, 1), (2, 2), (5, 2)])
+def test_without_overlap_each_item_gets_two_reviewers_or_every_one_there_is(
+    template, tmp_path, reviewers, overlap
+):
+    run, links, _ = study(template, tmp_path / "r", "--reviewers", str(reviewers))
+    assert len(links) == reviewers
+    per_item = Counter(r[0] for r in rows(run, "SELECT item_id FROM assignments WHERE repeat=0"))
+    assert len(per_item) == 16 and set(per_item.values()) == {overlap}
+    (recorded,) = rows(run, "SELECT value FROM meta WHERE key = 'study'")
+    assert json.loads(recorded[0])["overlap"] == overlap
+
+
 def test_create_rejects_bad_input_with_one_line(template, tmp_path):
     cases = [
         (

@@ -47,7 +47,12 @@ def review() -> None:
 )
 @click.option("--tasks", multiple=True, help="task ids to review (repeatable; default all)")
 @click.option("--reviewers", default=3, show_default=True, help="number of reviewers")
-@click.option("--overlap", default=2, show_default=True, help="reviewers per item")
+@click.option(
+    "--overlap",
+    type=int,
+    default=None,
+    help="reviewers per item  [default: 2, or every reviewer when there are fewer]",
+)
 @click.option("--repeat", default=0, show_default=True, help="items each reviewer sees twice")
 @click.option("--min-pass-rate", default=0.75, show_default=True, help="for the restricted table")
 @click.option("--seed", default=0, show_default=True)
@@ -58,7 +63,7 @@ def create(
     pairs: tuple[tuple[str, str], ...],
     tasks: tuple[str, ...],
     reviewers: int,
-    overlap: int,
+    overlap: int | None,
     repeat: int,
     min_pass_rate: float,
     seed: int,

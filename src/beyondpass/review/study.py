@@ -117,13 +117,17 @@ class Screened:
     redactions: list[tuple[int, str, str, int, str]] = field(default_factory=list)
 
 
+#: reviewers per item unless asked otherwise
+DEFAULT_OVERLAP = 2
+
+
 def create_study(
     run_dir: str | Path,
     pairs: Sequence[tuple[str, str]],
     *,
     tasks: Sequence[str] = (),
     reviewers: int = 3,
-    overlap: int = 2,
+    overlap: int | None = None,
     repeat: int = 0,
     min_pass_rate: float = 0.75,
     seed: int = 0,
@@ -135,6 +139,8 @@ def create_study(
     them for text naming a model, deal them to reviewers in a seeded order, write it all."""
     run_dir = Path(run_dir)
     pairs = _check_pairs(pairs)
+    if overlap is None:  # two reviewers per item, or every reviewer when there are fewer
+        overlap = min(DEFAULT_OVERLAP, max(reviewers, 1))
     _check_options(reviewers, overlap, repeat, min_pass_rate)
     models = list(dict.fromkeys(m for pair in pairs for m in pair))
     meta, samples = _load_run(run_dir, models)
