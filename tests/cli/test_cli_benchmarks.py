@@ -61,20 +61,23 @@ def test_list_with_data(run_cli, data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_list_without_data_still_lists_everything(run_cli, tmp_path: Path) -> None:
-    rows = cli_json(
-        run_cli,
-        tmp_path,
-        "benchmarks",
-        "list",
+    """Downloads allowed (``BEYONDPASS_OFFLINE`` unset), as for a new user: listing says
+    what is missing and fetches nothing."""
+    proc = run_cli(
+        ["benchmarks", "list", "--json"],
+        cwd=tmp_path,
         env={"BEYONDPASS_CACHE_DIR": str(tmp_path / "empty-cache")},
-        unset=["BEYONDPASS_DATA"],
+        unset=["BEYONDPASS_DATA", "BEYONDPASS_OFFLINE"],
     )
+    assert proc.returncode == 0, proc.stderr
+    assert "downloading" not in proc.stderr
+    rows = json.loads(proc.stdout)
     by_name = {r["name"]: r for r in rows if not r["name"].startswith("nofuneval-")}
     assert list(by_name) == list(EXPECTED_SIZES)
     assert by_name["demo"]["n_tasks"] == 8  # shipped with the package
     for name in ("humaneval", "humaneval-et", "mbpp", "mbpp-et", "robustapi"):
         assert "n_tasks" not in by_name[name]
-        assert "BEYONDPASS_OFFLINE" in by_name[name]["unavailable"]
+        assert "not found (looked in " in by_name[name]["unavailable"]
         assert "--data-dir" in by_name[name]["unavailable"]
     assert not (tmp_path / "empty-cache" / "data").exists()  # nothing was downloaded
 

@@ -13,11 +13,14 @@ a run records the content hash of exactly the file it read.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import os
 import sys
 import tempfile
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,8 @@ from beyondpass.errors import DataError
 
 DATA_ENV = "BEYONDPASS_DATA"
 OFFLINE_ENV = "BEYONDPASS_OFFLINE"
+#: off inside :func:`present_only`: what is not here is reported, never fetched
+_DOWNLOADS = contextvars.ContextVar("beyondpass_downloads", default=True)
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,16 @@ def explicit_data_dir(data_dir: str | os.PathLike[str] | None) -> Path | None:
     return path
 
 
+@contextlib.contextmanager
+def present_only() -> Iterator[None]:
+    """Resolve only what is already here (listing what is available must not download)."""
+    token = _DOWNLOADS.set(False)
+    try:
+        yield
+    finally:
+        _DOWNLOADS.reset(token)
+
+
 def resolve(data_file: DataFile, data_dir: str | os.PathLike[str] | None = None) -> Path:
     """Find (or fetch) one data file, following the documented resolution order."""
     explicit = explicit_data_dir(data_dir)
@@ -74,6 +89,11 @@ def resolve(data_file: DataFile, data_dir: str | os.PathLike[str] | None = None)
         raise DataError(
             f"{data_file.relpath} not found (looked in {', '.join(tried)}) and downloads are "
             f"off ({OFFLINE_ENV} is set) — pass --data-dir or set {DATA_ENV}"
+        )
+    if not _DOWNLOADS.get():
+        raise DataError(
+            f"{data_file.relpath} not found (looked in {', '.join(tried)}) — pass --data-dir "
+            f"or set {DATA_ENV}; a command that reads it downloads it"
         )
     return download(data_file, cached)
 

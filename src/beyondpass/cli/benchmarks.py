@@ -22,6 +22,7 @@ def benchmarks_list(data_dir: str | None, as_json: bool) -> None:
     """List the built-in benchmarks and whether their data is available."""
     from beyondpass import registry
     from beyondpass.benchmarks import load_summary
+    from beyondpass.benchmarks.sources import present_only
     from beyondpass.errors import BeyondpassError
 
     rows = []
@@ -29,8 +30,9 @@ def benchmarks_list(data_dir: str | None, as_json: bool) -> None:
         if spec.takes_argument:  # named by what a run made (NAME:ARGUMENT): nothing to list
             continue
         entry: dict[str, Any] = {"name": name, "description": spec.description}
-        try:
-            bench = load_summary(name, data_dir)  # no generated tests: nothing here shows them
+        try:  # what is here: listing never downloads
+            with present_only():
+                bench = load_summary(name, data_dir)  # no generated tests: none shown here
             entry.update(
                 n_tasks=len(bench),
                 version=bench.version,
