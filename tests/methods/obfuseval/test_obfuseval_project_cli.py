@@ -217,6 +217,18 @@ def test_a_killed_run_resumes_from_the_store_without_paying_twice(projects, run_
     assert "Ranking by TPR (obfuscated)" in text
 
 
+def test_an_sdist_that_is_not_there_is_named_missing_and_a_wrong_file_is_named_wrong(tmp_path):
+    (tmp_path / "notes.txt").write_text("not an archive")
+    for sdist, said in (("gone.tar.gz", "does not exist"), ("notes.txt", "is not a .tar.gz")):
+        description = tmp_path / f"{sdist}.toml"
+        description.write_text(f'name = "x"\n[source]\nsdist = "{sdist}"\n')
+        with pytest.raises(ConfigError) as caught:
+            load_project(description)
+        assert str(caught.value) == f"{description}: sdist {tmp_path / sdist} {said}" + (
+            " or .zip file" if sdist == "notes.txt" else ""
+        )
+
+
 def test_bad_input_is_one_line_and_non_zero(projects, run_cli, tmp_path):
     cases = {
         "nothing.toml": None,

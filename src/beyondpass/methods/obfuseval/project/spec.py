@@ -104,6 +104,8 @@ def _source(source: dict[str, Any], base: Path, where: str) -> tuple[Path | None
             raise ConfigError(f"{where}: checkout {checkout} is not a directory")
         return checkout, None
     sdist = (base / str(source["sdist"])).resolve()
+    if not sdist.exists():
+        raise ConfigError(f"{where}: sdist {sdist} does not exist")
     if not sdist.is_file() or not sdist.name.endswith((".tar.gz", ".tgz", ".zip")):
         raise ConfigError(f"{where}: sdist {sdist} is not a .tar.gz or .zip file")
     return None, sdist
