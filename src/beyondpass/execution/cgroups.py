@@ -89,10 +89,7 @@ class SandboxBudget:
 
     def tasks(self) -> int:
         """Tasks (processes and threads) the budget counts now."""
-        try:
-            return int((self.counter / "pids.current").read_text())
-        except (OSError, ValueError):
-            return 0
+        return tasks_in(self.counter)
 
     def kill(self) -> None:
         """Kill every process inside (the sandbox's own and any that left its session)."""
@@ -226,10 +223,7 @@ class Enclosing:
     memory_dirs: tuple[Path, ...] = ()
 
     def tasks(self) -> int:
-        try:
-            return int((self.counter / "pids.current").read_text())
-        except (OSError, ValueError):
-            return 0
+        return tasks_in(self.counter)
 
     def limits_met(self) -> int:
         """How often a limit on the way up has been met so far: forks the task limit refused
@@ -238,6 +232,14 @@ class Enclosing:
         met = sum(_event(d / "pids.events", "max") for d in self.pids_dirs)
         events = "memory.events" if self.layout == "v2" else "memory.oom_control"
         return met + sum(_event(d / events, "oom_kill") for d in self.memory_dirs)
+
+
+def tasks_in(cgroup: Path) -> int:
+    """The tasks (processes and threads) cgroup ``cgroup``'s ``pids.current`` counts now."""
+    try:
+        return int((cgroup / "pids.current").read_text())
+    except (OSError, ValueError):
+        return 0
 
 
 def _event(path: Path, name: str) -> int:
