@@ -1,6 +1,6 @@
 """Preparing a project and judging one answer: splice, import check (CPR), tests (TPR).
 
-Asking, storing and resuming are the study runner's (``store.py`` builds the run); this
+Asking, storing and resuming are the study runner's (``study.py`` builds the run); this
 module holds what is particular to a project.
 
 Preparation (once): unpack/copy the project into scratch, measure which tests cover which
