@@ -29,6 +29,7 @@ from typing import Any
 
 from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import ConfigError
+from beyondpass.methods.nofuneval.exports import write_exports
 from beyondpass.methods.nofuneval.generations import (
     ORACLE_SUBSETS,
     PROMPT_KINDS,
@@ -148,6 +149,4 @@ class GenerationsFile(AnswerFile):
 
     def export(self, out_dir: Path, bench: Benchmark, lines: list[Answered]) -> dict[str, Any]:
         """``scores.jsonl`` and ``summary.json`` from the stored results (:mod:`exports`)."""
-        from beyondpass.methods.nofuneval.exports import write_exports
-
         return write_exports(self, out_dir, bench, lines)

@@ -12,24 +12,39 @@ timed and how the oracle judged are read from the evaluators' metadata the run r
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from statistics import mean
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import DataError
 from beyondpass.store.run_store import ResultRecord, RunStore
 from beyondpass.study.answer_files import Answered, write_json_atomic, write_jsonl_atomic
 
-if TYPE_CHECKING:
-    from beyondpass.methods.nofuneval.answer_file import GenerationsFile
+
+class ExportedKind(Protocol):
+    """What the exports read of the answers-file kind (``answer_file.GenerationsFile``,
+    which calls them: this module does not import it back)."""
+
+    @property
+    def options(self) -> Mapping[str, Any]: ...
+    @property
+    def classify(self) -> bool: ...
+    @property
+    def compat(self) -> str | None: ...
+    @property
+    def runs_programs(self) -> bool: ...
+    @property
+    def add_ons(self) -> tuple[str, ...]: ...
+
 
 SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
 
 
 def write_exports(
-    kind: GenerationsFile, out_dir: Path, bench: Benchmark, lines: list[Answered]
+    kind: ExportedKind, out_dir: Path, bench: Benchmark, lines: list[Answered]
 ) -> dict[str, Any]:
     """Write both files (each replaced whole, never half-written); return ``{"nofuneval":
     summary}`` for the caller's summary."""
@@ -52,7 +67,7 @@ def _result(answered: Answered) -> ResultRecord:
 
 
 def _edits(
-    kind: GenerationsFile,
+    kind: ExportedKind,
     bench: Benchmark,
     lines: list[Answered],
     recorded: dict[str, dict[str, Any]],
@@ -136,7 +151,7 @@ def _oracle_fields(res: ResultRecord) -> dict[str, Any]:
 
 
 def _classification(
-    kind: GenerationsFile, bench: Benchmark, lines: list[Answered]
+    kind: ExportedKind, bench: Benchmark, lines: list[Answered]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from beyondpass.methods.nofuneval.classify import score_choices
 
