@@ -303,17 +303,27 @@ def _read_line(proc: subprocess.Popen[bytes], timeout_s: float) -> str:
     return proc.stdout.readline().decode(errors="replace").strip()
 
 
+def state_and_parent(pid: int | str) -> tuple[str, int] | None:
+    """Process ``pid``'s state letter (``Z``: exited, not yet collected) and parent, from
+    ``/proc/<pid>/stat``; ``None`` once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        fields = stat[stat.rindex(b")") + 2 :].split()  # the name may hold spaces and ")"
+        return fields[0].decode(), int(fields[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def descendants(pid: int) -> set[int]:
     """Every live process below ``pid`` (host view), from ``/proc``."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-            ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
-            children.setdefault(ppid, []).append(int(entry))
+        found_here = state_and_parent(entry)
+        if found_here is not None:
+            children.setdefault(found_here[1], []).append(int(entry))
     found: set[int] = set()
     pending = [pid]
     while pending:

@@ -26,6 +26,7 @@ from beyondpass.execution.budget import (
     choose_budget,
     descendants,
     nproc_limit,
+    state_and_parent,
 )
 from beyondpass.execution.sandbox import (
     GUARANTEES,
@@ -184,12 +185,8 @@ class Started:
 def _running(pid: int) -> bool:
     """Whether process ``pid`` still exists and has not exited: a zombie (exited, waiting
     for its new parent to collect it) runs nothing and holds no memory."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-    except OSError:
-        return False
-    return stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3] != b"Z"
+    found = state_and_parent(pid)
+    return found is not None and found[0] != "Z"
 
 
 class Sandboxes:

@@ -186,20 +186,10 @@ def table1(
     """Score every published 1-sample file; write OUT/table1.md and OUT/scores.jsonl.
     With --run, the edits run where --executor places them, at --isolation."""
     from beyondpass.errors import ConfigError
-    from beyondpass.methods.nofuneval import published as pub
     from beyondpass.methods.nofuneval.table1 import run_table
     from beyondpass.methods.nofuneval.table1_render import render
 
-    root = pub.repo_root(published)
-    files = [
-        f
-        for f in pub.published_files(root, samples=1)
-        if (not subsets or f.subset in subsets) and (not models or f.model in models)
-    ]
-    if not files:
-        raise ConfigError(f"{root}: no 1-sample generations files match")
-    unreadable = [f.key for f in files if not f.readable()]
-    files = [f for f in files if f.readable()]
+    files, unreadable = _published_files(published, subsets, models)
     ref = Path(reference) if reference else None
     if ref is not None and not ref.is_dir():
         raise ConfigError(f"--reference {reference}: no such folder")
@@ -249,3 +239,22 @@ def table1(
     }
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
     click.echo(f"table: {out_dir / 'table1.md'}")
+
+
+def _published_files(
+    published: str | None, subsets: tuple[str, ...], models: tuple[str, ...]
+) -> tuple[list[Any], list[str]]:
+    """The published 1-sample files ``table1`` scores (those asked for), and the keys of
+    those that cannot be read here (Git LFS pointers or missing)."""
+    from beyondpass.errors import ConfigError
+    from beyondpass.methods.nofuneval import published as pub
+
+    root = pub.repo_root(published)
+    files = [
+        f
+        for f in pub.published_files(root, samples=1)
+        if (not subsets or f.subset in subsets) and (not models or f.model in models)
+    ]
+    if not files:
+        raise ConfigError(f"{root}: no 1-sample generations files match")
+    return [f for f in files if f.readable()], [f.key for f in files if not f.readable()]
