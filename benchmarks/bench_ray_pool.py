@@ -72,6 +72,7 @@ sys.path.insert(0, str(REPO / "src"))
 from bench_psb2_quality import PROGRAMS, answers  # noqa: E402
 
 from beyondpass.execution import BatchContext, BatchJob  # noqa: E402
+from beyondpass.jsonl import read_objects  # noqa: E402
 from beyondpass.methods.psb2.benchmark.loader import load as load_psb2  # noqa: E402
 from beyondpass.store.run_store import RunStore  # noqa: E402
 
@@ -133,8 +134,8 @@ def stored(run: Path, evaluator: str) -> dict[str, Any]:
 
 
 def results_file(run: Path) -> list[dict]:
-    lines = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines()]
-    return [{k: v for k, v in line.items() if k not in EXEC_TIME} for line in lines]
+    lines = read_objects(run / "results.jsonl", '{"task_id": ..., "passed": ...}')
+    return [{k: v for k, v in line.items() if k not in EXEC_TIME} for _, line in lines]
 
 
 def same_results(local: Path, ray: Path, evaluators: tuple[str, ...]) -> list[str]:

@@ -36,13 +36,14 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, str(REPO / "src"))
+    from beyondpass.jsonl import read_objects
     from beyondpass.methods.robustapi.benchmark import load_robustapi
     from beyondpass.methods.robustapi.checker import ApiMisuseChecker, load_ruleset
     from beyondpass.methods.robustapi.extraction.java_syntax import tool_versions
     from beyondpass.methods.robustapi.prompts import prompt_texts
 
     data_dir = Path(args.data_dir)
-    answers = [json.loads(line) for line in (data_dir / RECORDED).open(encoding="utf-8")]
+    answers = [row for _, row in read_objects(data_dir / RECORDED, '{"id": ..., "response": ...}')]
     bench = load_robustapi(data_dir)
     for a in answers:  # the question's prompt texts, for the echo check (as the CLI does)
         a["prompts"] = prompt_texts(bench.tasks[str(a["id"])])

@@ -5,8 +5,8 @@ Usage::
     python benchmarks/check_references.py [--data-dir ../shared/data]
 
 The full counterpart of tests/benchmarks/test_benchmarks.py, which runs the same check
-(tests/reference_check.py) on all of HumanEval, MBPP and the demo but only on a seeded
-sample of HumanEval-ET and MBPP-ET (plus their broken tasks): every task, the sandbox
+(tests/benchmarks/reference_check.py) on all of HumanEval, MBPP and the demo but only on a
+seeded sample of HumanEval-ET and MBPP-ET (plus their broken tasks): every task, the sandbox
 executor, the default 10 s limit (slow tasks: their own, task_notes.toml). Asserted: every
 reference passes except the tasks listed as broken, and each of those really fails. Prints
 one JSON line per benchmark and exits 1 when a check fails; record results in
@@ -23,7 +23,7 @@ import time
 
 from _common import REPO, argument_parser
 
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "benchmarks"))
 
 from beyondpass.benchmarks import load_benchmark  # noqa: E402
 from reference_check import reference_evaluator, reference_failures  # noqa: E402

@@ -8,8 +8,6 @@ timings are available.
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 from beyondpass.benchmarks.sources import DataFile, file_digest, resolve
 from beyondpass.benchmarks.task import Benchmark, Task, TestCase
 from beyondpass.errors import DataError
+from beyondpass.jsonl import read_objects
 
 HUMANEVAL_FILE = DataFile(
     "humaneval/HumanEval.jsonl.gz",
@@ -28,21 +27,14 @@ HUMANEVAL_ET_FILE = DataFile(
 )
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Read a (possibly gzipped) JSONL data file, naming the line of any corruption."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    rows = []
-    try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    try:
-                        rows.append(json.loads(line))
-                    except json.JSONDecodeError as exc:
-                        raise DataError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise DataError(f"{path}: cannot read benchmark data ({exc})") from exc
-    return rows
+#: what a line of HumanEval's data files looks like, for error messages
+HUMANEVAL_LINE = '{"task_id": ..., "prompt": ..., "entry_point": ..., "test": ...}'
+
+
+def read_jsonl(path: Path, example: str = HUMANEVAL_LINE) -> list[dict[str, Any]]:
+    """The objects of a (possibly gzipped) JSONL data file; a bad line is a DataError
+    naming it (:func:`beyondpass.jsonl.read_objects`)."""
+    return [row for _, row in read_objects(path, example, "the benchmark data file")]
 
 
 def _require(row: dict[str, Any], path: Path, *fields: str) -> None:

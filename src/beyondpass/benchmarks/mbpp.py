@@ -33,6 +33,8 @@ MBPP_ET_FILE = DataFile(
     "mbpp-et/MBPP_ET.jsonl",
     "https://raw.githubusercontent.com/YihongDong/CodeGenEvaluation/main/MBPP_ET.jsonl",
 )
+#: what a line of MBPP-ET looks like, for error messages
+ET_LINE = '{"task_id": ..., "text": ..., "code": ..., "test_list": [...]}'
 N_SANITIZED = 427
 
 
@@ -132,7 +134,7 @@ def load_mbpp_et(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
     et_path = resolve(MBPP_ET_FILE, data_dir)
     sanitized = {int(r["task_id"]): r for r in _read_sanitized(sanitized_path)}
     tasks: dict[str, Task] = {}
-    for row in read_jsonl(et_path):
+    for row in read_jsonl(et_path, ET_LINE):
         missing_fields = [f for f in ("task_id", "text", "code", "test_list") if f not in row]
         if missing_fields:
             raise DataError(f"{et_path}: task {row.get('task_id', '?')} lacks {missing_fields}")

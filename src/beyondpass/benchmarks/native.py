@@ -21,13 +21,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from beyondpass.benchmarks.humaneval import read_jsonl
 from beyondpass.benchmarks.sources import file_digest
 from beyondpass.benchmarks.task import EXACT, Benchmark, OutputComparison, Task, TestCase
 from beyondpass.errors import DataError
+from beyondpass.jsonl import read_objects
 
 REQUIRED = ("task_id", "prompt", "reference_solution", "tests")
 HUMANEVAL_FORMAT = ("task_id", "prompt", "entry_point", "test")
+#: what one line looks like, for error messages
+TASK_LINE = '{"task_id": ..., "prompt": ..., "reference_solution": ..., "tests": [...]}'
 #: Tolerances of ``"compare": "numeric"`` written without its own.
 NUMERIC_DEFAULT = OutputComparison("numeric", abs_tol=1e-6, rel_tol=1e-6)
 
@@ -59,9 +61,7 @@ def load_tasks_file(path: Path, name: str, description: str = "") -> Benchmark:
     if not path.is_file():
         raise DataError(f"task file {path} does not exist")
     tasks: dict[str, Task] = {}
-    for n, row in enumerate(read_jsonl(path), 1):
-        if not isinstance(row, dict):
-            raise DataError(f"{path}: task #{n} is not a JSON object")
+    for n, (_, row) in enumerate(read_objects(path, TASK_LINE, "the task file"), 1):
         if _is_humaneval_format(row):
             task = _from_humaneval_format(row, name)
             tasks[task.task_id] = task

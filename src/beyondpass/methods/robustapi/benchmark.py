@@ -16,10 +16,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from beyondpass.benchmarks.humaneval import read_jsonl
 from beyondpass.benchmarks.sources import DataFile, file_digest, resolve
 from beyondpass.benchmarks.task import Benchmark, Task
 from beyondpass.errors import DataError
+from beyondpass.jsonl import read_objects
 
 UPSTREAM = "https://raw.githubusercontent.com/FloridSleeves/RobustAPI/main"
 QUESTIONS_FILE = DataFile("robustapi/question.jsonl", f"{UPSTREAM}/dataset/question.jsonl")
@@ -72,7 +72,8 @@ def load_robustapi(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
 
     path = resolve(QUESTIONS_FILE, data_dir)
     tasks: dict[str, Task] = {}
-    for n, row in enumerate(read_jsonl(path), 1):
+    questions = read_objects(path, '{"id": ..., "api": ..., "question": ...}', "the questions file")
+    for n, (_, row) in enumerate(questions, 1):
         missing = [f for f in ("id", "api", "question") if f not in row]
         if missing:
             raise DataError(f"{path}: question #{n} lacks field(s) {missing}")

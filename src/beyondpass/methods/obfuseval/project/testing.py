@@ -8,7 +8,6 @@ fails in any of the runs of the untouched project is flaky and left out up front
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -19,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from beyondpass.jsonl import json_values
 from beyondpass.methods.obfuseval.project.workspace import (
     PLUGIN_DIR,
     Completed,
@@ -141,15 +141,13 @@ class Outcome:
 
 
 def _rows(data: bytes) -> list[dict]:
-    rows = []
-    for line in data.decode("utf-8", "replace").splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict) and isinstance(row.get("nodeid"), str):
-            rows.append(row)
-    return rows
+    # the tests under study run in the process that writes these lines and may write into
+    # the pipe too (or be cut off mid-line): lines that are not the plugin's are passed over
+    return [
+        row
+        for _, row in json_values("test outcomes", data, skip_bad=True)
+        if isinstance(row, dict) and isinstance(row.get("nodeid"), str)
+    ]
 
 
 def _outcomes(data: bytes) -> dict[str, Outcome]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from beyondpass.benchmarks.sources import DataFile, cache_root, explicit_data_dir, resolve
 from beyondpass.errors import DataError
+from beyondpass.jsonl import parse_all, read_bytes, read_objects
 from beyondpass.methods.psb2.benchmark import reference
 from beyondpass.methods.psb2.benchmark.generators import generate_inputs
 from beyondpass.methods.psb2.benchmark.problems import PROBLEMS, Problem
@@ -106,16 +107,10 @@ def _original_file(problem: Problem, kind: str, data_dir, download: bool) -> Pat
 
 
 def _read_original(path: Path, problem: Problem) -> list[tuple[list, list]]:
-    out = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{path}:{n}: not JSON ({exc.msg})") from None
-                out.append(_from_original_row(row, problem, f"{path}:{n}"))
-    return out
+    # a random file holds a million lines: read in one parse
+    data = read_bytes(path, "a PSB2 data file")
+    rows = parse_all(str(path), data, example='{"input1": ..., "output1": ...}')
+    return [_from_original_row(row, problem, f"{path}:{n}") for n, row in rows]
 
 
 def load_edge_cases(data_dir: str | os.PathLike[str] | None = None) -> dict[str, list[Case]]:
@@ -123,17 +118,14 @@ def load_edge_cases(data_dir: str | os.PathLike[str] | None = None) -> dict[str,
     path = _data_file(EDGE, data_dir)
     out: dict[str, list[Case]] = {}
     if path is not None:
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
+        for n, row in read_objects(path, '{"problem": ..., "cases": [...]}', "psb2/edge.jsonl"):
             try:
-                row = json.loads(line)
                 name = row["problem"]
                 cases = [
                     Case(list(c["inputs"]), list(c["outputs"]), "edge", i)
                     for i, c in enumerate(row["cases"])
                 ]
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            except (KeyError, TypeError) as exc:
                 raise DataError(f"{path}:{n}: not a PSB2 edge row ({exc})") from None
             if name not in PROBLEMS:
                 raise DataError(f"{path}:{n}: unknown PSB2 problem {name!r}")
@@ -177,12 +169,11 @@ def random_cases(
     path = cache / f"{problem.hyphenated}-v{GENERATOR_VERSION}-seed{seed}-n{n}.jsonl"
     if path.is_file():
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-            rows = json.loads("[" + ",".join(lines) + "]")  # one parse: much faster
+            rows = [r for _, r in parse_all(str(path), read_bytes(path))]  # one parse: faster
             if len(rows) == n:
                 return [Case(r[0], r[1], "random", k) for k, r in enumerate(rows)], str(path)
-        except (json.JSONDecodeError, IndexError, TypeError, KeyError):
-            pass
+        except (DataError, IndexError, TypeError, KeyError):
+            pass  # damaged: made again
     cases = [
         Case(inputs, _expected(problem, inputs), "random", k)
         for k, inputs in enumerate(generate_inputs(name, n, seed))

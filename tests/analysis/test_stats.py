@@ -1,4 +1,5 @@
-"""The statistics behind the RobuNFR tables, against hand computations and scipy."""
+"""The paired tests, effect sizes, Holm and bootstrap CIs of ``analysis.stats`` (behind the
+report's CIs and the methods' tables), against hand computations and scipy."""
 
 from __future__ import annotations
 
