@@ -20,14 +20,14 @@ from _common import argument_parser
 
 from beyondpass.execution import create_executor
 from beyondpass.methods.nofuneval.benchmark import load_subset
-from beyondpass.methods.nofuneval.diffbleu import DiffBleu
-from beyondpass.methods.nofuneval.extraction import compat_extract, published_answer
-from beyondpass.methods.nofuneval.runtime import (
+from beyondpass.methods.nofuneval.edit.diffbleu import DiffBleu
+from beyondpass.methods.nofuneval.edit.runtime import (
     check_programs,
     measure_programs,
     speedup,
     welch_faster,
 )
+from beyondpass.methods.nofuneval.extraction.readers import compat_extract, published_answer
 
 KINDS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
 

@@ -26,15 +26,15 @@ from pathlib import Path
 from _common import argument_parser
 
 from beyondpass.errors import BeyondpassError
-from beyondpass.methods.nofuneval.published import (
-    PROMPTS,
-    SUBSETS,
+from beyondpass.methods.nofuneval.benchmark import PROMPTS
+from beyondpass.methods.nofuneval.table1.published import (
+    TABLE1_ORDER,
     published_files,
     read_rows,
     repo_root,
 )
-from beyondpass.methods.nofuneval.table1 import read_reference, reference_path, run_table
-from beyondpass.methods.nofuneval.table1_render import agreement_table
+from beyondpass.methods.nofuneval.table1.render import agreement_table
+from beyondpass.methods.nofuneval.table1.score import read_reference, reference_path, run_table
 
 SEED = 26
 #: what produced the reference values (recorded in the fixture)
@@ -160,12 +160,12 @@ def _fixture(files: list, ref: Path, out: Path) -> None:
         theirs[(f.subset, f.model, f.prompt)] = read_reference(reference_path(ref, f))
     for mi, model in enumerate(models):
         for pi, prompt in enumerate(PROMPTS):
-            subset = SUBSETS[(mi + pi) % len(SUBSETS)]
+            subset = TABLE1_ORDER[(mi + pi) % len(TABLE1_ORDER)]
             values = theirs[(subset, model, prompt)]
             picked[(subset, model, prompt, rng.randrange(len(values)))] = "random"
             fallback = [
                 (s, model, prompt, x["row"])
-                for s in SUBSETS
+                for s in TABLE1_ORDER
                 for x in theirs[(s, model, prompt)]
                 if not x["template_followed"]
             ]

@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_psb2_java.py [--random 10000] [--repeat 1]
 
-Our Java reference functions (``methods/psb2/java_reference``, all 25 problems) stand in
+Our Java reference functions (``methods/psb2/data/references/java``, all 25 problems) stand in
 for one model's function-mode answers: each is compiled in the sandbox with the trusted
 ``FunctionRunner.java`` and run on its problem's edge cases and ``--random`` seeded random
 cases through the default sandbox executor (workers = cores, problems concurrently). Each

@@ -5,7 +5,7 @@ Usage::
     python benchmarks/bench_psb2_throughput.py [--language cpp|python] [--cases 10000]
                                                [--single-cases 300]
 
-C++: every problem with a C++ reference function (``psb2/reference_cpp``) is run the way a
+C++: every problem with a C++ reference function (``psb2/data/references/cpp``) is run the way a
 model's function-mode answer is: the reference's code, the generated batched driver
 appended, compiled once in the sandbox (``g++ -std=c++17 -O2``), then run on the
 problem's first ``--cases`` seeded random cases through the default sandbox executor

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from beyondpass.methods.nofuneval.diffbleu import DiffBleu
-from beyondpass.methods.nofuneval.extraction import compat_extract
-from beyondpass.methods.nofuneval.parsable import GRAMMARS, parser_for
-from beyondpass.methods.nofuneval.table1_render import PAPER, PAPER_NAMES, SHORT
+from beyondpass.methods.nofuneval.edit.diffbleu import DiffBleu
+from beyondpass.methods.nofuneval.extraction.parsable import GRAMMARS, parser_for
+from beyondpass.methods.nofuneval.extraction.readers import compat_extract
+from beyondpass.methods.nofuneval.table1.render import PAPER, PAPER_NAMES, SHORT
 
 FIXTURE = Path(__file__).parents[2] / "data" / "nofuneval_authors_rows.json.gz"
 PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
@@ -149,8 +149,8 @@ def test_table1_command_bad_input_is_one_line(run_cli, tmp_path):
 
 
 def test_default_reading_of_a_published_answer_skips_the_echoed_example():
-    from beyondpass.methods.nofuneval.extraction import robust_extract
-    from beyondpass.methods.nofuneval.table1 import echoed_prompt
+    from beyondpass.methods.nofuneval.extraction.readers import robust_extract
+    from beyondpass.methods.nofuneval.table1.score import echoed_prompt
 
     source = "import math\nimport os\nprint(os.sep)\n"
     prompt = (

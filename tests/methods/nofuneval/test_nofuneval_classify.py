@@ -90,7 +90,7 @@ READINGS = [
 
 @pytest.mark.parametrize(("answer", "robust", "compat"), READINGS)
 def test_robust_and_nofuneval_readings(answer, robust, compat):
-    from beyondpass.methods.nofuneval.classify import parse_choice, parse_choice_compat
+    from beyondpass.methods.nofuneval.classify.choices import parse_choice, parse_choice_compat
 
     assert parse_choice(answer) == robust
     assert parse_choice_compat(answer) == compat
@@ -148,7 +148,7 @@ def test_classify_evaluator_compat_option(data_dir):
     from beyondpass.benchmarks import load_benchmark
     from beyondpass.evaluators.base import Candidate
     from beyondpass.extraction.result import Extraction
-    from beyondpass.methods.nofuneval.classify_evaluator import ClassifyEvaluator, ClassifyOptions
+    from beyondpass.methods.nofuneval.classify.evaluator import ClassifyEvaluator, ClassifyOptions
 
     task = load_benchmark("nofuneval-classify-latency", str(data_dir)).tasks["0"]
     left = task.metadata["classification_left_label"]

@@ -67,7 +67,7 @@ def test_the_prompt_of_a_file_outside_a_prompt_folder_is_read_from_its_rows(run_
 def test_a_prompt_nothing_states_stops_the_compat_reading(run_cli, tmp_path):
     """Completions without the prompt echoed, in a folder named after no prompt: compat
     stops and names --prompt; with --prompt it reads them; the robust reading needs none."""
-    from beyondpass.methods.nofuneval.extraction import published_answer
+    from beyondpass.methods.nofuneval.extraction.readers import published_answer
 
     data = rows("latency.jsonl")
     published = rows("generations/latency/gpt-4/one_shot/generated_outputs.jsonl")

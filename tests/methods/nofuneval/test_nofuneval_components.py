@@ -11,10 +11,11 @@ import pytest
 from beyondpass import registry
 from beyondpass.analysis.passk import pass_at_k
 from beyondpass.errors import ConfigError, DataError
-from beyondpass.methods.nofuneval.classify import parse_choice
-from beyondpass.methods.nofuneval.extraction import compat_extract, robust_extract
+from beyondpass.methods.nofuneval.classify.choices import parse_choice
+from beyondpass.methods.nofuneval.edit.samples import score_at_k
+from beyondpass.methods.nofuneval.extraction.readers import compat_extract, robust_extract
 from beyondpass.methods.nofuneval.prompts import edit_plan
-from beyondpass.methods.nofuneval.samples import score_at_k
+from beyondpass.study.builtin import study_files
 from nofuneval_data import nofuneval_dir
 
 PROMPT = "### Instruction:\nEdit it.\n```java\nclass A {}\n```\n\n### Response:\n```java\n"
@@ -114,8 +115,8 @@ def test_registry_lists_subsets_and_renders_dataset_prompt():
     from beyondpass.prompts.plan import render
 
     for name in ("nofuneval-latency", "nofuneval-runtime_efficiency", "nofuneval-classify"):
-        assert name in registry.benchmarks()
-    bench = registry.benchmarks()["nofuneval-latency"]
+        assert name in registry.named("benchmarks")
+    bench = registry.named("benchmarks")["nofuneval-latency"]
     from beyondpass.methods.nofuneval.benchmark import load_subset
 
     task = load_subset("latency", nofuneval_dir().parent).tasks["0"]
@@ -151,7 +152,7 @@ def test_maintainability_needs_the_users_file(tmp_path, monkeypatch):
 def test_builtin_study_loads_with_the_edit_plan():
     from beyondpass.study.config import load_study
 
-    path = registry.study_files()["nofuneval"]
+    path = study_files()["nofuneval"]
     study = load_study(path, extra_models=["openai:gpt-4o-mini"])
     assert [b.name for b in study.benchmarks] == [
         "nofuneval-latency",
@@ -175,9 +176,9 @@ def test_robust_reads_fence_closed_at_end_of_code_line():
 
 def test_edit_evaluator_verdicts_and_diffbleu():
     from beyondpass.evaluators.base import Candidate
-    from beyondpass.methods.nofuneval.answers import extract_edit
     from beyondpass.methods.nofuneval.benchmark import load_subset
-    from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator
+    from beyondpass.methods.nofuneval.edit.evaluator import DiffBleuEvaluator
+    from beyondpass.methods.nofuneval.extraction.answers import extract_edit
 
     task = load_subset("latency", nofuneval_dir().parent).tasks["1"]
     meta = task.metadata

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from beyondpass.methods.nofuneval.diffbleu import (
+from beyondpass.methods.nofuneval.edit.diffbleu import (
     DiffBleu,
     edit_diff,
     normalise,
     strip_comments,
     strip_python_comments,
 )
-from beyondpass.methods.nofuneval.extraction import compat_extract, published_answer
+from beyondpass.methods.nofuneval.extraction.readers import compat_extract, published_answer
 from nofuneval_data import EDIT_SUBSETS, PROMPT_KINDS, rows
 
 

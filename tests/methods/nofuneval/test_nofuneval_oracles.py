@@ -227,9 +227,9 @@ def test_missing_analyser_is_one_line_naming_the_install(monkeypatch, tmp_path):
 def test_evaluator_metrics_per_sample():
     need_analysers("cppcheck", "gcc")
     from beyondpass.evaluators.base import Candidate
-    from beyondpass.methods.nofuneval.answers import extract_edit
     from beyondpass.methods.nofuneval.benchmark import load_subset
-    from beyondpass.methods.nofuneval.oracle_evaluator import OracleEvaluator, OracleOptions
+    from beyondpass.methods.nofuneval.extraction.answers import extract_edit
+    from beyondpass.methods.nofuneval.oracles.evaluator import OracleEvaluator, OracleOptions
 
     tasks = load_subset("security", nofuneval_dir().parent).tasks
     sql, unmapped = tasks["8"], tasks["0"]
@@ -407,8 +407,8 @@ def test_table1_oracle_judges_every_file_and_analyses_each_program_once(tmp_path
     """``run_table(oracle=True)`` over two published maintainability files (two models,
     the same two rows): each row gets DiffBLEU x its own verdict in both readings, and the
     sources and an edit both files share reach pylint once for the whole table."""
-    from beyondpass.methods.nofuneval.published import published_files
-    from beyondpass.methods.nofuneval.table1 import run_table
+    from beyondpass.methods.nofuneval.table1.published import published_files
+    from beyondpass.methods.nofuneval.table1.score import run_table
 
     query = "codeql-home/codeql-repo/python/ql/src/Imports/UnusedImport.ql"
     sources = ["import os\nimport sys\n\nprint(sys.argv)\n", "import re\n\nprint(1)\n"]

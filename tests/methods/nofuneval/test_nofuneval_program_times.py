@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
-from beyondpass.methods.nofuneval import program_times
-from beyondpass.methods.nofuneval.program_times import EDIT_FILE_NAME, SOURCE_FILE_NAME
-from beyondpass.methods.nofuneval.runtime import Measurement
+from beyondpass.methods.nofuneval.edit import program_times
+from beyondpass.methods.nofuneval.edit.program_times import EDIT_FILE_NAME, SOURCE_FILE_NAME
+from beyondpass.methods.nofuneval.edit.runtime import Measurement
 
 SOURCE = "xs = list(map(int, input().split()))\nfor x in xs:\n    print(x + x)\n"
 EDIT = "xs = list(map(int, input().split()))\nprint(*[2 * x for x in xs], sep='\\n')\n"
@@ -51,7 +51,7 @@ def _counting(monkeypatch) -> list[int]:
 
 def test_resumed_run_reuses_the_stored_source_times(tmp_path, monkeypatch):
     from beyondpass.execution import create_executor
-    from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator, EditOptions
+    from beyondpass.methods.nofuneval.edit.evaluator import DiffBleuEvaluator, EditOptions
 
     calls = _counting(monkeypatch)
     executor = create_executor("sandbox", workers=1)
@@ -80,7 +80,7 @@ def test_resumed_run_reuses_the_stored_source_times(tmp_path, monkeypatch):
 
 
 def test_torn_or_foreign_lines_are_timed_again(tmp_path):
-    from beyondpass.methods.nofuneval.program_times import ProgramTimes
+    from beyondpass.methods.nofuneval.edit.program_times import ProgramTimes
 
     timing = {"method": "cpu", "runs_per_case": 2, "python": "3.11.7", "compat": None}
     store = ProgramTimes(str(tmp_path), timing)
@@ -98,8 +98,8 @@ def test_torn_or_foreign_lines_are_timed_again(tmp_path):
 
 def test_table1_files_share_source_times_and_a_stopped_table_resumes(tmp_path, monkeypatch):
     from beyondpass.execution import create_executor
-    from beyondpass.methods.nofuneval.speedup import score_runtime
-    from beyondpass.methods.nofuneval.table1 import kept_times
+    from beyondpass.methods.nofuneval.edit.speedup import score_runtime
+    from beyondpass.methods.nofuneval.table1.score import kept_times
 
     calls = _counting(monkeypatch)
     tasks = {0: _task("0"), 1: _task("1")}

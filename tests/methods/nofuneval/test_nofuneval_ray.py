@@ -24,10 +24,10 @@ from beyondpass.execution import (
     node_name,
 )
 from beyondpass.methods.nofuneval.benchmark import load_subset
-from beyondpass.methods.nofuneval.oracle_evaluator import OracleEvaluator, OracleOptions
+from beyondpass.methods.nofuneval.edit.runtime import Measurement, cases, check_programs
+from beyondpass.methods.nofuneval.edit.speedup import edit_fields, other_nodes
 from beyondpass.methods.nofuneval.oracles.check import OracleItem, tools
-from beyondpass.methods.nofuneval.runtime import Measurement, cases, check_programs
-from beyondpass.methods.nofuneval.speedup import edit_fields, other_nodes
+from beyondpass.methods.nofuneval.oracles.evaluator import OracleEvaluator, OracleOptions
 from nofuneval_helpers import need_analysers
 
 #: security rows: none mapped (1), SQL injection (8), world-writable (25), null test (18)
@@ -132,7 +132,7 @@ def test_a_timed_batch_reserves_whole_cpus(bench, ray_executor):
 def test_each_timed_sample_records_its_node_and_cpu_model(bench, ray_executor):
     from beyondpass.evaluators.base import Candidate
     from beyondpass.extraction.result import Extraction
-    from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator, EditOptions
+    from beyondpass.methods.nofuneval.edit.evaluator import DiffBleuEvaluator, EditOptions
 
     task = bench.tasks["0"]
     target = str(task.metadata["target_code"])

@@ -353,7 +353,7 @@ def test_classify_evaluator_reads_the_ordering_from_the_condition(data_dir):
     from beyondpass.benchmarks import load_benchmark
     from beyondpass.evaluators.base import Candidate
     from beyondpass.extraction.result import Extraction
-    from beyondpass.methods.nofuneval.classify_evaluator import ClassifyEvaluator
+    from beyondpass.methods.nofuneval.classify.evaluator import ClassifyEvaluator
 
     task = load_benchmark("nofuneval-classify-security", str(data_dir)).tasks["0"]
     left = task.metadata["classification_left_label"]

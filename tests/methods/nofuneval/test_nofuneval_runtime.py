@@ -16,7 +16,7 @@ from scipy.stats import t as student_t
 from beyondpass.benchmarks.task import TestCase
 from beyondpass.execution import ExecutionRequest, Status, create_executor
 from beyondpass.methods.nofuneval.benchmark import load_subset
-from beyondpass.methods.nofuneval.runtime import (
+from beyondpass.methods.nofuneval.edit.runtime import (
     TIME_LIMITS,
     cases,
     check_programs,
@@ -26,7 +26,11 @@ from beyondpass.methods.nofuneval.runtime import (
     speedup,
     welch_faster,
 )
-from beyondpass.methods.nofuneval.speedup import interpreter_dependence, score_runtime, unchanged
+from beyondpass.methods.nofuneval.edit.speedup import (
+    interpreter_dependence,
+    score_runtime,
+    unchanged,
+)
 from nofuneval_data import nofuneval_dir
 
 

@@ -13,9 +13,9 @@ from statistics import mean
 
 import pytest
 
+from beyondpass.methods.nofuneval.edit.runtime_columns import runtime_columns, runtime_scores
+from beyondpass.methods.nofuneval.edit.samples import score_at_k
 from beyondpass.methods.nofuneval.report import NoFunEditTable
-from beyondpass.methods.nofuneval.runtime_columns import runtime_columns, runtime_scores
-from beyondpass.methods.nofuneval.samples import score_at_k
 from beyondpass.report.sections import ReportContext
 from beyondpass.store.run_store import ResultRecord, Row, SampleRecord
 
@@ -180,7 +180,7 @@ def _candidate(program: str):
 
 def test_edit_evaluator_compat_option_ignores_extra_lines():
     from beyondpass.execution import create_executor
-    from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator, EditOptions
+    from beyondpass.methods.nofuneval.edit.evaluator import DiffBleuEvaluator, EditOptions
 
     extra = (  # the right lines, then a blank line and a message
         "xs = list(map(int, input().split()))\nprint(*[2 * x for x in xs], sep='\\n')\n"
@@ -204,7 +204,7 @@ def test_edit_evaluator_compat_option_ignores_extra_lines():
 
 def test_edit_evaluator_without_executor_is_a_one_line_error():
     from beyondpass.errors import ConfigError
-    from beyondpass.methods.nofuneval.evaluator import DiffBleuEvaluator, EditOptions
+    from beyondpass.methods.nofuneval.edit.evaluator import DiffBleuEvaluator, EditOptions
 
     right = "xs = list(map(int, input().split()))\nprint(*[2 * x for x in xs], sep='\\n')\n"
     with pytest.raises(ConfigError, match="no executor was given") as caught:

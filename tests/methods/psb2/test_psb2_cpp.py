@@ -146,7 +146,7 @@ def test_python_repr_of_doubles_is_reproduced(tmp_path: Path) -> None:
     values = [0.0, -0.0, 1.0, 0.1, 1e16, 1e15, 1e-5, 1e-4, 123456.789, -2.5e-300, 5e-324]
     values += [rng.uniform(-1, 1) * 10 ** rng.randint(-30, 30) for _ in range(3000)]
     values += [float(rng.randint(-(10**17), 10**17)) for _ in range(500)]
-    prelude = (Path(drivers_cpp.__file__).parent / "driver_prelude.cpp").read_text()
+    prelude = (Path(drivers_cpp.__file__).parent / "data" / "driver_prelude.cpp").read_text()
     source = prelude + (
         "\n#include <cstdio>\nint main() { double v; std::string out;\n"
         ' while (std::scanf("%lf", &v) == 1) { bp_drv::put_double(out, v); }\n'

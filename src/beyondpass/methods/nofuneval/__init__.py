@@ -11,7 +11,7 @@ DiffBLEU, classification and oracle evaluators; the Table 1 and Table 2 report s
 See docs/nofuneval.md.
 """
 
-from beyondpass.methods.nofuneval.oracle_evaluator import SPEC as ORACLE_EVALUATOR
+from beyondpass.methods.nofuneval.oracles.evaluator import SPEC as ORACLE_EVALUATOR
 from beyondpass.registry import (
     AnswerFileSpec,
     AnswerFormatSpec,
@@ -85,31 +85,33 @@ METHOD = Method(
     answer_formats=(
         AnswerFormatSpec(
             EDIT,
-            f"{_HERE}.answers:extract_edit",
+            f"{_HERE}.extraction.answers:extract_edit",
             "the whole edited program, read robustly (echo, prose, fences)",
         ),
         AnswerFormatSpec(
             EDIT_COMPAT,
-            f"{_HERE}.answers:extract_edit_compat",
+            f"{_HERE}.extraction.answers:extract_edit_compat",
             "the edited program as NoFunEval's harness reads it (needs the prompt asked)",
             reads_condition=True,
         ),
         AnswerFormatSpec(
-            CHOICE, f"{_HERE}.answers:extract_choice", "a choice between Code-A and Code-B"
+            CHOICE,
+            f"{_HERE}.extraction.answers:extract_choice",
+            "a choice between Code-A and Code-B",
         ),
     ),
     answer_files=(
         AnswerFileSpec(
             "nofuneval-generations",
-            f"{_HERE}.answer_file:GenerationsFile",
+            f"{_HERE}.files.answer_file:GenerationsFile",
             "NoFunEval generation files (published, or row/generation lines) of one subset",
         ),
     ),
     evaluators=(
         EvaluatorSpec(
             EDIT,
-            f"{_HERE}.evaluator:DiffBleuEvaluator.build",
-            options=f"{_HERE}.evaluator:EditOptions",
+            f"{_HERE}.edit.evaluator:DiffBleuEvaluator.build",
+            options=f"{_HERE}.edit.evaluator:EditOptions",
             metrics=(
                 Metric("diffbleu", "", "higher", "mean", "BLEU of the edit's diff (NoFunEval)"),
                 Metric(
@@ -139,8 +141,8 @@ METHOD = Method(
         ),
         EvaluatorSpec(
             "nofuneval-classify",
-            f"{_HERE}.classify_evaluator:ClassifyEvaluator.build",
-            options=f"{_HERE}.classify_evaluator:ClassifyOptions",
+            f"{_HERE}.classify.evaluator:ClassifyEvaluator.build",
+            options=f"{_HERE}.classify.evaluator:ClassifyOptions",
             metrics=(
                 Metric("choice_correct", "answers", "higher", "rate", "names the right program"),
                 Metric("choice_parsed", "answers", "higher", "rate", "a choice could be read"),
@@ -183,6 +185,7 @@ METHOD = Method(
             "both orderings of a pair name the right program",
         ),
     ),
+    headline_reading=f"{_HERE}.headline:reading",
     report_sections=(f"{_HERE}.report:NoFunEditTable", f"{_HERE}.report:NoFunClassifyTable"),
     commands=(f"{_HERE}.cli:nofuneval",),
     studies=f"{_HERE}.studies",

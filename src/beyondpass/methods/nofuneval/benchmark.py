@@ -24,17 +24,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from beyondpass.benchmarks.humaneval import read_jsonl
 from beyondpass.benchmarks.sources import DataFile, explicit_data_dir, file_digest, resolve
 from beyondpass.benchmarks.task import Benchmark, OutputComparison, Task, TestCase
 from beyondpass.errors import DataError
 
 COMMIT = "7f6b4d29669caec3b980525954628225025633b9"
 UPSTREAM = f"https://raw.githubusercontent.com/microsoft/NoFunEval/{COMMIT}"
-#: subset -> dataset file name (without .jsonl)
+#: NoFunEval's subsets, each the name of its dataset file (without .jsonl): the one list
+#: every command, reader and table uses (this module imports nothing heavy at the top)
 EDIT_SUBSETS = ("latency", "resource_util", "runtime_efficiency", "security", "maintainability")
 SUBSETS = (*EDIT_SUBSETS, "humanevalclassify")
+#: the four NoFunEdit prompts, in the paper's order; folder names in NoFunEval's tree
 PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
+#: subsets judged by the static oracle too (docs/nofuneval-oracles.md)
+ORACLE_SUBSETS = ("security", "maintainability")
 MAINTAINABILITY_ENV = "BEYONDPASS_NOFUNEVAL_MAINTAINABILITY"
 CASES_DIR = "nofuneval/codenet_public_test_cases"
 #: NoFunEval's comparison of outputs (PIE harness): numbers within 1e-3 (compat)
@@ -186,6 +189,8 @@ def load_subset(
     if classify and subset != "humanevalclassify":
         name = f"nofuneval-classify-{subset}"
     tasks: dict[str, Task] = {}
+    from beyondpass.benchmarks.humaneval import read_jsonl
+
     for n, row in enumerate(read_jsonl(path)):
         task = (
             _classify_task(name, n, row, str(path), subset)

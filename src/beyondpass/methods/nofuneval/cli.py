@@ -16,7 +16,7 @@ from beyondpass.cli.options import (
     executor_options,
     json_option,
 )
-from beyondpass.methods.nofuneval.generations import SUBSET_NAMES
+from beyondpass.methods.nofuneval.benchmark import SUBSETS
 
 
 @cli.group()
@@ -25,7 +25,7 @@ def nofuneval() -> None:
 
 
 @nofuneval.command("score")
-@click.option("--subset", required=True, help=f"One of: {', '.join(SUBSET_NAMES)}.")
+@click.option("--subset", required=True, help=f"One of: {', '.join(SUBSETS)}.")
 @click.option(
     "--generations",
     required=True,
@@ -91,8 +91,8 @@ def score(
     are exported from it (resumable; `beyondpass report OUT`, `beyondpass rescore OUT`)."""
     from beyondpass.errors import ConfigError
     from beyondpass.execution import ExecutionLimits
-    from beyondpass.methods.nofuneval.answer_file import GenerationsFile
     from beyondpass.methods.nofuneval.benchmark import benchmark_name
+    from beyondpass.methods.nofuneval.files.answer_file import GenerationsFile
     from beyondpass.study.evaluate_samples import evaluate_samples
 
     kind = GenerationsFile.told(subset, compat, prompt_kind, run_programs, runs)
@@ -186,8 +186,8 @@ def table1(
     """Score every published 1-sample file; write OUT/table1.md and OUT/scores.jsonl.
     With --run, the edits run where --executor places them, at --isolation."""
     from beyondpass.errors import ConfigError
-    from beyondpass.methods.nofuneval.table1 import run_table
-    from beyondpass.methods.nofuneval.table1_render import render
+    from beyondpass.methods.nofuneval.table1.render import render
+    from beyondpass.methods.nofuneval.table1.score import run_table
 
     files, unreadable = _published_files(published, subsets, models)
     ref = Path(reference) if reference else None
@@ -247,7 +247,7 @@ def _published_files(
     """The published 1-sample files ``table1`` scores (those asked for), and the keys of
     those that cannot be read here (Git LFS pointers or missing)."""
     from beyondpass.errors import ConfigError
-    from beyondpass.methods.nofuneval import published as pub
+    from beyondpass.methods.nofuneval.table1 import published as pub
 
     root = pub.repo_root(published)
     files = [

@@ -9,6 +9,9 @@
 - ``classify_accuracy``: a task is right when both orderings of a pair name the right
   program, averaged over its sample indexes (:func:`.report.classify_cells`); the group
   pools both orderings.
+
+The stored results were scored in the reading the run was made with (:func:`reading`):
+``compare`` reads each run in its own and refuses to set two readings side by side.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from statistics import mean
 from typing import Any
 
 from beyondpass.analysis.headline import ALL_CONDITIONS, Observation
+from beyondpass.analysis.meta import as_dict
 from beyondpass.methods.nofuneval.report import MICRO, classify_cells, table1_metric, task_values
 from beyondpass.store.run_store import Row
 
@@ -47,3 +51,17 @@ def classify_accuracy(rows: Sequence[Row], meta: Mapping[str, Any]) -> Iterator[
             continue  # a pool of the requirements' own cells, not a benchmark of the run
         for task, accuracy in cell.task_accuracy.items():
             yield Observation(bench, model, ALL_CONDITIONS, task, accuracy)
+
+
+def reading(meta: Mapping[str, Any]) -> dict[str, str]:
+    """How a run's NoFunEval answers were read and scored: ``compat`` (NoFunEval's own
+    extraction and scoring, ``--compat nofuneval``) or ``robust`` (beyondpass's); nothing
+    for a run no NoFunEval evaluator scored."""
+    evaluators = meta.get("evaluators")
+    recorded = [as_dict(e) for e in evaluators] if isinstance(evaluators, list) else []
+    ours = [e for e in recorded if str(e.get("evaluator", "")).startswith("nofuneval-")]
+    if not ours:
+        return {}
+    # runs stored before the edit evaluator recorded ``compat`` kept it with its timing
+    compat = any(e.get("compat") or as_dict(e.get("runtime")).get("compat") for e in ours)
+    return {"reading": "compat" if compat else "robust"}

@@ -29,10 +29,10 @@ from statistics import mean
 from typing import Any
 
 from beyondpass.analysis.formatting import MISSING, percent
-from beyondpass.methods.nofuneval.classify_evaluator import ordering_of
+from beyondpass.methods.nofuneval.classify.evaluator import ordering_of
+from beyondpass.methods.nofuneval.edit.runtime_columns import RUNTIME_NOTE, runtime_columns
+from beyondpass.methods.nofuneval.edit.samples import score_at_k
 from beyondpass.methods.nofuneval.plots import accuracy_svg, diffbleu_range_svg
-from beyondpass.methods.nofuneval.runtime_columns import RUNTIME_NOTE, runtime_columns
-from beyondpass.methods.nofuneval.samples import score_at_k
 from beyondpass.report.render import render_html
 from beyondpass.report.sections import ReportContext, SectionOutput
 from beyondpass.report.table import Table, text_rows, to_latex, to_markdown
@@ -130,7 +130,7 @@ class NoFunEditTable:
                 vals = [v for (mm, bb, _), v in scores.items() if mm == m and bb == b]
                 row.append(f"{min(vals):.3f}-{max(vals):.3f}" if vals else MISSING)
             rows.append(row)
-        # runtime-efficiency columns (Speedup/Correct/Improved@k): runtime_columns.py
+        # runtime-efficiency columns (Speedup/Correct/Improved@k): edit/runtime_columns.py
         rt_head, rt_cells = runtime_columns(ctx.rows, models, benches)
         table = _table([*head, *rt_head], [[*row, *rt_cells[row[0]]] for row in rows])
         note = (

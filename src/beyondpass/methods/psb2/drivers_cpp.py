@@ -28,6 +28,10 @@ from importlib import resources
 from beyondpass.methods.psb2.benchmark.problems import Problem
 from beyondpass.methods.psb2.drivers import NOT_CALLABLE_EXIT, NOT_CALLABLE_MARK
 
+#: the method's shipped data: the driver's fixed part and our C++ reference functions
+_DATA = resources.files(__package__).joinpath("data")
+_CPP_REFERENCES = _DATA.joinpath("references", "cpp")
+
 _CPP_TYPE = {
     "int": "int",
     "float": "double",
@@ -122,7 +126,7 @@ def cpp_driver(p: Problem, with_main: bool = True, batch: bool = True) -> str:
     wanted = cpp_signature(p).replace('"', "'")
     call = f"""
 // beyondpass: function-mode driver, {"many cases" if batch else "one case"} per process
-{resources.files(__package__).joinpath("driver_prelude.cpp").read_text(encoding="utf-8")}
+{_DATA.joinpath("driver_prelude.cpp").read_text(encoding="utf-8")}
 template <class... A>
 auto bp_call(int, A&... a) -> decltype({p.name}(a...)) {{ return {p.name}(a...); }}
 template <class... A>
@@ -160,11 +164,10 @@ def cpp_program(function_code: str, p: Problem, batch: bool = True) -> str:
 
 def reference_source(p: Problem) -> str | None:
     """Our C++ reference function for ``p``, or ``None`` when there is none."""
-    path = resources.files(__package__).joinpath("benchmark", "reference_cpp", f"{p.name}.cpp")
+    path = _CPP_REFERENCES.joinpath(f"{p.name}.cpp")
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
 def reference_names() -> list[str]:
     """The problems that have a C++ reference function."""
-    folder = resources.files(__package__).joinpath("benchmark", "reference_cpp")
-    return sorted(f.name[:-4] for f in folder.iterdir() if f.name.endswith(".cpp"))
+    return sorted(f.name[:-4] for f in _CPP_REFERENCES.iterdir() if f.name.endswith(".cpp"))

@@ -27,7 +27,7 @@ JAVA_TYPES = {
     "vec_int": "int[]",
     "vec_float": "double[]",
 }
-#: problems with a Java reference solution (``java_reference/<problem>.java``)
+#: problems with a Java reference solution (``data/references/java/<problem>.java``)
 JAVA_REFERENCES = (
     "basement",
     "bouncing_balls",
@@ -109,5 +109,5 @@ def java_reference_source(name: str) -> str:
     answer in function mode."""
     if name not in JAVA_REFERENCES:
         raise KeyError(f"no Java reference for {name!r}")
-    here = resources.files("beyondpass.methods.psb2") / "java_reference"
+    here = resources.files("beyondpass.methods.psb2") / "data" / "references" / "java"
     return (here / f"{name}.java").read_text(encoding="utf-8")

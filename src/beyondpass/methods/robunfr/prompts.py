@@ -1,8 +1,8 @@
 """RobuNFR's prompt design (seed 000) as data: NFR templates, workflows, and the plan they make.
 
 The 40 templates of the seed's Table 1 (10 semantically equivalent phrasings per NFR) and the
-workflow frames of Figure 4 live in ``robunfr.toml`` next to this module, so a researcher can
-edit or replace them without touching code (``[prompts] templates = "file.toml"``). A plan
+workflow frames of Figure 4 live in ``data/robunfr.toml`` beside this module, so a researcher
+can edit or replace them without touching code (``[prompts] templates = "file.toml"``). A plan
 crosses them into conditions:
 
 * ``function-only`` — the functional requirement alone (optionally repeated, see below);
@@ -90,7 +90,7 @@ class TemplateSet:
 
 
 def builtin_templates_path() -> Path:
-    return Path(str(resources.files("beyondpass.methods.robunfr") / "robunfr.toml"))
+    return Path(str(resources.files("beyondpass.methods.robunfr") / "data" / "robunfr.toml"))
 
 
 def load_templates(path: str | Path | None = None) -> TemplateSet:

@@ -4,7 +4,7 @@ The wording is the seed's (and its released code's): the answer format
 ``<<<api>>>: $API / <<<code>>>: $CODE / <<<explanation>>>: $EXPLANATION``, then the
 demonstration if any, then ``Question: ...`` / ``Please using this api: ....`` /
 ``Answer:``. The irrelevant demonstration is the seed's ``Arrays.stream`` example; the
-relevant ones are beyondpass's own (``robustapi_shots.toml``), one per API, each a correct
+relevant ones are beyondpass's own (``data/robustapi_shots.toml``), one per API, each a correct
 usage that our checker passes (tests/methods/robustapi/test_robustapi_shots.py).
 
 Per-task values reach the templates through the task's ``prompt_fields`` (``{api}``,
@@ -49,7 +49,8 @@ def format_shot(shot: dict[str, str]) -> str:
 @functools.cache
 def shots() -> dict[str, dict[str, str]]:
     """The one-shot-relevant demonstrations by API."""
-    shots = Path(str(resources.files("beyondpass.methods.robustapi") / "robustapi_shots.toml"))
+    data = resources.files("beyondpass.methods.robustapi") / "data"
+    shots = Path(str(data / "robustapi_shots.toml"))
     out = {}
     for shot in read_toml(shots, "RobustAPI demonstrations file")["shot"]:
         out[shot["api"]] = {k: str(v) for k, v in shot.items()}

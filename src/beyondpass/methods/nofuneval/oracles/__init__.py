@@ -2,5 +2,6 @@
 
 ``table`` maps CodeQL queries to analyser rules, ``analysers`` runs bandit/pylint/cppcheck
 and the compiler, ``codeql`` drives the CodeQL CLI, ``check`` turns findings into
-verdicts. See docs/nofuneval-oracles.md.
+verdicts, ``evaluator`` is the ``nofuneval-oracle`` evaluator of study runs. See
+docs/nofuneval-oracles.md.
 """

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from statistics import mean
 from typing import Any
 
+from beyondpass.methods.nofuneval.edit.samples import score_at_ks
 from beyondpass.methods.nofuneval.oracles.check import (
     NO_ORACLE,
     PASS,
@@ -21,7 +22,6 @@ from beyondpass.methods.nofuneval.oracles.check import (
     judge,
     metadata,
 )
-from beyondpass.methods.nofuneval.samples import score_at_ks
 
 
 def oracle_scores(

@@ -10,8 +10,8 @@ from __future__ import annotations
 from beyondpass.benchmarks.task import Task
 from beyondpass.errors import DataError
 from beyondpass.extraction.result import Extraction
-from beyondpass.methods.nofuneval.extraction import Edited, compat_extract, robust_extract
-from beyondpass.methods.nofuneval.generations import PROMPT_KINDS
+from beyondpass.methods.nofuneval.benchmark import PROMPTS
+from beyondpass.methods.nofuneval.extraction.readers import Edited, compat_extract, robust_extract
 
 
 def _as_extraction(edited: Edited, how: str) -> Extraction:
@@ -31,10 +31,10 @@ def extract_edit(answer: str, task: Task) -> Extraction:
 def extract_edit_compat(answer: str, task: Task, condition: str) -> Extraction:
     """NoFunEval's reading (``post_process_generations``): see :func:`compat_extract`;
     ``condition`` is the prompt the answer replies to."""
-    if condition not in PROMPT_KINDS:
+    if condition not in PROMPTS:
         raise DataError(
             f"the compat reading needs the prompt the answer replies to, got condition "
-            f"{condition!r} — one of {', '.join(PROMPT_KINDS)} (--prompt)"
+            f"{condition!r} — one of {', '.join(PROMPTS)} (--prompt)"
         )
     pl = str(task.metadata.get("pl", task.language))
     return _as_extraction(compat_extract(answer, condition, pl), "nofuneval compat")
@@ -42,7 +42,7 @@ def extract_edit_compat(answer: str, task: Task, condition: str) -> Extraction:
 
 def extract_choice(answer: str, task: Task) -> Extraction:
     """The program the answer chooses (``A``/``B``) as the extracted "code"."""
-    from beyondpass.methods.nofuneval.classify import parse_choice
+    from beyondpass.methods.nofuneval.classify.choices import parse_choice
 
     choice = parse_choice(answer)
     if choice is None:

@@ -29,11 +29,9 @@ from typing import Any
 
 from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import ConfigError
-from beyondpass.methods.nofuneval.exports import write_exports
-from beyondpass.methods.nofuneval.generations import (
-    ORACLE_SUBSETS,
-    PROMPT_KINDS,
-    SUBSET_NAMES,
+from beyondpass.methods.nofuneval.benchmark import ORACLE_SUBSETS, PROMPTS, SUBSETS
+from beyondpass.methods.nofuneval.files.exports import write_exports
+from beyondpass.methods.nofuneval.files.generations import (
     model_of,
     read_generations,
     resolve_prompt_kind,
@@ -53,13 +51,13 @@ class GenerationsFile(AnswerFile):
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(options)
         subset = self.options.get("subset")
-        if subset not in SUBSET_NAMES:
-            raise ConfigError(f"unknown subset {subset!r} — choose {', '.join(SUBSET_NAMES)}")
+        if subset not in SUBSETS:
+            raise ConfigError(f"unknown subset {subset!r} — choose {', '.join(SUBSETS)}")
         if self.options.get("compat") not in (None, "nofuneval"):
             raise ConfigError(f"compat {self.options['compat']!r}: only 'nofuneval'")
         prompt = self.options.get("prompt")
-        if prompt is not None and prompt not in PROMPT_KINDS:
-            raise ConfigError(f"--prompt {prompt!r}: choose {', '.join(PROMPT_KINDS)}")
+        if prompt is not None and prompt not in PROMPTS:
+            raise ConfigError(f"--prompt {prompt!r}: choose {', '.join(PROMPTS)}")
 
     @classmethod
     def told(

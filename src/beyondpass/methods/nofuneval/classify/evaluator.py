@@ -18,7 +18,7 @@ from typing import Any, Literal
 import pydantic
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
-from beyondpass.methods.nofuneval.classify import ORDERINGS, choice_reader
+from beyondpass.methods.nofuneval.classify.choices import ORDERINGS, choice_reader
 
 #: condition id -> ordering
 CONDITION_ORDERING = {f"classification_{o}": o for o in ORDERINGS}

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.benchmarks.task import Task
-from beyondpass.methods.nofuneval.runtime import Measurement, measure_programs
+from beyondpass.methods.nofuneval.edit.runtime import Measurement, measure_programs
 
 SOURCE_FILE_NAME = "nofuneval-source-times.jsonl"
 #: Table 1's edit measurements (a study run stores its edits' in the run store instead)

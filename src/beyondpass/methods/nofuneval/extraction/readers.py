@@ -97,7 +97,7 @@ def compat_extract(answer: str, prompt_kind: str, language: str) -> Edited:
     # the authors' un-escaping; their quote replacements are no-ops in Python, so omitted
     for escaped, plain in (("\\/\\/", "//"), ("\\/*", "/*"), ("*\\/", "*/")):
         body = body.replace(escaped, plain)
-    from beyondpass.methods.nofuneval.parsable import largest_parsable
+    from beyondpass.methods.nofuneval.extraction.parsable import largest_parsable
 
     found = largest_parsable(body, language)
     if found is None:  # no grammar here for this language

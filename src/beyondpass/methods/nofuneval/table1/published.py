@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import ConfigError, DataError
+from beyondpass.methods.nofuneval.benchmark import EDIT_SUBSETS, PROMPTS
 
-#: the edit subsets of Table 1, in the paper's order
-SUBSETS = ("maintainability", "latency", "resource_util", "runtime_efficiency", "security")
-#: the four prompts, in the paper's order
-PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
+#: the edit subsets in Table 1's order: the paper puts maintainability first
+TABLE1_ORDER = ("maintainability", *(s for s in EDIT_SUBSETS if s != "maintainability"))
 #: environment variable naming a checkout of microsoft/NoFunEval
 REPO_ENV = "BEYONDPASS_NOFUNEVAL_REPO"
 _LFS = b"version https://git-lfs"
@@ -80,7 +79,7 @@ def published_files(root: Path, samples: int | None = None) -> list[PublishedFil
         found.append(PublishedFile(subset, model, prompt, int(n), path))
 
     def order(f: PublishedFile) -> tuple[Any, ...]:
-        sub = SUBSETS.index(f.subset) if f.subset in SUBSETS else len(SUBSETS)
+        sub = TABLE1_ORDER.index(f.subset) if f.subset in TABLE1_ORDER else len(TABLE1_ORDER)
         kind = PROMPTS.index(f.prompt) if f.prompt in PROMPTS else len(PROMPTS)
         return (sub, f.subset, f.model.lower(), kind, f.prompt, f.samples)
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from beyondpass.analysis.formatting import MISSING, percent
-from beyondpass.methods.nofuneval.speedup import runtime_at_k
+from beyondpass.methods.nofuneval.edit.speedup import runtime_at_k
 
 #: stored metric -> the key runtime_at_k reads
 _METRICS = {"speedup": "speedup", "runtime_correct": "correct", "runtime_improved": "improved"}

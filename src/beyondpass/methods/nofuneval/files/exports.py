@@ -4,9 +4,10 @@ The evaluators score; this module only lays their stored results out the way the
 always wrote them (docs/nofuneval.md), so existing scripts keep reading the same fields and
 numbers: one line per generation (classification: per row and sample, both orderings) and
 the summary. The summary's computations are the ones Table 1 and the report use
-(:func:`samples.score_at_ks`, :func:`speedup.runtime_summary`,
-:func:`oracles.score.oracle_summary`, :func:`classify.score_choices`). How runtime rows were
-timed and how the oracle judged are read from the evaluators' metadata the run recorded.
+(:func:`edit.samples.score_at_ks`, :func:`edit.speedup.runtime_summary`,
+:func:`oracles.score.oracle_summary`, :func:`classify.choices.score_choices`). How runtime
+rows were timed and how the oracle judged are read from the evaluators' metadata the run
+recorded.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def _edits(
             how.pop(key, None)
         summary.update(oracle_summary(scores, how))
     if kind.runs_programs:
-        from beyondpass.methods.nofuneval.speedup import runtime_summary
+        from beyondpass.methods.nofuneval.edit.speedup import runtime_summary
 
         timing = dict((recorded.get("nofuneval-edit") or {}).get("runtime") or {})
         timing.pop("compat", None)
@@ -117,7 +118,7 @@ def _edits(
 
 def diffbleu_summary(scores: list[dict[str, Any]], bench: Benchmark) -> dict[str, Any]:
     """Rows and samples scored, the template-followed rate and DiffBLEU score@k."""
-    from beyondpass.methods.nofuneval.samples import score_at_ks
+    from beyondpass.methods.nofuneval.edit.samples import score_at_ks
 
     per_row: dict[int, list[float]] = defaultdict(list)
     for s in scores:
@@ -153,7 +154,7 @@ def _oracle_fields(res: ResultRecord) -> dict[str, Any]:
 def _classification(
     kind: ExportedKind, bench: Benchmark, lines: list[Answered]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    from beyondpass.methods.nofuneval.classify import score_choices
+    from beyondpass.methods.nofuneval.classify.choices import score_choices
 
     choices: dict[tuple[int, int], dict[str, str | None]] = defaultdict(dict)
     for a in lines:

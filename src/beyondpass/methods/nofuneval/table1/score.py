@@ -20,8 +20,8 @@ from statistics import mean
 from typing import TYPE_CHECKING, Any
 
 from beyondpass.errors import BeyondpassError, DataError
-from beyondpass.methods.nofuneval.extraction import compat_extract, robust_extract
-from beyondpass.methods.nofuneval.published import PublishedFile, PublishedRow, read_rows
+from beyondpass.methods.nofuneval.extraction.readers import compat_extract, robust_extract
+from beyondpass.methods.nofuneval.table1.published import PublishedFile, PublishedRow, read_rows
 
 if TYPE_CHECKING:
     from beyondpass.methods.nofuneval.oracles.check import KnownFindings
@@ -155,8 +155,8 @@ def kept_times(
 ) -> dict[str, Any]:
     """Per reading, the (sources, edits) measurements kept in ``folder`` (in memory without
     one): every file shares its sources' times, and a stopped table resumes."""
-    from beyondpass.methods.nofuneval.program_times import EDIT_FILE_NAME, ProgramTimes
-    from beyondpass.methods.nofuneval.speedup import timing_record
+    from beyondpass.methods.nofuneval.edit.program_times import EDIT_FILE_NAME, ProgramTimes
+    from beyondpass.methods.nofuneval.edit.speedup import timing_record
 
     kept = {}
     for reading in readings:
@@ -182,7 +182,7 @@ def add_runtime(
     """Runtime efficiency: run each row's edit and source on its cases, for each reading
     ``kept`` holds (:func:`kept_times`)."""
     from beyondpass.methods.nofuneval.benchmark import load_subset
-    from beyondpass.methods.nofuneval.speedup import score_runtime
+    from beyondpass.methods.nofuneval.edit.speedup import score_runtime
 
     bench = load_subset("runtime_efficiency", data_dir)
     tasks = {int(t.metadata["row"]): t for t in bench.tasks.values()}
@@ -236,7 +236,7 @@ def run_table(
     """Score every file (in the given order); extras as asked. ``folder``: where runtime
     measurements are kept (:func:`kept_times`); ``readings``: which are run and timed
     (both are always scored for DiffBLEU)."""
-    from beyondpass.methods.nofuneval.diffbleu import DiffBleu
+    from beyondpass.methods.nofuneval.edit.diffbleu import DiffBleu
 
     kept = kept_times(folder, executor, runs, readings) if executor is not None else {}
     known = None  # with --oracle: the analysers' findings, kept for the whole table

@@ -4,7 +4,7 @@ Adds metrics beside the ``nofuneval-edit`` verdict, for tasks whose row names a 
 query (security, maintainability): ``oracle_pass`` (1/0) and ``diffbleu_x_oracle`` (this
 sample's DiffBLEU times this sample's pass). A task without an oracle gets neither metric
 (left out of the means, never counted as a pass) and says why in ``details``. The verdict
-rules are in ``oracles/check.py``; docs/nofuneval-oracles.md has the query table. The
+rules are in ``check.py`` (this package); docs/nofuneval-oracles.md has the query table. The
 analysers run as batch work on the run's pool (``execution.BatchJob``): in this process by
 default, on Ray workers with ``--executor ray``, with the same verdicts.
 """
@@ -20,7 +20,7 @@ from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvalu
 from beyondpass.execution import BatchJob, BatchPool, LocalPool
 from beyondpass.registry import EvaluatorSpec, Metric
 
-_HERE = "beyondpass.methods.nofuneval.oracle_evaluator"
+_HERE = "beyondpass.methods.nofuneval.oracles.evaluator"
 
 
 class OracleOptions(pydantic.BaseModel):
@@ -75,7 +75,7 @@ class OracleEvaluator(Evaluator):
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
-        from beyondpass.methods.nofuneval.diffbleu import DiffBleu
+        from beyondpass.methods.nofuneval.edit.diffbleu import DiffBleu
         from beyondpass.methods.nofuneval.oracles.check import NO_ORACLE, OracleItem
 
         judged = [i for i, c in enumerate(candidates) if c.task.metadata.get("codeql_check")]

@@ -12,8 +12,9 @@ from collections import defaultdict
 from typing import Any
 
 from beyondpass.analysis.formatting import percent
-from beyondpass.methods.nofuneval.published import PROMPTS, SUBSETS
-from beyondpass.methods.nofuneval.table1 import FileResult
+from beyondpass.methods.nofuneval.benchmark import PROMPTS
+from beyondpass.methods.nofuneval.table1.published import TABLE1_ORDER
+from beyondpass.methods.nofuneval.table1.score import FileResult
 from beyondpass.report.table import Table, tables_markdown, text_rows
 
 #: published model folder -> the paper's row name
@@ -107,7 +108,7 @@ def diffbleu_tables(results: list[FileResult]) -> list[Table]:
     for r in results:
         by[r.file.subset][r.file.model][r.file.prompt] = r
     tables = []
-    for subset in [s for s in SUBSETS if s in by] + sorted(set(by) - set(SUBSETS)):
+    for subset in [s for s in TABLE1_ORDER if s in by] + sorted(set(by) - set(TABLE1_ORDER)):
         rows = []
         for model, cells in by[subset].items():
             values, parts = {}, []

@@ -18,20 +18,9 @@ from pathlib import Path
 
 from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import ConfigError, DataError
-from beyondpass.methods.nofuneval.classify import ORDERINGS
-from beyondpass.methods.nofuneval.extraction import published_answer
-
-#: the subsets ``nofuneval score`` reads (``humanevalclassify``: classification answers)
-SUBSET_NAMES = (
-    "latency",
-    "resource_util",
-    "runtime_efficiency",
-    "security",
-    "maintainability",
-    "humanevalclassify",
-)
-#: subsets judged by the static oracle too (docs/nofuneval-oracles.md)
-ORACLE_SUBSETS = ("security", "maintainability")
+from beyondpass.methods.nofuneval.benchmark import PROMPTS
+from beyondpass.methods.nofuneval.classify.choices import ORDERINGS
+from beyondpass.methods.nofuneval.extraction.readers import published_answer
 
 
 @dataclass(frozen=True)
@@ -96,9 +85,8 @@ def read_generations(path: Path, bench: Benchmark, classify: bool) -> list[Gener
     return out
 
 
-#: the NoFunEdit prompts (``--prompt``); folder names in NoFunEval's tree map onto them
-PROMPT_KINDS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
-_FOLDERS = {**{k: k for k in PROMPT_KINDS}, "one-shot": "one_shot"}
+#: folder names in NoFunEval's tree, onto the prompts (``--prompt``)
+_FOLDERS = {**{k: k for k in PROMPTS}, "one-shot": "one_shot"}
 
 
 def model_of(path: Path) -> str | None:
@@ -125,7 +113,7 @@ def echoed_prompt_kind(gens: list[Generation], bench: Benchmark) -> tuple[str, i
     seen: dict[str, int] = {}
     for g in gens:
         fields = tasks[g.row].metadata.get("prompt_fields") or {}
-        prompts = {k: str(fields.get(k) or "").lstrip() for k in PROMPT_KINDS}
+        prompts = {k: str(fields.get(k) or "").lstrip() for k in PROMPTS}
         text = g.text.lstrip()
         echoed = [k for k, prompt in prompts.items() if prompt and text.startswith(prompt)]
         if echoed:  # the longest: one row's prompt may begin with another's
@@ -143,8 +131,8 @@ def resolve_prompt_kind(
     else the prompt the generations echo. Sources that disagree stop with an error, and so
     does a reading that ``needed`` it (compat) when nothing says it: guessing Base for a
     file of 1-shot answers gives other scores without saying why."""
-    if option is not None and option not in PROMPT_KINDS:
-        raise ConfigError(f"--prompt {option!r}: choose {', '.join(PROMPT_KINDS)}")
+    if option is not None and option not in PROMPTS:
+        raise ConfigError(f"--prompt {option!r}: choose {', '.join(PROMPTS)}")
     folder = prompt_kind_of(path)
     echoed = echoed_prompt_kind(gens, bench)
     stated = option or folder
@@ -158,6 +146,6 @@ def resolve_prompt_kind(
     if kind is None and needed:
         raise ConfigError(
             f"{path}: which prompt do these generations answer? No --prompt, no prompt folder "
-            f"in the path, no prompt echoed — pass --prompt ({', '.join(PROMPT_KINDS)})"
+            f"in the path, no prompt echoed — pass --prompt ({', '.join(PROMPTS)})"
         )
     return kind

@@ -20,11 +20,11 @@ from statistics import mean
 from typing import TYPE_CHECKING, Any
 
 from beyondpass.benchmarks.task import Task
-from beyondpass.methods.nofuneval import runtime
-from beyondpass.methods.nofuneval.samples import score_at_ks
+from beyondpass.methods.nofuneval.edit import runtime
+from beyondpass.methods.nofuneval.edit.samples import score_at_ks
 
 if TYPE_CHECKING:
-    from beyondpass.methods.nofuneval.program_times import ProgramTimes
+    from beyondpass.methods.nofuneval.edit.program_times import ProgramTimes
 
 #: Standard-library names CodeNet's Python programs use that later Pythons removed:
 #: a program using one is right or wrong depending on the interpreter that runs it.
@@ -202,7 +202,7 @@ def score_runtime(
     row's source and each distinct edit is measured once; ``kept`` (sources, edits): the
     measurements kept across calls and runs, as Table 1 of the published files keeps them
     (a file of answers is scored by the ``nofuneval-edit`` evaluator instead)."""
-    from beyondpass.methods.nofuneval.program_times import ProgramTimes
+    from beyondpass.methods.nofuneval.edit.program_times import ProgramTimes
 
     timing = timing_record(executor, compat, runs)
     sources, edits = kept or (ProgramTimes(None, timing), ProgramTimes(None, timing))

@@ -85,16 +85,17 @@ class DiffBleuEvaluator(Evaluator):
     def metadata(self) -> dict[str, Any]:
         from importlib.metadata import version
 
-        from beyondpass.methods.nofuneval.diffbleu import git_version
+        from beyondpass.methods.nofuneval.edit.diffbleu import git_version
 
-        meta = {"evaluator": self.name, "nltk": version("nltk"), "git": git_version()}
+        meta = {"evaluator": self.name, "compat": self.options.compat, "nltk": version("nltk")}
+        meta["git"] = git_version()
         meta["runtime"] = self._timing()
         if self.executor is not None:  # where runtime rows ran (rescore reads it back)
             meta["executor"] = self.executor.metadata()
         return meta
 
     def _timing(self) -> dict[str, Any]:
-        from beyondpass.methods.nofuneval.speedup import timing_record
+        from beyondpass.methods.nofuneval.edit.speedup import timing_record
 
         if self.executor is None:
             return {"runs_per_case": self.options.runs, "compat": self.options.compat}
@@ -104,7 +105,7 @@ class DiffBleuEvaluator(Evaluator):
     def evaluate(
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
-        from beyondpass.methods.nofuneval.diffbleu import DiffBleu, normalise
+        from beyondpass.methods.nofuneval.edit.diffbleu import DiffBleu, normalise
 
         out: list[Evaluation | None] = [None] * len(candidates)
         timed: list[int] = []
@@ -158,8 +159,8 @@ class DiffBleuEvaluator(Evaluator):
         """Runtime rows: each row's source once (cached for the run), every edit with a
         program, and the verdict, speed-up and timing record of each (an answer without a
         program is not run, but its row's source is: its record says whether that works)."""
-        from beyondpass.methods.nofuneval.runtime import measure_programs
-        from beyondpass.methods.nofuneval.speedup import edit_fields, placement
+        from beyondpass.methods.nofuneval.edit.runtime import measure_programs
+        from beyondpass.methods.nofuneval.edit.speedup import edit_fields, placement
 
         if self.executor is None:
             from beyondpass.errors import ConfigError
@@ -168,7 +169,7 @@ class DiffBleuEvaluator(Evaluator):
                 "nofuneval-edit: runtime-efficiency rows run the edit, but no executor was "
                 "given — build the evaluator through beyondpass.evaluators.setup"
             )
-        from beyondpass.methods.nofuneval.program_times import ProgramTimes
+        from beyondpass.methods.nofuneval.edit.program_times import ProgramTimes
 
         runs, timing = self.options.runs, self._timing()
         if self._sources is None:
