@@ -60,7 +60,7 @@ def test_every_headline_metric_is_documented_with_its_direction_and_unit() -> No
         )
     }
     declared = {
-        h.metric: (m.name, h.direction, h.unit, h.pairs_on) for h, m in registry.headlines()
+        h.metric: (m.name, h.direction, h.unit, h.pairs_on) for h, m in registry.specs("headlines")
     }
     assert rows == declared
 

@@ -18,6 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from beyondpass import registry
+from beyondpass.report.sections import section_providers
 
 EXAMPLE = Path(__file__).parents[1] / "example_method" / "beyondpass_example"
 
@@ -51,9 +52,9 @@ def on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_entry_point_registers_the_method(on_path: Path) -> None:
     builtins = [m.rsplit(".", 1)[1] for m in registry.BUILTIN_METHODS]
     assert list(registry.methods()) == [*builtins, "example"]
-    spec, owner = registry.evaluator("answer_lines")
+    spec, owner = registry.lookup("evaluators", "answer_lines")
     assert owner.name == "example" and spec.metrics[0].name == "code_lines"
-    assert "example" in [c.name for c in registry.commands()]
+    assert "example" in [registry.resolve(r, m).name for r, m in registry.specs("commands")]
 
 
 def test_same_distribution_twice_registers_once(on_path: Path, monkeypatch) -> None:
@@ -62,11 +63,11 @@ def test_same_distribution_twice_registers_once(on_path: Path, monkeypatch) -> N
     monkeypatch.syspath_prepend(str(second))
     registry.reset()
     assert list(registry.methods()).count("example") == 1  # and no error about a duplicate
-    assert registry.evaluator_names().count("answer_lines") == 1
+    assert registry.names("evaluators", former=True).count("answer_lines") == 1
 
 
 def test_report_section_follows_the_contract(on_path: Path, tmp_path: Path) -> None:
-    sections = [s for s in registry.report_sections() if s.key == "example"]
+    sections = [s for s in section_providers() if s.key == "example"]
     assert len(sections) == 1
     rows = [SimpleNamespace(result=SimpleNamespace(metrics={"code_lines": n})) for n in (2, 4, 9)]
     rows.append(SimpleNamespace(result=SimpleNamespace(metrics={})))  # no code: not counted

@@ -16,6 +16,7 @@ from beyondpass import registry
 from beyondpass.benchmarks import load_benchmark
 from beyondpass.errors import ConfigError
 from beyondpass.store.run_store import RunStore
+from beyondpass.study.builtin import study_files
 from beyondpass.study.config import load_study
 from beyondpass.study.runner import StudyRunner
 
@@ -40,13 +41,25 @@ def study(tmp_path: Path, evaluation: str = "", bench_extra: str = "") -> Path:
 
 def test_builtin_methods_and_their_components() -> None:
     assert list(registry.methods())[:3] == ["core", "robunfr", "robustapi"]
-    assert registry.evaluator("nfr")[1].name == "robunfr"
-    assert registry.evaluator("robustapi")[0].decides_verdict
-    assert registry.plan("robustapi")[0].answer_format == "robustapi-blocks"
-    assert set(registry.study_files()) >= {"robunfr", "robustapi"}
-    assert registry.task_id_fields() == ("task_id", "id")
+    assert registry.lookup("evaluators", "nfr")[1].name == "robunfr"
+    assert registry.lookup("evaluators", "robustapi")[0].decides_verdict
+    assert registry.find("plans", "robustapi")[0].answer_format == "robustapi-blocks"
+    assert set(study_files()) >= {"robunfr", "robustapi"}
+    assert [f for f, _ in registry.specs("task_id_fields")] == ["id"]
     with pytest.raises(ConfigError, match=r"unknown evaluator 'nope' — known: functional, "):
-        registry.evaluator("nope")
+        registry.lookup("evaluators", "nope")
+    with pytest.raises(ConfigError, match=r"unknown executor 'x' — available: sandbox, "):
+        registry.lookup("executors", "x")
+    assert registry.find("plans", "nope") is None
+    with pytest.raises(ValueError, match="not a kind of component"):
+        registry.specs("plan")  # a typo of a kind is a programming error, said at once
+
+
+def test_an_evaluator_is_found_by_its_former_name() -> None:
+    spec, owner = registry.lookup("evaluators", "psb2_quality")
+    assert (spec.name, owner.name) == ("psb2-quality", "psb2")
+    assert "psb2_quality" in registry.names("evaluators", former=True)
+    assert "psb2_quality" not in registry.names("evaluators")
 
 
 @pytest.mark.parametrize(
@@ -244,13 +257,13 @@ def test_core_is_registered_first_exactly_like_a_method() -> None:
     from beyondpass.core import CORE
 
     assert next(iter(registry.methods().values())) is CORE
-    assert list(registry.benchmarks())[:5] == ["humaneval", "humaneval-et", "mbpp", "mbpp-et"] + [
-        "demo"
-    ]
-    assert registry.plan_names()[:2] == ["function-only", "neutral"]
-    assert registry.provider_names() == ["openai", "anthropic", "replay"]
-    assert registry.executor_names() == ["sandbox", "subprocess", "ray"]
-    assert [c.name for c in registry.commands()][:3] == ["benchmarks", "evaluate", "run"]
+    benchmarks = list(registry.named("benchmarks"))
+    assert benchmarks[:5] == ["humaneval", "humaneval-et", "mbpp", "mbpp-et", "demo"]
+    assert registry.names("plans")[:2] == ["function-only", "neutral"]
+    assert registry.names("providers") == ["openai", "anthropic", "replay"]
+    assert registry.names("executors") == ["sandbox", "subprocess", "ray"]
+    commands = [registry.resolve(ref, m) for ref, m in registry.specs("commands")]
+    assert [c.name for c in commands][:3] == ["benchmarks", "evaluate", "run"]
     with pytest.raises(ConfigError, match="method name 'core' is reserved"):
         registry.register(registry.Method("core"))
 
@@ -280,7 +293,7 @@ def test_listing_every_component_imports_none_of_them() -> None:
         "from beyondpass import registry\n"
         "from beyondpass.cli.app import build_cli\n"
         "build_cli()\n"
-        f"specs = [s for kind in {list(REFS)!r} for s, _ in registry.iter_specs(kind)]\n"
+        f"specs = [s for kind in {list(REFS)!r} for s, _ in registry.specs(kind)]\n"
         "assert len(specs) > 20, specs\n"
         "heavy = ('openai', 'anthropic', 'ray', 'tree_sitter', 'beyondpass.demo',\n"
         "         'beyondpass.execution.sandbox_executor', 'beyondpass.benchmarks.humaneval',\n"

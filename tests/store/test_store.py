@@ -361,5 +361,5 @@ def test_the_renamed_evaluators_are_the_registered_ones_under_their_former_names
 
     assert migrate.RENAMED_EVALUATORS == NEW_NAMES
     for old, new in migrate.RENAMED_EVALUATORS.items():
-        spec, _ = registry.evaluator(old)
+        spec, _ = registry.lookup("evaluators", old)
         assert spec.name == new and old in spec.aliases

@@ -100,10 +100,10 @@ def test_each_answer_is_extracted_once_in_the_plans_format(tmp_path, monkeypatch
     benchmark's default format (fenced-code) is never tried."""
     from collections import Counter
 
-    from beyondpass import registry
+    from beyondpass import extraction
 
     calls: Counter[str] = Counter()
-    registered = registry.answer_format
+    registered = extraction.extractor_for
 
     def counted(fmt: str):
         real = registered(fmt)
@@ -114,7 +114,7 @@ def test_each_answer_is_extracted_once_in_the_plans_format(tmp_path, monkeypatch
 
         return read
 
-    monkeypatch.setattr(registry, "answer_format", counted)
+    monkeypatch.setattr(extraction, "extractor_for", counted)
     answers = tmp_path / "answers.jsonl"
     rows = [
         {"task_id": tid, "condition": "plain", "response": f"```python\n{t.reference_solution}```"}

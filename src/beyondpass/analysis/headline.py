@@ -24,19 +24,11 @@ from typing import Any
 import numpy as np
 
 from beyondpass.analysis.cells import CellStats
-from beyondpass.analysis.metrics import MetricDef
+from beyondpass.analysis.metrics import UNITS
 from beyondpass.analysis.ordering import natural_key
 from beyondpass.analysis.stats import BOOTSTRAP_RESAMPLES, weighted_bootstrap_ci
 from beyondpass.store.run_store import Row
 
-#: how each unit is shown: display scale and suffix
-UNITS: dict[str, tuple[float, str]] = {
-    "share": (100.0, "%"),
-    "points": (1.0, ""),
-    "ratio": (1.0, "x"),
-    "density": (1.0, ""),
-    "ms": (1.0, " ms"),
-}
 #: the group of a cell that pools every prompt condition
 ALL_CONDITIONS = "all"
 
@@ -65,28 +57,15 @@ class HeadlineCell:
     stats: CellStats  # avg and ci in display scale; task_values: the units' values
 
 
-def headline_metric_def(spec: Any) -> MetricDef:
-    """How analyses present a headline metric (``spec``: a ``HeadlineSpec``)."""
-    scale, suffix = UNITS[spec.unit]
-    return MetricDef(
-        spec.metric,
-        spec.label,
-        spec.direction == "higher",
-        spec.decimals,
-        scale=scale,
-        unit=suffix.strip(),
-    )
-
-
 def headline_cells(
     rows: Sequence[Row], meta: Mapping[str, Any], *, seed: int = 0
 ) -> list[HeadlineCell]:
     """Every registered headline metric's cells in a run (methods in registration order)."""
-    from beyondpass.registry import headlines, resolve
+    from beyondpass import registry
 
     out: list[HeadlineCell] = []
-    for spec, method in headlines():
-        values = resolve(spec.values, method, needs_extra=False)
+    for spec, method in registry.specs("headlines"):
+        values = registry.resolve(spec.values, method, needs_extra=False)
         scale = UNITS[spec.unit][0]
         groups: dict[tuple[str, str, str], list[Observation]] = defaultdict(list)
         for obs in values(rows, meta):
@@ -96,6 +75,24 @@ def headline_cells(
             if stats is not None:
                 out.append(HeadlineCell(method.name, spec.metric, bench, model, group, stats))
     return out
+
+
+def run_readings(meta: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """Per method, the options this run was made with that change its headline numbers
+    (``Method.headline_reading``); methods whose numbers have one reading are left out."""
+    from beyondpass import registry
+
+    out: dict[str, dict[str, str]] = {}
+    for ref, m in registry.specs("headline_reading"):
+        found = registry.resolve(ref, m, needs_extra=False)(meta)
+        if found:
+            out[m.name] = {str(k): str(v) for k, v in found.items()}
+    return out
+
+
+def reading_text(reading: Mapping[str, str]) -> str:
+    """``semantics=original``: how messages and tables name a reading."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(reading.items()))
 
 
 def cell_of(
@@ -158,13 +155,13 @@ def arm_of(meta: Mapping[str, Any], benchmark: str, group: str) -> str:
 
 __all__ = [
     "ALL_CONDITIONS",
-    "UNITS",
     "HeadlineCell",
     "Observation",
     "arm_of",
     "cell_of",
     "headline_cells",
-    "headline_metric_def",
     "index_cells",
     "pass_observations",
+    "reading_text",
+    "run_readings",
 ]

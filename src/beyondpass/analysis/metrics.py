@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 PASS = "pass@1"
 
@@ -28,15 +29,41 @@ class MetricDef:
 
 PASS_METRIC = MetricDef(PASS, "Pass@1", True, 2, scale=100.0, unit="%")
 
+#: how each unit of a headline metric is shown: display scale and suffix
+UNITS: dict[str, tuple[float, str]] = {
+    "share": (100.0, "%"),
+    "points": (1.0, ""),
+    "ratio": (1.0, "x"),
+    "density": (1.0, ""),
+    "ms": (1.0, " ms"),
+}
+
+
+def headline_metric_def(spec: Any) -> MetricDef:
+    """How analyses present a headline metric (``spec``: a ``HeadlineSpec``)."""
+    scale, suffix = UNITS[spec.unit]
+    return MetricDef(
+        spec.metric,
+        spec.label,
+        spec.direction == "higher",
+        spec.decimals,
+        scale=scale,
+        unit=suffix.strip(),
+    )
+
 
 @cache
 def metric_definitions() -> dict[str, MetricDef]:
-    """Every known metric: pass@1 and the metrics of every registered method."""
-    defs = {PASS: PASS_METRIC}
-    from beyondpass.registry import analysis_metrics
+    """Every known metric: pass@1, the metrics every registered method defines
+    (``Method.analysis_metrics``), then its headline metrics (``Method.headlines``)."""
+    from beyondpass import registry
 
-    for m in analysis_metrics():  # pass@1 is core's; a method defines each of its own once
-        defs.setdefault(m.key, m)
+    defs = {PASS: PASS_METRIC}  # pass@1 is core's; a method defines each of its own once
+    for ref, m in registry.specs("analysis_metrics"):
+        for d in registry.resolve(ref, m, needs_extra=False).values():
+            defs.setdefault(d.key, d)
+    for spec, _ in registry.specs("headlines"):
+        defs.setdefault(spec.metric, headline_metric_def(spec))
     return defs
 
 
@@ -50,4 +77,13 @@ def is_known(key: str) -> bool:
     return key in metric_definitions()
 
 
-__all__ = ["PASS", "PASS_METRIC", "MetricDef", "is_known", "metric_def", "metric_definitions"]
+__all__ = [
+    "PASS",
+    "PASS_METRIC",
+    "UNITS",
+    "MetricDef",
+    "headline_metric_def",
+    "is_known",
+    "metric_def",
+    "metric_definitions",
+]

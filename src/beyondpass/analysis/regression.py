@@ -1,7 +1,7 @@
 """Regression testing of model versions (RobuNFR's RQ2) and the CI gate of ``compare``.
 
-Given the paired comparisons of two versions (a method's ``compare_versions``, e.g.
-RobuNFR's), this module names what changed:
+Given the paired comparisons of two versions (every method's headline metrics, and what a
+method's ``compare`` section adds), this module names what changed:
 
 * a *change* is a significant difference (Holm-adjusted primary paired test, see
   :mod:`beyondpass.analysis.cells`), an improvement or a regression by the metric's better
@@ -79,9 +79,12 @@ class VersionComparison:
     groups: list[Any] = field(default_factory=list)
     benchmarks: list[str] = field(default_factory=list)
     metrics: list[str] = field(default_factory=list)
-    #: the method whose analysis made it (RobuNFR's version comparison, or a method's
-    #: headline metrics): what a ``--fail-on`` scope ``method=NAME`` selects
+    #: the method whose analysis made it (a method's headline metrics, or a section it adds
+    #: to ``compare``): what a ``--fail-on`` scope ``method=NAME`` selects
     method: str = ""
+    #: the reading both runs' values were read in (``semantics=original``; empty: the
+    #: method's numbers have one reading), or each run's when compared across readings
+    reading: str = ""
 
 
 @dataclass(frozen=True)
@@ -340,7 +343,7 @@ def _in_scope(gate: GateSpec, vc: VersionComparison, bench: str, gkey: str) -> b
             return False
         if key == "method" and value != vc.method:
             return False
-        if key == "arm" and value != arm_of(_meta(vc), bench, gkey):
+        if key == "arm" and value != arm_of(meta_of(vc), bench, gkey):
             return False
     return True
 
@@ -375,14 +378,14 @@ def check_gates(gates: Sequence[GateSpec], vcs: Sequence[VersionComparison]) -> 
                 )
 
 
-def _meta(vc: VersionComparison) -> Any:
-    """The old run's metadata (a headline comparison's run, or RobuNFR's analysis data)."""
+def meta_of(vc: VersionComparison) -> Any:
+    """The old run's metadata (a run with ``meta``, or an analysis whose ``data`` has it)."""
     run = vc.old
     return getattr(run, "meta", None) or getattr(getattr(run, "data", None), "meta", {})
 
 
 def _arms(vc: VersionComparison) -> set[str]:
-    return {arm_of(_meta(vc), b, g.key) for b in vc.benchmarks for g in vc.groups} - {""}
+    return {arm_of(meta_of(vc), b, g.key) for b in vc.benchmarks for g in vc.groups} - {""}
 
 
 __all__ = [
@@ -394,5 +397,6 @@ __all__ = [
     "analyse_regression",
     "check_gates",
     "group_key",
+    "meta_of",
     "parse_gate",
 ]

@@ -1,9 +1,9 @@
 """Benchmarks as data: loaders, each returning a :class:`Benchmark`, found in the registry.
 
-``load_benchmark("humaneval")`` looks the name up in :func:`beyondpass.registry.benchmarks`
-(core and methods' ``BenchmarkSpec``s alike); ``file:PATH.jsonl`` loads tasks in
-beyondpass's own format; a benchmark whose spec ``takes_argument`` is named
-``NAME:ARGUMENT``. Known-broken upstream tasks are attached from
+``load_benchmark("humaneval")`` looks the name up in the registry
+(``registry.find("benchmarks", name)``: core and methods' ``BenchmarkSpec``s alike);
+``file:PATH.jsonl`` loads tasks in beyondpass's own format; a benchmark whose spec
+``takes_argument`` is named ``NAME:ARGUMENT``. Known-broken upstream tasks are attached from
 ``task_notes.toml`` — they stay in the benchmark (never silently dropped) and are marked;
 tasks whose reference is slow get a per-task timeout from the same file.
 """
@@ -47,7 +47,7 @@ def load_benchmark(name: str, data_dir: str | os.PathLike[str] | None = None) ->
 
         path = Path(name[5:]).expanduser()
         return load_tasks_file(path, path.stem)
-    known = registry.benchmarks()
+    known = registry.named("benchmarks")
     base, colon, argument = name.partition(":")
     if colon and base in known and known[base][0].takes_argument:
         spec, owner = known[base]

@@ -42,7 +42,7 @@ def parse_transform(raw: Any, default_seed: int, where: str) -> TransformChoice:
     seed = raw.get("seed", default_seed)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise ConfigError(f"{where}.seed must be an integer")
-    spec, owner = registry.transform(raw["name"])
+    spec, owner = registry.lookup("transforms", raw["name"])
     if spec.options is not None:
         model = registry.resolve(spec.options, owner, needs_extra=False)
         options = registry.validate_options(model, options, where).model_dump()
@@ -53,7 +53,7 @@ def parse_transform(raw: Any, default_seed: int, where: str) -> TransformChoice:
 
 def transform_record(choice: TransformChoice, input_version: str) -> dict[str, Any]:
     """What the provenance records about a transform (and what the new version hashes)."""
-    spec, _ = registry.transform(choice.name)
+    spec, _ = registry.lookup("transforms", choice.name)
     return {
         "name": spec.name,
         "version": spec.version,
@@ -75,7 +75,7 @@ def apply_transform(
     then, as building an executor is not free), so its programs run where the run's do; the
     others never see it. How it ran is left in the context's ``ran`` and does not enter the
     version: the same tasks whatever ran them."""
-    spec, owner = registry.transform(choice.name)
+    spec, owner = registry.lookup("transforms", choice.name)
     factory = registry.resolve(spec.factory, owner)
     model = registry.resolve(spec.options, owner, needs_extra=False) if spec.options else None
     options = model.model_validate(choice.options) if model is not None else None

@@ -5,7 +5,7 @@ model endpoint failed (what was done is stored; the same command resumes); 4 ``c
 --fail-on`` found a regression; 130 interrupted.
 Errors are one line on stderr: what, where, what to do.
 
-Every command comes from the registry (:func:`beyondpass.registry.commands`): the core ones
+Every command comes from the registry (``registry.specs("commands")``): the core ones
 (:mod:`beyondpass.core`) first, then each method's, so adding a method never edits this file.
 """
 
@@ -23,7 +23,8 @@ def build_cli() -> click.Group:
     """The root group with every registered command, the core's and every method's."""
     from beyondpass import registry
 
-    for command in registry.commands():
+    for ref, method in registry.specs("commands"):
+        command = registry.resolve(ref, method, needs_extra=False)
         cli.add_command(command, command.name)
     return cli
 

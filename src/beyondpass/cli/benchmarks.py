@@ -26,7 +26,7 @@ def benchmarks_list(data_dir: str | None, as_json: bool) -> None:
     from beyondpass.errors import BeyondpassError
 
     rows = []
-    for name, (spec, _) in registry.benchmarks().items():
+    for name, (spec, _) in registry.named("benchmarks").items():
         if spec.takes_argument:  # named by what a run made (NAME:ARGUMENT): nothing to list
             continue
         entry: dict[str, Any] = {"name": name, "description": spec.description}

@@ -1,13 +1,14 @@
 """``beyondpass compare RUN_OLD RUN_NEW``: regression testing of a model update, CI-ready.
 
-Prints the Δ table (old vs new on the same tasks and prompts, with paired tests) of
-RobuNFR's version comparison (pass@1 and the NFR metrics, by RobuNFR's groups) and of every
-other method's headline metrics (:mod:`beyondpass.analysis.headline_compare`: RobustAPI's
-misuse rate, NoFunEval's DiffBLEU and speed-up, ObfusEval's robust pass@1, ...), names the
-trade-offs and the inconsistencies across benchmarks, and exits with
-:data:`EXIT_GATE_FAILED` when a ``--fail-on`` rule is breached (syntax in
-:mod:`beyondpass.analysis.regression`). ``--out DIR`` also writes the comparison as
-Markdown, LaTeX, JSON and a self-contained HTML page with Δ plots.
+Prints the Δ table (old vs new on the same tasks and prompts, with paired tests) of every
+method's headline metrics (:mod:`beyondpass.analysis.headline_compare`: pass@1, RobustAPI's
+misuse rate, NoFunEval's DiffBLEU and speed-up, ObfusEval's robust pass@1, ...), each read in
+the reading its run was made with, plus what installed methods add
+(:mod:`beyondpass.analysis.compare_section`), names the trade-offs and the inconsistencies
+across benchmarks, and exits with :data:`EXIT_GATE_FAILED` when a ``--fail-on`` rule is
+breached (syntax in :mod:`beyondpass.analysis.regression`). ``--out DIR`` also writes the
+comparison as Markdown, LaTeX, JSON and a self-contained HTML page with Δ plots. No method
+is named here: the core alone compares pass@1.
 """
 
 from __future__ import annotations
@@ -27,17 +28,9 @@ from beyondpass.cli.options import json_option
 EXIT_GATE_FAILED = 4
 
 
-def version_comparison() -> Any:
-    """The analysis ``compare`` runs on both runs: the one place this command names a method.
-    RobuNFR's covers any run (every condition pooled, then each group or condition), supplies
-    the Table 4 layout and the Δ% plots; metric directions come from metric definitions."""
-    from beyondpass.registry import version_comparison as registered
-
-    return registered()
-
-
 def _load(run_dir: str, seed: int | None, alpha: float) -> tuple[Any, Any]:
-    """A run's RobuNFR analysis and its headline cells."""
+    """A run as ``compare`` reads it, and its headline cells."""
+    from beyondpass.analysis.compare_section import ComparedRun
     from beyondpass.analysis.headline_compare import RunHeadlines
     from beyondpass.errors import DataError
     from beyondpass.store.run_store import RunStore
@@ -52,16 +45,16 @@ def _load(run_dir: str, seed: int | None, alpha: float) -> tuple[Any, Any]:
         raise DataError(f"{run_dir} has no evaluated samples — run or evaluate it before comparing")
     run_seed = seed if seed is not None else as_dict(meta.get("study")).get("seed", 0)
     run_seed = run_seed if isinstance(run_seed, int) else 0
-    analysis = version_comparison().analyse(meta, rows, name=str(path), seed=run_seed, alpha=alpha)
+    run = ComparedRun(str(path), meta, rows, run_seed, alpha)
     headlines = RunHeadlines.of(str(path), meta, rows, seed=run_seed, alpha=alpha)
-    return analysis, headlines
+    return run, headlines
 
 
 def _pairs(old: Any, new: Any, given: tuple[str, ...]) -> list[Any]:
     from beyondpass.analysis.regression import VersionPair
     from beyondpass.errors import ConfigError
 
-    old_models, new_models = old.data.models, new.data.models
+    old_models, new_models = old.models, new.models
     if given:
         pairs = []
         for text in given:
@@ -71,12 +64,12 @@ def _pairs(old: Any, new: Any, given: tuple[str, ...]) -> list[Any]:
             a, b = a.strip(), b.strip()
             if a not in old_models:
                 raise ConfigError(
-                    f"--pair {text!r}: {a!r} is not a model of {old.data.name} "
+                    f"--pair {text!r}: {a!r} is not a model of {old.name} "
                     f"(models: {', '.join(old_models)})"
                 )
             if b not in new_models:
                 raise ConfigError(
-                    f"--pair {text!r}: {b!r} is not a model of {new.data.name} "
+                    f"--pair {text!r}: {b!r} is not a model of {new.name} "
                     f"(models: {', '.join(new_models)})"
                 )
             pairs.append(VersionPair(a, b))
@@ -95,7 +88,7 @@ def _pairs(old: Any, new: Any, given: tuple[str, ...]) -> list[Any]:
 def _design_notes(old: Any, new: Any) -> list[str]:
     """What differs between the runs besides the model (reported, not fatal)."""
     notes = []
-    om, nm = old.data.meta, new.data.meta
+    om, nm = old.meta, new.meta
     ob = as_dict(om.get("benchmarks"))
     nb = as_dict(nm.get("benchmarks"))
     for b in sorted(set(ob) & set(nb)):
@@ -103,8 +96,8 @@ def _design_notes(old: Any, new: Any) -> list[str]:
         nv = as_dict(nb[b]).get("version")
         if ov != nv:
             notes.append(f"benchmark {b} differs between the runs (version {ov} vs {nv})")
-    only_old = sorted(set(old.data.benchmarks) - set(new.data.benchmarks))
-    only_new = sorted(set(new.data.benchmarks) - set(old.data.benchmarks))
+    only_old = sorted(set(old.benchmarks) - set(new.benchmarks))
+    only_new = sorted(set(new.benchmarks) - set(old.benchmarks))
     if only_old or only_new:
         notes.append(
             "benchmarks in one run only are not compared: " + ", ".join(only_old + only_new)
@@ -122,9 +115,9 @@ def _design_notes(old: Any, new: Any) -> list[str]:
         notes.append(f"{len(missing)} condition(s) are in one run only and not compared")
     notes.extend(_timing_notes(om, nm))
     for label, an in (("old", old), ("new", new)):
-        if an.data.meta.get("status") not in (None, "complete"):
+        if an.meta.get("status") not in (None, "complete"):
             notes.append(
-                f"the {label} run is {an.data.meta.get('status')}: unscored samples are left out"
+                f"the {label} run is {an.meta.get('status')}: unscored samples are left out"
             )
     return notes
 
@@ -150,22 +143,28 @@ def _steps(info: Any) -> Any:
     return as_dict(info).get("steps")
 
 
-def _delta_rows(report: Any, seed: int) -> list[dict[str, Any]]:
+def _delta_rows(report: Any, seed: int, sectioned: set[str]) -> list[dict[str, Any]]:
+    """One record per compared cell; ``sectioned``: methods whose ``compare`` section
+    tabulates its own comparisons (its records say ``"section": true``)."""
     from beyondpass.analysis.cells import delta_ci
     from beyondpass.analysis.formatting import bench_label
     from beyondpass.analysis.headline import arm_of
     from beyondpass.analysis.metrics import metric_def
+    from beyondpass.analysis.regression import meta_of
     from beyondpass.analysis.stats import finite_or_none
 
     rows = []
     for vc in report.comparisons:
         labels = {g.key: g for g in vc.groups}
-        meta = getattr(vc.old, "meta", None) or vc.old.data.meta
+        meta = meta_of(vc)
+        own_table = vc.method in sectioned and not isinstance(vc.old, _headline_run_type())
         for (bench, gkey, metric), c in vc.comparisons.items():
             g = labels[gkey]
             rows.append(
                 {
                     "method": vc.method,
+                    "reading": vc.reading,
+                    "section": own_table,
                     "arm": arm_of(meta, bench, gkey),
                     "pair": vc.pair.label,
                     "old_model": vc.pair.old_model,
@@ -235,6 +234,13 @@ def _delta_rows(report: Any, seed: int) -> list[dict[str, Any]]:
     show_default=True,
     help="Whether a --fail-on breach must also be significant.",
 )
+@click.option(
+    "--across-readings",
+    is_flag=True,
+    help="Compare runs a method read differently (e.g. RobustAPI's checker semantics "
+    "'original' in one, 'correct' in the other): each is read in its own, and the table "
+    "names both. Without it such runs are refused.",
+)
 @click.option("--seed", type=int, default=None, help="Bootstrap seed (default: RUN_OLD's).")
 @click.option(
     "--out",
@@ -249,41 +255,52 @@ def compare(
     pairs: tuple[str, ...],
     alpha: float,
     require_significance: bool,
+    across_readings: bool,
     seed: int | None,
     out: str | None,
     as_json: bool,
 ) -> None:
     """Compare two runs of the same design (a model update): Δ per metric, trade-offs,
     inconsistencies across benchmarks, and an exit code for CI."""
-    from beyondpass.analysis.headline_compare import compare_headlines
+    from beyondpass import registry
+    from beyondpass.analysis.headline_compare import compare_headlines, reading_conflicts
     from beyondpass.analysis.regression import analyse_regression, check_gates, parse_gate
+    from beyondpass.errors import ConfigError, DataError
 
-    method = version_comparison()
     gates = [parse_gate(text) for text in fail_on]  # bad rules fail before any work
     old, old_headlines = _load(run_old, seed, alpha)
     new, new_headlines = _load(run_new, seed if seed is not None else old.seed, alpha)
+    conflicts = reading_conflicts(old_headlines, new_headlines)
+    if conflicts and not across_readings:
+        raise ConfigError(
+            "the runs were read differently ("
+            + "; ".join(conflicts)
+            + ") — compare runs made the same way, or pass --across-readings"
+        )
     version_pairs = _pairs(old, new, pairs)
     headline_metrics = {key[1] for key in old_headlines.cells}
-    gated = [g.metric for g in gates if g.metric not in headline_metrics]
-    wanted = [*method.default_metrics, *gated]
-    vcs = method.compare(old, new, version_pairs, list(dict.fromkeys(wanted)))
+    asked = [g.metric for g in gates if g.metric not in headline_metrics]
+    sections = [
+        (registry.resolve(ref, m, needs_extra=False)(), m)
+        for ref, m in registry.specs("compare_sections")
+    ]
+    vcs = [vc for section, _ in sections for vc in section.compare(old, new, version_pairs, asked)]
     compared = {m for vc in vcs for m in vc.metrics}
     vcs += compare_headlines(old_headlines, new_headlines, version_pairs, skip=compared)
     if not any(vc.benchmarks for vc in vcs):
-        from beyondpass.errors import DataError
-
         raise DataError(f"{run_old} and {run_new} share no benchmark: nothing to compare")
     check_gates(gates, vcs)
     report = analyse_regression(vcs, gates, require_significance=require_significance)
-    notes = _design_notes(old, new)
+    notes = _reading_notes(old_headlines, new_headlines) + _design_notes(old, new)
     payload = {
         "old_run": run_old,
         "new_run": run_new,
         "pairs": [vc.pair.label for vc in vcs],
         "alpha": alpha,
         "seed": old.seed,
+        "readings": _readings(old_headlines, new_headlines),
         "notes": notes,
-        "comparisons": _delta_rows(report, old.seed),
+        "comparisons": _delta_rows(report, old.seed, {m.name for _, m in sections}),
         "changes": [f.data | {"text": f.text} for f in report.changes],
         "trade_offs": [f.data | {"text": f.text} for f in report.trade_offs],
         "inconsistencies": [f.data | {"text": f.text} for f in report.inconsistencies],
@@ -295,7 +312,7 @@ def compare(
         },
     }
     if out:
-        payload["files"] = _write_outputs(Path(out), report, payload, old)
+        payload["files"] = _write_outputs(Path(out), report, payload, sections)
     if as_json:
         from beyondpass.report.artifacts import json_safe
 
@@ -304,6 +321,34 @@ def compare(
         _print(report, payload)
     if report.gate_failed:
         sys.exit(EXIT_GATE_FAILED)
+
+
+def _headline_run_type() -> type:
+    from beyondpass.analysis.headline_compare import RunHeadlines
+
+    return RunHeadlines
+
+
+def _readings(old: Any, new: Any) -> dict[str, dict[str, dict[str, str]]]:
+    """Per method both runs hold, the reading each was read in."""
+    held = sorted((old.methods() & new.methods()) & (set(old.readings) | set(new.readings)))
+    return {m: {"old": old.readings.get(m, {}), "new": new.readings.get(m, {})} for m in held}
+
+
+def _reading_notes(old: Any, new: Any) -> list[str]:
+    """What ``compare`` read each method's values in, said before anything else."""
+    from beyondpass.analysis.headline import reading_text
+
+    notes = []
+    for method, both in _readings(old, new).items():
+        a, b = reading_text(both["old"]), reading_text(both["new"])
+        if a == b:
+            notes.append(f"{method}: both runs read with {a}, as they were made")
+        else:
+            notes.append(
+                f"{method}: the old run read with {a}, the new with {b} (--across-readings)"
+            )
+    return notes
 
 
 def _print(report: Any, payload: dict[str, Any]) -> None:
@@ -315,7 +360,7 @@ def _print(report: Any, payload: dict[str, Any]) -> None:
 
     console = _console()
     for vc in report.comparisons:
-        title = vc.pair.label if vc.method == "robunfr" else f"{vc.method} · {vc.pair.label}"
+        title = f"{vc.method} · {vc.pair.label}" + (f" · {vc.reading}" if vc.reading else "")
         table = Table(title=title, title_justify="left")
         table.add_column("benchmark")
         table.add_column("group")
@@ -366,15 +411,25 @@ def _cell_text(c: Any, decimals: int) -> str:
     return f"{c.base.avg:.{decimals}f} → {c.other.avg:.{decimals}f} ({pct}{mark})"
 
 
-def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) -> dict[str, str]:
+def _write_outputs(
+    out: Path, report: Any, payload: dict[str, Any], sections: list[tuple[Any, Any]]
+) -> dict[str, str]:
     from beyondpass.report.artifacts import json_text
     from beyondpass.report.compare_table import headline_delta_table
     from beyondpass.report.table import tables_latex, tables_markdown
 
-    method = version_comparison()
     out.mkdir(parents=True, exist_ok=True)
-    own = [vc for vc in report.comparisons if vc.method == "robunfr"]
-    tables = [method.table(own), headline_delta_table(payload["comparisons"])]
+    tables: list[Any] = []
+    plots: list[str] = []
+    for section, method in sections:
+        own = [
+            vc
+            for vc in report.comparisons
+            if vc.method == method.name and not isinstance(vc.old, _headline_run_type())
+        ]
+        tables += section.tables(own)
+        plots += section.plots(own)
+    tables.append(headline_delta_table(payload["comparisons"]))
     tables = [t for t in tables if t.rows]
     md = [
         "# beyondpass compare",
@@ -401,7 +456,6 @@ def _write_outputs(out: Path, report: Any, payload: dict[str, Any], old: Any) ->
     files["markdown"].write_text("\n".join(md).rstrip() + "\n", encoding="utf-8")
     files["latex"].write_text(tables_latex(tables), encoding="utf-8")
     files["json"].write_text(json_text(payload), encoding="utf-8")
-    plots = method.plots(own)
     files["html"].write_text(_html(tables, report, payload, plots), encoding="utf-8")
     return {k: str(v) for k, v in files.items()}
 

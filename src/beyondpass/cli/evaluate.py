@@ -119,11 +119,11 @@ def evaluate(
     for key in [k for k in s if k.startswith("pass@")]:
         click.echo(f"  {key}: " + percent(s[key], missing="-", unit="%"))
     click.echo("  statuses: " + ", ".join(f"{k} {v}" for k, v in s["status_counts"].items()))
-    for name in registry.evaluator_names():
+    for name in registry.names("evaluators", former=True):
         extra = s.get(name)
         if not isinstance(extra, dict) or "means" not in extra:
             continue
-        spec, _ = registry.evaluator(name)
+        spec, _ = registry.lookup("evaluators", name)
         means, counts = extra["means"], extra["n"]
         click.echo(
             f"  {spec.label or name} means: "

@@ -89,7 +89,7 @@ def evaluator_flags(fn: Any) -> Any:
     """A ``--FLAG`` for every evaluator that declares one (``--nfr``: RobuNFR's metrics)."""
     from beyondpass import registry
 
-    for spec, _ in reversed(list(registry.iter_specs("evaluators"))):
+    for spec, _ in reversed(list(registry.specs("evaluators"))):
         if spec.cli_flag:
             fn = click.option(
                 f"--{spec.cli_flag}", f"{_FLAG}{spec.name}", is_flag=True, help=spec.cli_help

@@ -16,9 +16,9 @@ def studies() -> None:
 
 
 def _builtin_files() -> list[Path]:
-    from beyondpass import registry
+    from beyondpass.study.builtin import study_files
 
-    return list(registry.study_files().values())
+    return list(study_files().values())
 
 
 @studies.command("list")

@@ -46,7 +46,7 @@ def build_evaluator(
     name: str, options: Mapping[str, Any] | None, ctx: registry.EvaluatorContext
 ) -> Evaluator:
     """Evaluator ``name`` with ``options`` (validated by its own schema) in ``ctx``."""
-    spec, owner = registry.evaluator(name)
+    spec, owner = registry.lookup("evaluators", name)
     factory = registry.resolve(spec.factory, owner)
     model = registry.resolve(spec.options, owner, needs_extra=False) if spec.options else None
     parsed = (
@@ -62,7 +62,7 @@ def verdict_evaluator(tasks: Iterable[Task], build: Callable[[str], Evaluator]) 
     each kind of task asks for (one kind: that evaluator; several: a dispatch over them).
     Commands pass :meth:`beyondpass.evaluators.setup.EvaluationSetup.evaluator`."""
     kinds = sorted({kind_of(t) for t in tasks}) or [FUNCTIONAL]
-    verdict_names = [s.name for s, _ in registry.iter_specs("evaluators") if s.decides_verdict]
+    verdict_names = [s.name for s, _ in registry.specs("evaluators") if s.decides_verdict]
     unknown = [k for k in kinds if k not in verdict_names]
     if unknown:
         raise ConfigError(

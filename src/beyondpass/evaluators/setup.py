@@ -86,7 +86,7 @@ class EvaluationSetup:
 
     def evaluator(self, name: str, options: Mapping[str, Any] | None = None) -> Evaluator:
         """Evaluator ``name``, with ``options`` over this setup's defaults for it."""
-        spec, _ = registry.evaluator(name)
+        spec, _ = registry.lookup("evaluators", name)
         merged = {**self.defaults.get(name, {}), **(options or {})}
         return build_evaluator(name, merged, self.context(spec.runs_code))
 

@@ -101,7 +101,7 @@ class ExecutorChoice:
         from beyondpass import registry
         from beyondpass.errors import ConfigError
 
-        known = registry.executor_names()  # the core's and every method's
+        known = registry.names("executors")  # the core's and every method's
         if self.name not in known:
             raise ConfigError(f"unknown executor {self.name!r} — available: {', '.join(known)}")
         if self.isolation not in ISOLATION_LEVELS:
@@ -155,6 +155,6 @@ def create_executor(name: str = DEFAULT_EXECUTOR, **options: object) -> Executor
     """Build the executor the registry names; heavier ones are imported only when asked for."""
     from beyondpass import registry
 
-    spec, owner = registry.executor(name)
+    spec, owner = registry.lookup("executors", name)
     executor: Executor = registry.resolve(spec.factory, owner)(**{**spec.defaults, **options})
     return executor

@@ -81,7 +81,7 @@ def _split_options(spec: str, rest: str) -> tuple[str, tuple[tuple[str, Any], ..
 
 
 def _valid() -> str:
-    return ", ".join(sorted(registry.provider_names()))
+    return ", ".join(sorted(registry.names("providers")))
 
 
 def _split_base_url(rest: str) -> tuple[str, str | None]:
@@ -106,7 +106,7 @@ def parse_spec(spec: str) -> ModelSpec:
             f"model spec {spec!r} names no provider — write provider:model, e.g. openai:gpt-4o "
             f"(providers: {_valid()})"
         )
-    found = registry.provider(provider)
+    found = registry.find("providers", provider)
     if found is None:
         raise ConfigError(
             f"model spec {spec!r} has unknown provider {provider!r} — use one of: {_valid()}"
@@ -135,7 +135,7 @@ def parse_spec(spec: str) -> ModelSpec:
 
 def _provider_class(name: str) -> type[ModelProvider]:
     """The provider class the registry names; a missing SDK is one line naming its extra."""
-    found = registry.provider(name)
+    found = registry.find("providers", name)
     if found is None:  # a ModelSpec built by hand, not parsed
         raise ConfigError(f"unknown provider {name!r} — use one of: {_valid()}")
     spec, owner = found

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.errors import DataError, ModelError
-from beyondpass.jsonl import json_objects, type_name
+from beyondpass.jsonl import json_objects, read_bytes, type_name
 from beyondpass.models.base import Generation, GenerationRequest, ModelProvider
 
 #: Where the answer may be, in order of preference.
@@ -68,22 +68,9 @@ def _optional_str(row: dict[str, Any], *names: str) -> str | None:
     return None
 
 
-def _read_bytes(path: str | os.PathLike[str]) -> bytes:
-    name = os.fspath(path)
-    file = Path(path)
-    if not file.exists():
-        raise DataError(f"{name} does not exist — check the path of the answers file")
-    if file.is_dir():
-        raise DataError(f"{name} is a directory — give the path of a .jsonl answers file")
-    try:
-        return file.read_bytes()
-    except OSError as exc:
-        raise DataError(f"cannot read {name} ({exc.strerror or exc}) — check permissions") from exc
-
-
 def read_answer_rows(path: str | os.PathLike[str]) -> list[AnswerRow]:
     """Read every sample of a JSONL answers file; raise DataError at the first bad line."""
-    return parse_answer_rows(os.fspath(path), _read_bytes(path))
+    return parse_answer_rows(os.fspath(path), read_bytes(path, "the answers file"))
 
 
 def parse_answer_rows(name: str, data: bytes) -> list[AnswerRow]:
@@ -93,11 +80,11 @@ def parse_answer_rows(name: str, data: bytes) -> list[AnswerRow]:
     """
     from beyondpass import registry
 
-    id_fields = registry.task_id_fields()
+    # methods may name the field otherwise (``Method.task_id_fields``), ``task_id`` first
+    id_fields = list(dict.fromkeys(["task_id", *(f for f, _ in registry.specs("task_id_fields"))]))
     rows: list[AnswerRow] = []
     for number, row in json_objects(name, data, '{"task_id": ..., "completion": ...}'):
         where = f"{name}:{number}"
-        # methods may name the field otherwise (registry.Method.task_id_fields)
         task_id = next((row[f] for f in id_fields if f in row), None)
         if task_id is None or (isinstance(task_id, str) and not task_id.strip()):
             raise DataError(f"{where}: no task_id — every line must name the task it answers")
@@ -158,7 +145,8 @@ class ReplayProvider(ModelProvider):
     ) -> None:
         super().__init__(model, None)
         self.path = Path(model).expanduser()
-        data = _read_bytes(self.path)  # read once: the hash is of exactly what was parsed
+        # read once: the hash is of exactly what was parsed
+        data = read_bytes(self.path, "the answers file")
         self.rows = parse_answer_rows(model, data)
         self.sha256 = hashlib.sha256(data).hexdigest()
         self._answers: dict[ReplayKey, AnswerRow] = {}

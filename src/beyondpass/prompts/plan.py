@@ -203,7 +203,7 @@ def builtin_plan(name: str) -> PromptPlan:
     if plan is None:
         from beyondpass import registry
 
-        known = ", ".join(registry.plan_names())
+        known = ", ".join(registry.names("plans"))
         raise ConfigError(f"unknown prompt plan {name!r} — built-in plans: {known}")
     return plan
 
@@ -215,7 +215,7 @@ def plan_by_name(name: str, table: Mapping[str, Any], base: Any, where: str) -> 
 
     from beyondpass import registry
 
-    found = registry.plan(name)
+    found = registry.find("plans", name)
     if found is None:
         return None
     spec, owner = found

@@ -22,10 +22,11 @@ def _value(value: float | None, ci: Sequence[float] | None, decimals: int) -> st
 
 
 def headline_delta_table(rows: Sequence[Mapping[str, Any]]) -> Table:
-    """``rows``: ``compare``'s comparison records; RobuNFR's have their own table."""
+    """``rows``: ``compare``'s comparison records; those a method's ``compare`` section made
+    (``section``) are in that section's own table."""
     out = []
     for r in rows:
-        if r["method"] == "robunfr":
+        if r.get("section"):
             continue
         d = metric_def(r["metric"]).decimals
         unit = f" ({r['unit']})" if r.get("unit") else ""
@@ -39,7 +40,7 @@ def headline_delta_table(rows: Sequence[Mapping[str, Any]]) -> Table:
         p = r["p_holm"]
         out.append(
             [
-                Cell(r["method"]),
+                Cell(r["method"] + (f" ({r['reading']})" if r.get("reading") else "")),
                 Cell(f"{r['metric_label']}{unit}"),
                 Cell(r["benchmark_label"]),
                 Cell(r["group_label"]),

@@ -75,9 +75,12 @@ class ReportSection(Protocol):
 
 def section_providers() -> Sequence[ReportSection]:
     """Every registered method's report sections, in registration order."""
-    from beyondpass.registry import report_sections
+    from beyondpass import registry
 
-    return list(report_sections())
+    return [
+        registry.resolve(ref, m, needs_extra=False)()
+        for ref, m in registry.specs("report_sections")
+    ]
 
 
 __all__ = [

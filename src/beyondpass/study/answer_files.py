@@ -88,7 +88,7 @@ class AnswerFile:
 
 def answer_file(name: str = "answers", options: Mapping[str, Any] | None = None) -> AnswerFile:
     """The registered kind of answers file ``name``, built with ``options``."""
-    spec, owner = registry.answer_file(name)
+    spec, owner = registry.lookup("answer_files", name)
     built = registry.resolve(spec.factory, owner)(options or {})
     if not isinstance(built, AnswerFile):
         raise ConfigError(f"answers file kind {name}: its factory built no AnswerFile")
@@ -104,10 +104,9 @@ def recorded_answer_file(record: Any) -> AnswerFile:
 
 def check_answer_format(name: str | None) -> None:
     """A one-line error for an answer format nobody registered (before anything is read)."""
-    if name is not None and name.lower() not in registry.answer_formats():
-        raise ConfigError(
-            f"--answer-format {name!r}: unknown — known: {', '.join(registry.answer_formats())}"
-        )
+    known = registry.names("answer_formats")
+    if name is not None and name.lower() not in known:
+        raise ConfigError(f"--answer-format {name!r}: unknown — known: {', '.join(known)}")
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -9,13 +9,25 @@ file of that name that does exist always wins.
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from beyondpass import registry
 
 
+def study_files() -> dict[str, Path]:
+    """Built-in study files by stem (``robunfr``), from every method's ``studies`` package
+    (the first of a stem wins)."""
+    out: dict[str, Path] = {}
+    for package, _ in registry.specs("studies"):
+        for entry in resources.files(package).iterdir():
+            if entry.name.endswith(".toml"):
+                out.setdefault(entry.name[:-5], Path(str(entry)))
+    return dict(sorted(out.items()))
+
+
 def builtin_names() -> list[str]:
-    return list(registry.study_files())
+    return list(study_files())
 
 
 def builtin_study_path(name: str | Path) -> Path | None:
@@ -23,7 +35,7 @@ def builtin_study_path(name: str | Path) -> Path | None:
     stem = Path(name).name
     if stem.endswith(".toml"):
         stem = stem[:-5]
-    candidate = registry.study_files().get(stem)
+    candidate = study_files().get(stem)
     return candidate if candidate is not None and candidate.is_file() else None
 
 

@@ -415,10 +415,10 @@ def _plan(prompts: PromptsTable, base: Path, where: str) -> PromptPlan:
         table = _set(prompts, exclude={"answer_format"})
         plan = plan_by_name(name, table, base, f"{where}: prompts") or builtin_plan(name)
     if prompts.answer_format is not None:  # what the prompts ask for: extraction reads it so
-        if prompts.answer_format not in registry.answer_formats():
+        if prompts.answer_format not in registry.names("answer_formats"):
             raise ConfigError(
                 f"{where}: prompts.answer_format must be one of "
-                f"{', '.join(registry.answer_formats())}, got {prompts.answer_format!r}"
+                f"{', '.join(registry.names('answer_formats'))}, got {prompts.answer_format!r}"
             )
         plan = replace(plan, answer_format=prompts.answer_format)
     return plan

@@ -188,7 +188,7 @@ def evaluation_plan(names: Sequence[str]) -> _Plan:
     add_ons = []
     verdict: dict[str, Any] = {}
     for name in dict.fromkeys(names):
-        spec, _ = registry.evaluator(name)
+        spec, _ = registry.lookup("evaluators", name)
         if spec.decides_verdict:
             raise ConfigError(
                 f"evaluator {name} decides verdicts (chosen by the benchmark); name evaluators "
@@ -428,7 +428,7 @@ def summarize_lines(
             name: [line[name] for line in lines if line.get(name) is not None]
             for name in spec.result_fields
         }
-        _, owner = registry.evaluator(spec.name)
+        _, owner = registry.lookup("evaluators", spec.name)
         summary[spec.name] = registry.resolve(spec.summary, owner)(values, statuses)
     summary["known_broken_in_samples"] = sorted(set(per_task) & set(bench.known_broken))
     return summary

@@ -44,7 +44,7 @@ def read_evaluation(table: EvaluationTable, where: str) -> dict[str, Any]:
     if table.timing_repeats is not None:
         explicit[FUNCTIONAL] = {"timing_repeats": table.timing_repeats}
     for name, options in chosen.items():
-        spec, _ = registry.evaluator(name)
+        spec, _ = registry.lookup("evaluators", name)
         if spec.decides_verdict:
             explicit[name] = {**explicit.get(name, {}), **options}
             continue
@@ -82,7 +82,7 @@ def _chosen_evaluators(table: EvaluationTable, where: str) -> dict[str, dict[str
     """Evaluator name -> its options as written, from the list and the ``NAME`` keys; a
     former name (``psb2_quality``) is read as the evaluator's name now (``psb2-quality``),
     so both spellings in one file are one evaluator."""
-    known = registry.evaluator_names()
+    known = registry.names("evaluators", former=True)
     extra = table.model_extra or {}
     unknown = sorted(set(extra) - set(known))
     if unknown:
@@ -112,7 +112,7 @@ def _chosen_evaluators(table: EvaluationTable, where: str) -> dict[str, dict[str
 
 
 def _current(name: str) -> str:
-    return str(registry.evaluator(name)[0].name)
+    return str(registry.lookup("evaluators", name)[0].name)
 
 
 def _options(name: str, options: dict[str, Any], where: str) -> dict[str, Any]:

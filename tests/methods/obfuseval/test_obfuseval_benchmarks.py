@@ -2,11 +2,11 @@
 independently.
 
 Each (benchmark, levels) pair is transformed and verified once (a module-scoped fixture)
-and every assertion about it reads the shared result; the checks themselves are
-tests/obfuseval_checks.py (names read back with Python's own ``tokenize``/``ast``, not libcst,
-which does the renaming). Verification runs every variant in the bwrap sandbox. The same
-checks over every task of both benchmarks are benchmarks/bench_obfuseval_levels.py, with
-its results in docs/obfuseval.md ("Verification").
+and every assertion about it reads the shared result; the checks themselves are in
+obfuseval_checks.py beside this file (names read back with Python's own ``tokenize``/``ast``,
+not libcst, which does the renaming). Verification runs every variant in the bwrap sandbox.
+The same checks over every task of both benchmarks are benchmarks/bench_obfuseval_levels.py,
+with its results in docs/obfuseval.md ("Verification").
 """
 
 from __future__ import annotations

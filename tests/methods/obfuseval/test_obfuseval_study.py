@@ -19,6 +19,7 @@ pytest.importorskip("libcst")
 from beyondpass.benchmarks import load_benchmark  # noqa: E402
 from beyondpass.methods.obfuseval.transform import ObfuscateOptions, obfuscate_benchmark  # noqa: E402
 from beyondpass.store.run_store import RunStore  # noqa: E402
+from beyondpass.study.builtin import study_files  # noqa: E402
 from beyondpass.study.config import load_study  # noqa: E402
 from beyondpass.study.runner import StudyRunner  # noqa: E402
 from fake_endpoints import FakeEndpoint  # noqa: E402
@@ -153,9 +154,8 @@ def test_cli_rejects_levels_in_one_line(tmp_path, run_cli, level: str, message: 
 
 
 def test_builtin_study_declares_the_transform_on_both_benchmarks() -> None:
-    from beyondpass import registry
 
-    config = load_study(registry.study_files()["obfuseval"], ["openai:any-model"])
+    config = load_study(study_files()["obfuseval"], ["openai:any-model"])
     assert [b.name for b in config.benchmarks] == ["humaneval", "mbpp"]
     for choice in config.benchmarks:
         assert choice.transform is not None

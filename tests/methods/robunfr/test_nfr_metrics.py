@@ -1,7 +1,8 @@
 """NFR metrics (RobuNFR 3.2): the documented LOC / exception-handling definitions, pylint
 counts equal to the real ``pylint`` command's, and what happens when analysis fails.
 
-The oracle for pylint counts is the ``pylint`` command itself (tests/pylint_oracle.py).
+The oracle for pylint counts is the ``pylint`` command itself (pylint_oracle.py, beside this
+file).
 """
 
 from __future__ import annotations

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from beyondpass.cli.compare import _design_notes
 from beyondpass.store.run_store import RunStore
 from robunfr_runs import Sample, invoke, write_run
 
@@ -207,26 +205,3 @@ def test_malformed_inputs(runs, capsys, tmp_path):
     assert code == 2 and "'gpt-x' is not a model of" in err
     code, _, err = invoke(["compare", old, new, "--pair", "gpt-x-0613"], capsys)
     assert code == 2 and "write OLD_MODEL=NEW_MODEL" in err
-
-
-@pytest.mark.parametrize(
-    ("old_timing", "new_timing", "noted"),
-    [
-        ({"version": 1, "chunks": 4}, {"version": 1, "chunks": 4}, False),
-        ({"version": 1, "chunks": 4}, {"version": 2, "chunks": 8}, True),
-        (None, {"version": 1, "chunks": 4}, True),  # a run from before the method was recorded
-    ],
-)
-def test_runs_timed_differently_are_noted(old_timing, new_timing, noted):
-    def run(timing):
-        executor = {"timing_repeats": 5, **({"timing": timing} if timing else {})}
-        data = SimpleNamespace(meta={"executor": executor}, benchmarks=[])
-        return SimpleNamespace(data=data)
-
-    notes = _design_notes(run(old_timing), run(new_timing))
-    assert any("timed calls differently" in n for n in notes) is noted
-
-
-def test_runs_without_times_get_no_timing_note():
-    untimed = SimpleNamespace(data=SimpleNamespace(meta={}, benchmarks=[]))
-    assert _design_notes(untimed, untimed) == []

@@ -84,7 +84,7 @@ METHOD = Method(
     ),
     report_sections=(f"{_HERE}.report.section:RobunfrReportSection",),
     analysis_metrics=f"{_HERE}.analysis.metrics:METRICS",
-    version_comparison=f"{_HERE}.report.compare:RobunfrVersionComparison",
+    compare_sections=(f"{_HERE}.report.compare:RobunfrVersionComparison",),
     commands=(f"{_HERE}.cli:prompts",),
     studies=f"{_HERE}.studies",
 )

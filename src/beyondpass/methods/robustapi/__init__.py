@@ -91,6 +91,7 @@ METHOD = Method(
             "answers with code the checker could parse",
         ),
     ),
+    headline_reading=f"{_HERE}.headline:reading",
     report_sections=(f"{_HERE}.report:MisuseReportSection",),
     commands=(f"{_HERE}.cli:robustapi",),
     studies=f"{_HERE}.studies",

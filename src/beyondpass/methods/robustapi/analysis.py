@@ -71,6 +71,14 @@ class MisuseCounts:
         }
 
 
+def verdict_in(result: Any, semantics: str) -> str:
+    """An answer's verdict (``result``: its stored ``ResultRecord``) in the checker semantics
+    asked for: the store holds both, the published checker's under ``details["original"]``."""
+    if semantics == "original":
+        return str(result.details.get("original", {}).get("verdict", result.status))
+    return str(result.status)
+
+
 def count(verdicts: Iterable[str]) -> MisuseCounts:
     out = MisuseCounts()
     for v in verdicts:

@@ -23,8 +23,8 @@ from typing import Any
 
 from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import DataError
-from beyondpass.jsonl import json_objects
-from beyondpass.methods.robustapi.analysis import MisuseSummary
+from beyondpass.jsonl import read_objects
+from beyondpass.methods.robustapi.analysis import MisuseSummary, verdict_in
 from beyondpass.methods.robustapi.benchmark import domain_of
 from beyondpass.methods.robustapi.checker.checker import SEMANTICS, Semantics
 from beyondpass.models.replay import AnswerRow
@@ -57,16 +57,9 @@ class AnswerLine:
 
 def read_answers(path: Path, questions: dict[str, str]) -> list[AnswerLine]:
     """Parse and validate every line; ``questions`` maps dataset ids to their API."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path} does not exist — give the JSONL file of answers") from None
-    except IsADirectoryError:
-        raise DataError(f"{path} is a directory — give the JSONL file of answers") from None
-    except OSError as exc:
-        raise DataError(f"cannot read {path} ({exc.strerror or exc})") from exc
     out: list[AnswerLine] = []
-    for number, row in json_objects(str(path), data, '{"id": 12, "response": "..."}'):
+    answers = read_objects(path, '{"id": 12, "response": "..."}', "the JSONL file of answers")
+    for number, row in answers:
         where = f"{path}:{number}"
         qid = row.get("id", row.get("task_id"))
         if qid is None or isinstance(qid, bool) or not isinstance(qid, int | str):
@@ -144,7 +137,7 @@ class RobustApiAnswers(AnswerFile):
                 raise DataError(f"{out_dir}: line {line.row.line} has no stored verdict")
             api = str(line.row.extra["api"])
             details = result.details.get("original", {}) if original else result.details
-            verdict = details.get("verdict", result.status) if original else result.status
+            verdict = verdict_in(result, self.semantics)
             summary.add(verdict, api, domain_of(api))
             records.append(
                 {

@@ -1,12 +1,13 @@
-"""What ``beyondpass compare`` takes from RobuNFR: its analysis of a run (groups: every
-condition pooled, then the design's groups, or each condition of a non-RobuNFR design), the
-paired version comparison, the seed's Table 4 layout and the Δ% plots."""
+"""RobuNFR's section of ``beyondpass compare``: its analysis of each run (groups: every
+condition pooled, then the design's groups, or each condition of a non-RobuNFR design),
+pass@1 and the NFR metrics compared version against version, the seed's Table 4 layout and
+the Δ% plots."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from beyondpass.analysis.compare_section import ComparedRun
 from beyondpass.analysis.regression import VersionComparison, VersionPair
 from beyondpass.methods.robunfr.analysis.data import RunData
 from beyondpass.methods.robunfr.analysis.metrics import NFR_METRICS, PASS
@@ -14,28 +15,34 @@ from beyondpass.methods.robunfr.analysis.run import Analysis
 from beyondpass.methods.robunfr.analysis.versions import compare_versions, table4
 from beyondpass.methods.robunfr.report.plots import version_delta_svg
 from beyondpass.report.table import Table
-from beyondpass.store.run_store import Row
+
+#: what RobuNFR compares in every run (more when a ``--fail-on`` rule asks for it)
+DEFAULT_METRICS: tuple[str, ...] = (PASS, *NFR_METRICS)
+
+
+def _analysis(run: ComparedRun) -> Analysis:
+    return Analysis(RunData(run.meta, list(run.rows), name=run.name), seed=run.seed,
+                    alpha=run.alpha)  # fmt: skip
 
 
 class RobunfrVersionComparison:
     """Compares two runs of one design, model version against model version."""
 
-    default_metrics: tuple[str, ...] = (PASS, *NFR_METRICS)
-
-    def analyse(
-        self, meta: Mapping[str, Any], rows: Sequence[Row], *, name: str, seed: int, alpha: float
-    ) -> Analysis:
-        return Analysis(RunData(meta, rows, name=name), seed=seed, alpha=alpha)
-
     def compare(
-        self, old: Analysis, new: Analysis, pairs: Sequence[VersionPair], metrics: Sequence[str]
+        self,
+        old: ComparedRun,
+        new: ComparedRun,
+        pairs: Sequence[VersionPair],
+        asked: Sequence[str],
     ) -> list[VersionComparison]:
-        return compare_versions(old, new, pairs, groups="all", metrics=metrics)
+        metrics = list(dict.fromkeys([*DEFAULT_METRICS, *asked]))
+        return compare_versions(_analysis(old), _analysis(new), pairs, groups="all",
+                                metrics=metrics)  # fmt: skip
 
-    def table(self, vcs: Sequence[VersionComparison]) -> Table:
+    def tables(self, vcs: Sequence[VersionComparison]) -> list[Table]:
         t4 = table4(vcs)
         t4.title = "Δ of the new version (old AVG ± STDEV, Δ%)"
-        return t4
+        return [t4]
 
     def plots(self, vcs: Sequence[VersionComparison]) -> list[str]:
         return [
@@ -45,4 +52,4 @@ class RobunfrVersionComparison:
         ]
 
 
-__all__ = ["RobunfrVersionComparison"]
+__all__ = ["DEFAULT_METRICS", "RobunfrVersionComparison"]
