@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 
 from _common import argument_parser
 
@@ -28,6 +29,7 @@ from beyondpass.methods.nofuneval.edit.runtime import (
     welch_faster,
 )
 from beyondpass.methods.nofuneval.extraction.readers import compat_extract, published_answer
+from beyondpass.methods.nofuneval.files.generations import generation_lines
 
 KINDS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
 
@@ -158,8 +160,8 @@ def _diffbleu_and_correctness(args) -> None:
     root = os.path.join(args.data_dir, "nofuneval", "generations", "latency", "gpt-4")
     answers = []
     for kind in KINDS:
-        with open(os.path.join(root, kind, "generated_outputs.jsonl"), encoding="utf-8") as fh:
-            answers += [(kind, json.loads(line)) for line in fh if line.strip()]
+        path = Path(root, kind, "generated_outputs.jsonl")
+        answers += [(kind, obj) for _, obj in generation_lines(path)]
     best = float("inf")
     for _ in range(args.repeat):
         start = time.perf_counter()

@@ -26,6 +26,7 @@ from pathlib import Path
 from _common import argument_parser
 
 from beyondpass.errors import BeyondpassError
+from beyondpass.jsonl import read_objects
 from beyondpass.methods.nofuneval.benchmark import PROMPTS
 from beyondpass.methods.nofuneval.table1.published import (
     TABLE1_ORDER,
@@ -103,8 +104,7 @@ def _pie(folder: Path, scores: Path) -> None:
     the harness's. A row stopped twice is wrong to the harness; where compat calls it
     correct, the load decided, and the row is listed apart."""
     ours: dict[tuple[str, int], bool] = {}
-    for line in scores.read_text().splitlines():
-        s = json.loads(line)
+    for _, s in read_objects(scores, "{}", "the table's scores.jsonl"):
         if "correct_compat" in s:
             ours[(s["file"], s["row"])] = bool(s["correct_compat"])
     print("\n| model | prompt | rows | compat correct | harness correct (first run) | "
@@ -116,7 +116,7 @@ def _pie(folder: Path, scores: Path) -> None:
     for path in sorted(folder.glob("runtime_efficiency__*.jsonl")):
         _, model, prompt = path.stem.split("__")
         key = f"runtime_efficiency/{model}/{prompt}/1"
-        theirs = [json.loads(line) for line in path.read_text().splitlines()]
+        theirs = [h for _, h in read_objects(path, "{}", "the harness's verdicts")]
         theirs = [h for h in theirs if (key, h["row"]) in ours]
         if not theirs:
             continue

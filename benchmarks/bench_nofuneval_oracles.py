@@ -7,13 +7,13 @@ per 1000 edits, and the time of each analyser call (bandit, cppcheck, gcc) in th
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import defaultdict
 
 from _common import argument_parser, machine_cpu_s
 
+from beyondpass.jsonl import read_objects
 from beyondpass.methods.nofuneval.oracles import analysers
 from beyondpass.methods.nofuneval.oracles.check import OracleItem, judge
 
@@ -33,8 +33,8 @@ def main() -> None:
     parser = argument_parser(__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    with open(os.path.join(args.data_dir, "nofuneval", "security.jsonl"), encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh if line.strip()]
+    path = os.path.join(args.data_dir, "nofuneval", "security.jsonl")
+    rows = [row for _, row in read_objects(path, "{}", "NoFunEval's security subset")]
     items = [
         OracleItem(r["pl"], r["codeql_check"], r["source_code"], r[f])
         for f in ("target_code", "source_code")

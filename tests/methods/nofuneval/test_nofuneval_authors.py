@@ -149,8 +149,8 @@ def test_table1_command_bad_input_is_one_line(run_cli, tmp_path):
 
 
 def test_default_reading_of_a_published_answer_skips_the_echoed_example():
+    from beyondpass.methods.nofuneval.extraction.echo import unknown_echo
     from beyondpass.methods.nofuneval.extraction.readers import robust_extract
-    from beyondpass.methods.nofuneval.table1.score import echoed_prompt
 
     source = "import math\nimport os\nprint(os.sep)\n"
     prompt = (
@@ -160,9 +160,9 @@ def test_default_reading_of_a_published_answer_skips_the_echoed_example():
         f"```python\n{source}```\n\n### Thought:\n"
     )
     answer = prompt + "math is unused, so:\n```python\nimport os\nprint(os.sep)\n```"
-    assert echoed_prompt(answer, source) == prompt.rstrip("\n")
-    read = robust_extract(answer, (echoed_prompt(answer, source),), "python")
+    assert unknown_echo(answer, source) == prompt.rstrip("\n")
+    read = robust_extract(answer, (unknown_echo(answer, source),), "python")
     assert read.code == "import os\nprint(os.sep)\n" and read.template_followed
     # without it, the example's response is taken for the answer's
     assert robust_extract(answer, (), "python").code == 'print("Hi")\n'
-    assert echoed_prompt("no echo here", source) == ""
+    assert unknown_echo("no echo here", source) == ""

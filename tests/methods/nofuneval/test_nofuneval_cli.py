@@ -172,7 +172,7 @@ def test_classification_both_orderings(run_cli, tmp_path):
     ("subset", "content", "message"),
     [
         ("nosuch", '{"row": 0, "generation": "x"}\n', "unknown subset 'nosuch'"),
-        ("latency", "{not json\n", "not JSON"),
+        ("latency", "{not json\n", "invalid JSON"),
         ("latency", '{"row": 99, "generation": "x"}\n', "row 99 is not a row of"),
         ("latency", '{"row": 0}\n', 'expected "row" and "generation"'),
         ("humanevalclassify", '{"row": 0, "generation": "A"}\n', "ordering must be"),

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.benchmarks.task import Task
+from beyondpass.jsonl import json_values, read_bytes
 from beyondpass.methods.nofuneval.edit.runtime import Measurement, measure_programs
 
 SOURCE_FILE_NAME = "nofuneval-source-times.jsonl"
@@ -56,11 +57,11 @@ class ProgramTimes:
         self._torn = False  # the file ends inside a line: start the next one on its own
         if self.path is None or not self.path.is_file():
             return
-        text = self.path.read_text("utf-8")
-        self._torn = bool(text) and not text.endswith("\n")
-        for line in text.splitlines():
+        data = read_bytes(self.path, "the kept program timings")
+        self._torn = bool(data) and not data.endswith(b"\n")
+        # a torn or foreign line is passed over: that source is timed again
+        for _, rec in json_values(str(self.path), data, example="{}", skip_bad=True):
             try:
-                rec = json.loads(line)
                 if rec["conditions"] != self.when:
                     continue
                 m = rec["measurement"]
@@ -69,8 +70,8 @@ class ProgramTimes:
                     tuple(float(t) for t in m["times_s"]), str(m["timing_error"]),
                     str(m.get("node", "")), str(m.get("cpu_model", "")),
                 )  # fmt: skip
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                continue  # a torn or foreign line: that source is timed again
+            except (KeyError, TypeError, ValueError):
+                continue
 
     def add(self, key: tuple[str, str], measured: Measurement) -> None:
         self.known[key] = measured

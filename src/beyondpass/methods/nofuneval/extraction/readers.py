@@ -24,6 +24,8 @@ import ast
 import re
 from dataclasses import dataclass
 
+from beyondpass.methods.nofuneval.extraction.echo import PROMPT_OPENING, echoed
+
 #: prompt kinds whose prompt already holds one ``Response:`` (the example's)
 TWO_RESPONSES = frozenset({"one_shot", "chain_of_thought", "one-shot"})
 
@@ -124,13 +126,12 @@ def robust_extract(answer: str, prompts: tuple[str, ...] = (), language: str = "
     of that prompt followed by the completion.
     """
     text = answer.replace("\r\n", "\n")
-    for prompt in sorted((p for p in prompts if p), key=len, reverse=True):
-        if text.startswith(prompt):
-            text = text[len(prompt) :]
-            break
-    else:
-        if text.lstrip().startswith("Below is an instruction"):  # echo of an unknown prompt
-            text = text.rsplit("### Response:", 1)[-1]
+    own = dict(enumerate(prompts))
+    key = echoed(text, own)
+    if key is not None:
+        text = text[len(own[key]) :]
+    elif text.lstrip().startswith(PROMPT_OPENING):  # echo of an unknown prompt
+        text = text.rsplit("### Response:", 1)[-1]
     text = text.split("\n### Instruction:")[0]  # a base model writing the next example
     if "### Response:" in text:
         text = text.split("### Response:", 1)[1]

@@ -11,16 +11,29 @@ rows for ``evaluate`` is :mod:`answer_file`.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from beyondpass.benchmarks.task import Benchmark
 from beyondpass.errors import ConfigError, DataError
+from beyondpass.jsonl import read_objects
 from beyondpass.methods.nofuneval.benchmark import PROMPTS
 from beyondpass.methods.nofuneval.classify.choices import ORDERINGS
+from beyondpass.methods.nofuneval.extraction.echo import echoed
 from beyondpass.methods.nofuneval.extraction.readers import published_answer
+
+#: what a line of a generations file looks like, for messages
+LINE_EXAMPLE = '{"row": 0, "generation": "..."} (or NoFunEval\'s "generated_answers")'
+
+
+def generation_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every line of a generations file: the one reader of
+    NoFunEval's ``generated_outputs.jsonl`` (and of beyondpass's own lines), for ``nofuneval
+    score`` and ``nofuneval table1`` alike. A missing file or a bad line is one DataError."""
+    return read_objects(path, LINE_EXAMPLE, "the generations file")
 
 
 @dataclass(frozen=True)
@@ -38,20 +51,8 @@ def read_generations(path: Path, bench: Benchmark, classify: bool) -> list[Gener
     rows = {t.metadata["row"]: t for t in bench.tasks.values()}
     out: list[Generation] = []
     counts: dict[tuple[int, str], int] = defaultdict(int)
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read generations {path}: {exc}") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for n, obj in generation_lines(path):
         where = f"{path}:{n}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{where}: not JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise DataError(f"{where}: expected a JSON object")
         if "generated_answers" in obj and not classify:
             row, field = obj.get("row", n - 1), "generated_answers"
             text = published_answer(obj["generated_answers"])
@@ -114,10 +115,9 @@ def echoed_prompt_kind(gens: list[Generation], bench: Benchmark) -> tuple[str, i
     for g in gens:
         fields = tasks[g.row].metadata.get("prompt_fields") or {}
         prompts = {k: str(fields.get(k) or "").lstrip() for k in PROMPTS}
-        text = g.text.lstrip()
-        echoed = [k for k, prompt in prompts.items() if prompt and text.startswith(prompt)]
-        if echoed:  # the longest: one row's prompt may begin with another's
-            seen.setdefault(max(echoed, key=lambda k: len(prompts[k])), g.row)
+        kind = echoed(g.text.lstrip(), prompts)
+        if kind is not None:
+            seen.setdefault(kind, g.row)
     if len(seen) > 1:
         where = ", ".join(f"{k} (row {r})" for k, r in seen.items())
         raise DataError(f"the generations echo different prompts: {where} — one file per prompt")

@@ -9,7 +9,6 @@ unreadable rather than scored.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.nofuneval.benchmark import EDIT_SUBSETS, PROMPTS
+from beyondpass.methods.nofuneval.files.generations import generation_lines
 
 #: the edit subsets in Table 1's order: the paper puts maintainability first
 TABLE1_ORDER = ("maintainability", *(s for s in EDIT_SUBSETS if s != "maintainability"))
@@ -87,17 +87,11 @@ def published_files(root: Path, samples: int | None = None) -> list[PublishedFil
 
 
 def read_rows(file: PublishedFile) -> list[PublishedRow]:
-    """The rows of one file; a malformed line is a one-line :class:`DataError`."""
-    try:
-        lines = file.path.read_text("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read {file.path}: {exc}") from None
+    """The rows of one file (line *i* answers row *i*: each row reads its own source, target
+    and language); a malformed line is a one-line :class:`DataError`."""
     rows = []
-    for n, line in enumerate(lines):
-        if not line.strip():
-            continue
+    for n, obj in generation_lines(file.path):
         try:
-            obj = json.loads(line)
             answers = obj["generated_answers"]
             if isinstance(answers, str):
                 answers = [answers]
@@ -112,7 +106,7 @@ def read_rows(file: PublishedFile) -> list[PublishedRow]:
                     str(obj.get("codeql_check", "")),
                 )
             )
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            where = f"{file.path}:{n + 1}"
+        except (KeyError, TypeError) as exc:
+            where = f"{file.path}:{n}"
             raise DataError(f"{where}: not a NoFunEval generation line ({exc})") from None
     return rows

@@ -10,9 +10,7 @@ authors' own code produced for the same files, each row's compat DiffBLEU and
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +18,8 @@ from statistics import mean
 from typing import TYPE_CHECKING, Any
 
 from beyondpass.errors import BeyondpassError, DataError
+from beyondpass.jsonl import read_objects
+from beyondpass.methods.nofuneval.extraction.echo import unknown_echo
 from beyondpass.methods.nofuneval.extraction.readers import compat_extract, robust_extract
 from beyondpass.methods.nofuneval.table1.published import PublishedFile, PublishedRow, read_rows
 
@@ -61,23 +61,6 @@ def dataset_prompts(subset: str, data_dir: str | None) -> dict[int, tuple[str, .
     }
 
 
-_HEADER = re.compile(r"^###[ \t]*(Response|Thought):[ \t]*$", re.M)
-
-
-def echoed_prompt(answer: str, source: str) -> str:
-    """The prompt a published answer starts with, when the dataset's is not at hand
-    (maintainability): up to the first ``### Response:``/``### Thought:`` header after the
-    row's source code, which the prompt quotes. Without it the default reader would take
-    the one-shot example's ``### Response:`` for the answer's."""
-    if not answer.lstrip().startswith("Below is an instruction"):
-        return ""
-    at = answer.find(source.strip())
-    if at < 0:
-        return ""
-    header = _HEADER.search(answer, at + len(source.strip()))
-    return answer[: header.end()] if header else ""
-
-
 def score_file(
     file: PublishedFile,
     rows: list[PublishedRow],
@@ -90,7 +73,7 @@ def score_file(
     for r in rows:
         answer = r.answers[0] if r.answers else ""
         compat = compat_extract(answer, file.prompt, r.pl)
-        own = prompts.get(r.row) or (echoed_prompt(answer, r.source),)
+        own = prompts.get(r.row) or (unknown_echo(answer, r.source),)
         robust = robust_extract(answer, own, r.pl)
         score = scorer.score(r.source, r.target, compat.code, r.pl)
         if robust.code != compat.code:
@@ -113,10 +96,8 @@ def score_file(
 
 def read_reference(path: Path) -> list[dict[str, Any]]:
     """The authors' values for one file: ``{"row", "diffbleu", "template_followed"}`` lines."""
-    try:
-        return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read reference {path}: {exc}") from None
+    example = '{"row": 0, "diffbleu": 0.12, "template_followed": true}'
+    return [obj for _, obj in read_objects(path, example, "the authors' values")]
 
 
 def reference_path(folder: Path, file: PublishedFile) -> Path:
