@@ -1,5 +1,5 @@
-"""Every method's headline metrics of two runs, paired unit by unit: what ``compare`` adds
-to RobuNFR's version comparison so that every method's metrics can be gated.
+"""Every method's headline metrics of two runs, paired unit by unit: what ``compare``
+compares and gates, with or without the sections methods add to it.
 
 For each version pair (old model, new model), each method and each headline cell both runs
 have (benchmark x group x metric), the cells are compared on the pairing units both hold
