@@ -143,9 +143,9 @@ def _steps(info: Any) -> Any:
     return as_dict(info).get("steps")
 
 
-def _delta_rows(report: Any, seed: int, sectioned: set[str]) -> list[dict[str, Any]]:
-    """One record per compared cell; ``sectioned``: methods whose ``compare`` section
-    tabulates its own comparisons (its records say ``"section": true``)."""
+def _delta_rows(report: Any, seed: int, from_sections: set[int]) -> list[dict[str, Any]]:
+    """One record per compared cell; ``from_sections``: the ids of the comparisons a
+    method's ``compare`` section made, which it tabulates itself (``"section": true``)."""
     from beyondpass.analysis.cells import delta_ci
     from beyondpass.analysis.formatting import bench_label
     from beyondpass.analysis.headline import arm_of
@@ -157,7 +157,7 @@ def _delta_rows(report: Any, seed: int, sectioned: set[str]) -> list[dict[str, A
     for vc in report.comparisons:
         labels = {g.key: g for g in vc.groups}
         meta = meta_of(vc)
-        own_table = vc.method in sectioned and not isinstance(vc.old, _headline_run_type())
+        own_table = id(vc) in from_sections
         for (bench, gkey, metric), c in vc.comparisons.items():
             g = labels[gkey]
             rows.append(
@@ -280,11 +280,12 @@ def compare(
     version_pairs = _pairs(old, new, pairs)
     headline_metrics = {key[1] for key in old_headlines.cells}
     asked = [g.metric for g in gates if g.metric not in headline_metrics]
-    sections = [
-        (registry.resolve(ref, m, needs_extra=False)(), m)
-        for ref, m in registry.specs("compare_sections")
-    ]
-    vcs = [vc for section, _ in sections for vc in section.compare(old, new, version_pairs, asked)]
+    made = []  # each installed section with the comparisons it made
+    for ref, method in registry.specs("compare_sections"):
+        section = registry.resolve(ref, method, needs_extra=False)()
+        made.append((section, section.compare(old, new, version_pairs, asked)))
+    vcs = [vc for _, own in made for vc in own]
+    from_sections = {id(vc) for vc in vcs}
     compared = {m for vc in vcs for m in vc.metrics}
     vcs += compare_headlines(old_headlines, new_headlines, version_pairs, skip=compared)
     if not any(vc.benchmarks for vc in vcs):
@@ -300,7 +301,7 @@ def compare(
         "seed": old.seed,
         "readings": _readings(old_headlines, new_headlines),
         "notes": notes,
-        "comparisons": _delta_rows(report, old.seed, {m.name for _, m in sections}),
+        "comparisons": _delta_rows(report, old.seed, from_sections),
         "changes": [f.data | {"text": f.text} for f in report.changes],
         "trade_offs": [f.data | {"text": f.text} for f in report.trade_offs],
         "inconsistencies": [f.data | {"text": f.text} for f in report.inconsistencies],
@@ -312,7 +313,7 @@ def compare(
         },
     }
     if out:
-        payload["files"] = _write_outputs(Path(out), report, payload, sections)
+        payload["files"] = _write_outputs(Path(out), report, payload, made)
     if as_json:
         from beyondpass.report.artifacts import json_safe
 
@@ -321,12 +322,6 @@ def compare(
         _print(report, payload)
     if report.gate_failed:
         sys.exit(EXIT_GATE_FAILED)
-
-
-def _headline_run_type() -> type:
-    from beyondpass.analysis.headline_compare import RunHeadlines
-
-    return RunHeadlines
 
 
 def _readings(old: Any, new: Any) -> dict[str, dict[str, dict[str, str]]]:
@@ -412,7 +407,7 @@ def _cell_text(c: Any, decimals: int) -> str:
 
 
 def _write_outputs(
-    out: Path, report: Any, payload: dict[str, Any], sections: list[tuple[Any, Any]]
+    out: Path, report: Any, payload: dict[str, Any], made: list[tuple[Any, list[Any]]]
 ) -> dict[str, str]:
     from beyondpass.report.artifacts import json_text
     from beyondpass.report.compare_table import headline_delta_table
@@ -421,12 +416,7 @@ def _write_outputs(
     out.mkdir(parents=True, exist_ok=True)
     tables: list[Any] = []
     plots: list[str] = []
-    for section, method in sections:
-        own = [
-            vc
-            for vc in report.comparisons
-            if vc.method == method.name and not isinstance(vc.old, _headline_run_type())
-        ]
+    for section, own in made:  # each section's tables and plots of its own comparisons
         tables += section.tables(own)
         plots += section.plots(own)
     tables.append(headline_delta_table(payload["comparisons"]))
