@@ -27,6 +27,13 @@ os.environ["BEYONDPASS_CACHE_DIR"] = _SESSION_CACHE
 atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores this process may use. Much of the suite
+    waits on processes it starts (sandboxes, compilers, JVMs, model servers); the extra
+    worker fills those waits (docs/performance.md has the measurement)."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def _data_path() -> pathlib.Path:
     env = os.environ.get("BEYONDPASS_DATA")
     return pathlib.Path(env) if env else REPO_ROOT.parent / "shared" / "data"
