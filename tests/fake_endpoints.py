@@ -188,7 +188,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         owner = self.owner
-        raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        length = int(self.headers.get("Content-Length", "0"))
+        raw = self.rfile.read(length)
+        if len(raw) < length:  # the client died while sending (a killed run): nothing asked
+            self.close_connection = True
+            return
         body = json.loads(raw or b"{}")
         path = self.path.split("?", 1)[0]
         with owner._lock:

@@ -17,4 +17,10 @@ def study_seed(meta: Mapping[str, Any]) -> int:
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
 
 
-__all__ = ["as_dict", "study_seed"]
+def recorded_evaluators(meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The metadata each evaluator of the run recorded (``{"evaluator": name, ...}``)."""
+    listed = meta.get("evaluators")
+    return [as_dict(e) for e in listed] if isinstance(listed, list) else []
+
+
+__all__ = ["as_dict", "recorded_evaluators", "study_seed"]

@@ -32,6 +32,7 @@ def _load(run_dir: str, seed: int | None, alpha: float) -> tuple[Any, Any]:
     """A run as ``compare`` reads it, and its headline cells."""
     from beyondpass.analysis.compare_section import ComparedRun
     from beyondpass.analysis.headline_compare import RunHeadlines
+    from beyondpass.analysis.meta import study_seed
     from beyondpass.errors import DataError
     from beyondpass.store.run_store import RunStore
 
@@ -43,8 +44,7 @@ def _load(run_dir: str, seed: int | None, alpha: float) -> tuple[Any, Any]:
         rows = list(store.rows())
     if not any(r.result is not None for r in rows):
         raise DataError(f"{run_dir} has no evaluated samples — run or evaluate it before comparing")
-    run_seed = seed if seed is not None else as_dict(meta.get("study")).get("seed", 0)
-    run_seed = run_seed if isinstance(run_seed, int) else 0
+    run_seed = seed if seed is not None else study_seed(meta)
     run = ComparedRun(str(path), meta, rows, run_seed, alpha)
     headlines = RunHeadlines.of(str(path), meta, rows, seed=run_seed, alpha=alpha)
     return run, headlines

@@ -22,7 +22,7 @@ from statistics import mean
 from typing import Any
 
 from beyondpass.analysis.headline import ALL_CONDITIONS, Observation
-from beyondpass.analysis.meta import as_dict
+from beyondpass.analysis.meta import as_dict, recorded_evaluators
 from beyondpass.methods.nofuneval.report import MICRO, classify_cells, table1_metric, task_values
 from beyondpass.store.run_store import Row
 
@@ -57,8 +57,7 @@ def reading(meta: Mapping[str, Any]) -> dict[str, str]:
     """How a run's NoFunEval answers were read and scored: ``compat`` (NoFunEval's own
     extraction and scoring, ``--compat nofuneval``) or ``robust`` (beyondpass's); nothing
     for a run no NoFunEval evaluator scored."""
-    evaluators = meta.get("evaluators")
-    recorded = [as_dict(e) for e in evaluators] if isinstance(evaluators, list) else []
+    recorded = recorded_evaluators(meta)
     ours = [e for e in recorded if str(e.get("evaluator", "")).startswith("nofuneval-")]
     if not ours:
         return {}

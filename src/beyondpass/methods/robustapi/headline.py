@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from beyondpass.analysis.headline import Observation
-from beyondpass.analysis.meta import as_dict
+from beyondpass.analysis.meta import as_dict, recorded_evaluators
 from beyondpass.methods.robustapi.analysis import MisuseCounts, verdict_in
 from beyondpass.store.run_store import Row
 
@@ -27,11 +27,7 @@ _ANSWERS_KIND = "robustapi-answers"
 def reading(meta: Mapping[str, Any]) -> dict[str, str]:
     """The checker semantics a run's verdicts are read in (nothing for a run the misuse
     checker did not score)."""
-    evaluators = meta.get("evaluators")
-    scored = isinstance(evaluators, list) and any(
-        as_dict(e).get("evaluator") == "robustapi" for e in evaluators
-    )
-    if not scored:
+    if not any(e.get("evaluator") == "robustapi" for e in recorded_evaluators(meta)):
         return {}
     reader = as_dict(as_dict(meta.get("samples")).get("reader"))
     chosen = (
