@@ -4,8 +4,11 @@ file; a batch sees messages that relate modules; names are checked."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -66,3 +69,31 @@ def test_configuration_is_described_as_pylint_sees_it(tmp_path: Path) -> None:
     assert "R1705 no-else-return" in enabled["refactor"]
     assert "R0912 too-many-branches" not in enabled["refactor"]
     assert category_of("too-many-branches") == category_of("R0912") == "refactor"
+
+
+def test_a_killed_harness_leaves_no_pylint_scratch_behind(tmp_path: Path) -> None:
+    """A harness killed outright (SIGKILL: a resumable run stopped by its user) cannot clean
+    up; its pylint worker sees the pipe close and removes its own scratch directory."""
+    scratch_root = tmp_path / "tmp"
+    scratch_root.mkdir()
+    script = (
+        "import os, signal\n"
+        "from beyondpass.analysers import PylintPool, pylintrc\n"
+        "def die(key, result):\n"
+        "    assert result.messages is not None\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        f"PylintPool(pylintrc()).run({{'a': {SMELLY!r}}}, die)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "TMPDIR": str(scratch_root)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    deadline = time.monotonic() + 60  # the orphaned worker's exit, not a speed check
+    while any(scratch_root.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(scratch_root.iterdir())

@@ -52,7 +52,8 @@ def _worker_main(
 ) -> None:
     """Child process: set limits, then lint every batch sent until told to stop.
 
-    ``scratch`` belongs to the supervisor, which removes it even when the worker is killed.
+    ``scratch`` belongs to the supervisor, which removes it even when the worker is killed;
+    a worker whose supervisor died (its pipe closed) removes it itself on the way out.
     """
     # pylint reads PYLINTHOME at import time (crash reports, stats): keep it private.
     os.environ["PYLINTHOME"] = str(scratch)
@@ -87,7 +88,10 @@ def _worker_main(
                 sources, workdir, rcfile, on_file=lambda key: conn.send(("file", key))
             )
             conn.send(("done", results))
-    except (EOFError, BrokenPipeError, KeyboardInterrupt):
+    except (EOFError, BrokenPipeError):
+        shutil.rmtree(scratch, ignore_errors=True)
+        return
+    except KeyboardInterrupt:
         return
     except BaseException as exc:  # noqa: BLE001 - reported to the supervisor, then exit
         with contextlib.suppress(OSError, ValueError):
