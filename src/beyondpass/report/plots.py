@@ -9,16 +9,18 @@ namespaces, no DOCTYPE, no metadata block) so the page stays self-contained.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import re
-from collections.abc import Iterable, Sequence
-
-import matplotlib
-from matplotlib.figure import Figure
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from beyondpass.analysis.summary import GroupSummary
 from beyondpass.store.run_store import Row
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # Verdicts in the order reports show them; anything else follows, then "not evaluated".
 STATUS_ORDER: tuple[str, ...] = (
@@ -102,6 +104,18 @@ def css_class(status: str) -> str:
     return "s-other"
 
 
+@contextlib.contextmanager
+def new_figure(figsize: tuple[float, float]) -> Iterator[Figure]:
+    """A figure in the house style (``PLOT_RC``), for every plot of every report. matplotlib
+    is imported here, when a plot is drawn: importing a report module (as ``compare`` and
+    the headlines do, for their tables) does not pay for it."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(PLOT_RC):
+        yield Figure(figsize=figsize)
+
+
 def pass1_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "p1") -> str:
     """Horizontal bars of pass@1 per group with the bootstrap CI as error bars."""
     if not summaries:
@@ -115,8 +129,7 @@ def pass1_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "p1") -> str:
         lo_err.append(max(v - lo * 100, 0.0) if ok else 0.0)
         hi_err.append(max(hi * 100 - v, 0.0) if ok else 0.0)
     colors = _model_colors(summaries)
-    with matplotlib.rc_context(PLOT_RC):
-        fig = Figure(figsize=(7.5, 0.9 + 0.38 * len(summaries)))
+    with new_figure((7.5, 0.9 + 0.38 * len(summaries))) as fig:
         ax = fig.add_subplot()
         ys = list(range(len(summaries)))
         plotted = [0.0 if math.isnan(v) else v for v in values]
@@ -144,8 +157,7 @@ def status_svg(summaries: Sequence[GroupSummary], *, plot_id: str = "st") -> str
         return ""
     statuses = status_order(k for s in summaries for k in s.status_counts)
     labels = [_label(s) for s in summaries]
-    with matplotlib.rc_context(PLOT_RC):
-        fig = Figure(figsize=(7.5, 1.3 + 0.38 * len(summaries)))
+    with new_figure((7.5, 1.3 + 0.38 * len(summaries))) as fig:
         ax = fig.add_subplot()
         ys = list(range(len(summaries)))
         left = [0.0] * len(summaries)

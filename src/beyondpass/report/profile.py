@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib
-from matplotlib.figure import Figure
-
 from beyondpass.analysis.formatting import MISSING, bench_label
 from beyondpass.analysis.headline import HeadlineCell, arm_of, headline_cells
 from beyondpass.analysis.metrics import metric_def
 from beyondpass.analysis.ordering import natural_key
-from beyondpass.report.plots import MODEL_COLORS, PLOT_RC, figure_svg
+from beyondpass.report.plots import MODEL_COLORS, figure_svg, new_figure
 from beyondpass.report.render import render_html, render_markdown
 from beyondpass.report.sections import ReportContext, SectionOutput
 from beyondpass.report.table import Cell, Table, to_latex
@@ -90,8 +87,7 @@ def profile_svg(
 ) -> str:
     """One line per row, each on its own scale: a dot per model with its CI."""
     by_key = {(c.method, c.metric, c.benchmark, c.group, c.model): c for c in cells}
-    with matplotlib.rc_context(PLOT_RC):
-        fig = Figure(figsize=(7.5, 0.6 + 0.45 * len(rows)))
+    with new_figure((7.5, 0.6 + 0.45 * len(rows))) as fig:
         axes = fig.subplots(len(rows), 1, squeeze=False)[:, 0]
         for ax, (method, metric, bench, group) in zip(axes, rows, strict=True):
             for i, model in enumerate(models):

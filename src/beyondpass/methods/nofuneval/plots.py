@@ -11,10 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-import matplotlib
-from matplotlib.figure import Figure
-
-from beyondpass.report.plots import PLOT_RC, figure_svg, short_label
+from beyondpass.report.plots import figure_svg, new_figure, short_label
 
 COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
 
@@ -33,8 +30,7 @@ def _bars(
     drawn as a tick, so a single value still shows."""
     if not groups or not models:
         return ""
-    with matplotlib.rc_context(PLOT_RC):
-        fig = Figure(figsize=(min(1.6 + 1.3 * len(groups) * max(1, len(models)) / 2, 12.0), 3.4))
+    with new_figure((min(1.6 + 1.3 * len(groups) * max(1, len(models)) / 2, 12.0), 3.4)) as fig:
         ax = fig.add_subplot()
         width = 0.8 / len(models)
         for k, model in enumerate(models):

@@ -32,7 +32,6 @@ from beyondpass.analysis.formatting import MISSING, percent
 from beyondpass.methods.nofuneval.classify.evaluator import ordering_of
 from beyondpass.methods.nofuneval.edit.runtime_columns import RUNTIME_NOTE, runtime_columns
 from beyondpass.methods.nofuneval.edit.samples import score_at_k
-from beyondpass.methods.nofuneval.plots import accuracy_svg, diffbleu_range_svg
 from beyondpass.report.render import render_html
 from beyondpass.report.sections import ReportContext, SectionOutput
 from beyondpass.report.table import Table, text_rows, to_latex, to_markdown
@@ -141,7 +140,11 @@ class NoFunEditTable:
         if rt_head:
             note += RUNTIME_NOTE
         notes = _table1_notes(ctx.rows, benches, metrics, scores, k)
-        plot = diffbleu_range_svg(benches, models, scores, k=k) if _plots_on(ctx) else ""
+        plot = ""
+        if _plots_on(ctx):  # matplotlib only when a plot is drawn (the headline imports this)
+            from beyondpass.methods.nofuneval.plots import diffbleu_range_svg
+
+            plot = diffbleu_range_svg(benches, models, scores, k=k)
         return SectionOutput(
             key=self.key,
             title="NoFunEdit (DiffBLEU, DiffBLEU x oracle)",
@@ -308,7 +311,11 @@ class NoFunClassifyTable:
                 value = cells[(m, b)].accuracy if (m, b) in cells else None
                 if value is not None:
                     accuracy[(m, names.get(b, b))] = value
-        plot = accuracy_svg(columns, models, accuracy) if _plots_on(ctx) else ""
+        plot = ""
+        if _plots_on(ctx):
+            from beyondpass.methods.nofuneval.plots import accuracy_svg
+
+            plot = accuracy_svg(columns, models, accuracy)
         caption = "Classification accuracy per requirement and model."
         return SectionOutput(
             key=self.key,

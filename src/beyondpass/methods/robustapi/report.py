@@ -12,12 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import matplotlib
-from matplotlib.figure import Figure
-
 from beyondpass.analysis.formatting import percent
 from beyondpass.methods.robustapi.analysis import summarize_rows as summarize_misuse
-from beyondpass.report.plots import PLOT_RC, figure_svg, short_label, zero_nan
+from beyondpass.report.plots import figure_svg, new_figure, short_label, zero_nan
 from beyondpass.report.render import render_html, render_markdown
 from beyondpass.report.sections import Fragment, ReportContext, SectionOutput
 from beyondpass.report.table import Table, text_rows
@@ -143,9 +140,8 @@ def misuse_svg(groups: Sequence[Any], *, plot_id: str = "mu") -> str:
     def pct(value: float | None) -> float:
         return math.nan if value is None else 100 * value
 
-    with matplotlib.rc_context(PLOT_RC):
-        width = max(4.0, 1.2 + 1.1 * len(models)) * len(settings)
-        fig = Figure(figsize=(min(width, 14.0), 3.6))
+    width = max(4.0, 1.2 + 1.1 * len(models)) * len(settings)
+    with new_figure((min(width, 14.0), 3.6)) as fig:
         axes = fig.subplots(1, len(settings), sharey=True, squeeze=False)[0]
         for ax, setting in zip(axes, settings, strict=True):
             xs = list(range(len(models)))

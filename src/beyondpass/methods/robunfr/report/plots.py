@@ -9,16 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import matplotlib
-from matplotlib.figure import Figure
-from matplotlib.patches import Patch
-
 from beyondpass.analysis.formatting import bench_label
 from beyondpass.analysis.regression import VersionComparison
 from beyondpass.methods.robunfr.analysis.metrics import PASS, metric_def
 from beyondpass.methods.robunfr.analysis.run import Analysis
 from beyondpass.methods.robunfr.prompts import ENHANCED, INTEGRATED, WORKFLOW_LABELS
-from beyondpass.report.plots import PLOT_RC, figure_svg
+from beyondpass.report.plots import figure_svg, new_figure
 
 _WORKFLOW_COLORS = {INTEGRATED: "#4c72b0", ENHANCED: "#dd8452"}
 _FO_COLOR = "#55a868"
@@ -34,8 +30,7 @@ def prompt_spread_svg(
     if fo is None or not d.workflows or not metrics:
         return ""
     nfrs = d.nfr_order
-    with matplotlib.rc_context(PLOT_RC):
-        fig = Figure(figsize=(7.5, 2.3 * len(metrics) + 0.4))
+    with new_figure((7.5, 2.3 * len(metrics) + 0.4)) as fig:
         axes = fig.subplots(len(metrics), 1, squeeze=False)[:, 0]
         width = 0.8 / len(d.workflows)
         for ax, metric in zip(axes, metrics, strict=True):
@@ -98,8 +93,7 @@ def version_delta_svg(vc: VersionComparison, bench: str, *, plot_id: str) -> str
     if not groups or not metrics:
         return ""
     colors = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860"]
-    with matplotlib.rc_context(PLOT_RC):
-        fig = Figure(figsize=(7.5, 1.2 + 0.2 * len(groups) * len(metrics)))
+    with new_figure((7.5, 1.2 + 0.2 * len(groups) * len(metrics))) as fig:
         ax = fig.add_subplot()
         height = 0.8 / len(metrics)
         for k, metric in enumerate(metrics):
@@ -122,6 +116,8 @@ def version_delta_svg(vc: VersionComparison, bench: str, *, plot_id: str) -> str
         ax.spines[["top", "right"]].set_visible(False)
         ax.grid(axis="x", color="#e5e5e5", lw=0.6)
         ax.set_axisbelow(True)
+        from matplotlib.patches import Patch  # matplotlib: only when a plot is drawn
+
         handles = [
             Patch(color=colors[k % len(colors)], label=metric_def(m).label)
             for k, m in enumerate(metrics)
