@@ -7,7 +7,8 @@ $BEYONDPASS_NOFUNEVAL_REFERENCE): ``<dir>/<subset>/<model>/<prompt>.jsonl`` line
 ``diff_bleu`` run once on each row (the environment is recorded in docs/nofuneval.md).
 Optionally ``--pie DIR``: their PIE harness's accuracy per runtime row
 (``<dir>/runtime_efficiency__<model>__<prompt>.jsonl`` lines ``{"row", "acc"}``), compared
-with compat correctness from ``--scores`` (``nofuneval table1 --run`` output).
+with compat correctness from ``--table`` (the output folder of ``nofuneval table1 --run``:
+each file's compat run there).
 
 Prints the per-file agreement (Markdown, for docs/nofuneval.md) and the totals.
 ``--write-fixture PATH`` also writes the seeded selection of rows the tests replay
@@ -20,6 +21,7 @@ import gzip
 import json
 import os
 import random
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,7 +37,13 @@ from beyondpass.methods.nofuneval.table1.published import (
     repo_root,
 )
 from beyondpass.methods.nofuneval.table1.render import agreement_table
-from beyondpass.methods.nofuneval.table1.score import read_reference, reference_path, run_table
+from beyondpass.methods.nofuneval.table1.score import (
+    TableSettings,
+    read_reference,
+    reference_path,
+    run_dir,
+    run_table,
+)
 
 SEED = 26
 #: what produced the reference values (recorded in the fixture)
@@ -65,7 +73,8 @@ def _main() -> None:
     parser.add_argument("--published", default=os.environ.get("BEYONDPASS_NOFUNEVAL_REPO"))
     parser.add_argument("--reference", default=os.environ.get("BEYONDPASS_NOFUNEVAL_REFERENCE"))
     parser.add_argument("--pie", default="", help="the PIE harness's accuracy per runtime row")
-    parser.add_argument("--scores", default="", help="scores.jsonl of `nofuneval table1 --run`")
+    parser.add_argument("--table", default="", help="the OUT of `nofuneval table1 --run`")
+    parser.add_argument("--out", default="", help="where the table's runs go (default: temp)")
     parser.add_argument("--write-fixture", default="")
     parser.add_argument("--fixture-only", action="store_true", help="write it, score nothing")
     parser.add_argument("--pie-only", action="store_true", help="only the --pie comparison")
@@ -79,12 +88,14 @@ def _main() -> None:
     if args.fixture_only:
         return
     if args.pie_only:
-        if not (args.pie and args.scores):
-            parser.error("--pie-only needs --pie and --scores")
-        _pie(Path(args.pie), Path(args.scores))
+        if not (args.pie and args.table):
+            parser.error("--pie-only needs --pie and --table")
+        _pie(Path(args.pie), Path(args.table), files)
         return
     start = time.perf_counter()
-    results = run_table(files, data_dir=args.data_dir, reference=ref)
+    with tempfile.TemporaryDirectory(prefix="bench-table1-") as tmp:
+        settings = TableSettings(Path(args.out or tmp), data_dir=args.data_dir)
+        results = run_table(files, settings, reference=ref)
     wall = time.perf_counter() - start
     print(agreement_table(results))
     rows = sum(r.agreement["rows"] for r in results if r.agreement)
@@ -92,11 +103,11 @@ def _main() -> None:
     worst = min(r.agreement["equal"] / r.agreement["rows"] for r in results if r.agreement)
     print(f"\n{len(results)} files, {rows} rows: {equal} equal ({100 * equal / rows:.2f} %), ")
     print(f"lowest per file {100 * worst:.2f} %; {wall:.0f} s")
-    if args.pie and args.scores:
-        _pie(Path(args.pie), Path(args.scores))
+    if args.pie and args.table:
+        _pie(Path(args.pie), Path(args.table), files)
 
 
-def _pie(folder: Path, scores: Path) -> None:
+def _pie(folder: Path, table: Path, files: list) -> None:
     """Compat correctness vs the harness's verdict (accuracy 1), per runtime row, as a
     Markdown table per file. The harness stops a program at 10 s (or on an exception) and
     scores it 0 either way, so its verdict on a slow program depends on the machine's
@@ -104,9 +115,13 @@ def _pie(folder: Path, scores: Path) -> None:
     the harness's. A row stopped twice is wrong to the harness; where compat calls it
     correct, the load decided, and the row is listed apart."""
     ours: dict[tuple[str, int], bool] = {}
-    for _, s in read_objects(scores, "{}", "the table's scores.jsonl"):
-        if "correct_compat" in s:
-            ours[(s["file"], s["row"])] = bool(s["correct_compat"])
+    for file in files:
+        scores = run_dir(table, file, "compat") / "scores.jsonl"
+        if file.subset != "runtime_efficiency" or not scores.is_file():
+            continue
+        for _, s in read_objects(scores, "{}", "a compat run's scores.jsonl"):
+            if "correct" in s:
+                ours[(file.key, s["row"])] = bool(s["correct"])
     print("\n| model | prompt | rows | compat correct | harness correct (first run) | "
           "harness correct (stopped rows run again alone) | equal | stopped, then ran to "
           "the end alone | stopped twice |")  # fmt: skip

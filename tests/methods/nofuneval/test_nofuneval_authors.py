@@ -134,6 +134,21 @@ def test_table1_command_scores_a_checkout_and_agrees_with_the_authors(fixture, r
         assert f"| {PAPER_NAMES[model]} |" in table and f"{lo}^{lo_p} – {hi}^{hi_p}" in table
     # the 20-sample file of this checkout is a Git LFS pointer: named, not scored
     assert "latency/gpt-4/base_prompt/20" not in summary
+    # the agreement is an export of the compat runs; every file is a run per reading
+    agreement = json.loads((out / "agreement.json").read_text())
+    assert agreement == {key: s["agreement"] for key, s in summary.items()}
+    for s in summary.values():
+        assert sorted(s["runs"]) == ["compat", "default"]
+        for folder in s["runs"].values():
+            results = (Path(folder) / "results.jsonl").read_text().splitlines()
+            assert len(results) == s["rows"]
+    again = run_cli(
+        ["nofuneval", "table1", "--published", tmp_path / "repo", "--out", out],
+        cwd=tmp_path, unset=["BEYONDPASS_DATA"],
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr  # complete runs are read back
+    tables = (out / "table1.md").read_text().split("## Agreement")[0]
+    assert tables.rstrip() == table.split("## Agreement")[0].rstrip()
 
 
 def test_table1_command_bad_input_is_one_line(run_cli, tmp_path):
@@ -166,3 +181,36 @@ def test_default_reading_of_a_published_answer_skips_the_echoed_example():
     # without it, the example's response is taken for the answer's
     assert robust_extract(answer, (), "python").code == 'print("Hi")\n'
     assert unknown_echo("no echo here", source) == ""
+
+
+def test_a_published_file_is_a_benchmark_of_its_own_rows(tmp_path):
+    """``nofuneval-published:PATH``: the rows of a file whose subset has no dataset file
+    here (maintainability), read from the file itself; a file outside the authors' tree
+    or a line without its row's fields is one line naming it."""
+    from beyondpass.benchmarks import load_benchmark
+    from beyondpass.errors import DataError
+    from beyondpass.methods.nofuneval.files.generations import model_of
+
+    folder = tmp_path / "generations/edit/maintainability/m-1/one_shot/1_samples"
+    folder.mkdir(parents=True)
+    path = folder / "generated_outputs.jsonl"
+    rows = [{"generated_answers": [f"a{i}"], "source_code": f"x = {i}\n",
+             "target_code": f"y = {i}\n", "pl": "Python", "codeql_check": "q.ql"}
+            for i in range(2)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    bench = load_benchmark(f"nofuneval-published:{path}")
+    assert bench.name == f"nofuneval-published:{path}" and len(bench) == 2
+    for i, task in enumerate(bench.tasks.values()):
+        meta = task.metadata
+        assert (task.task_id, meta["row"], meta["source_code"]) == (str(i), i, f"x = {i}\n")
+        assert (meta["subset"], meta["codeql_check"], task.language) == (
+            "maintainability", "q.ql", "python")  # fmt: skip
+        assert task.tests == () and meta["prompt_fields"] == {}
+    assert model_of(path) == "m-1"
+    elsewhere = tmp_path / "gens.jsonl"
+    elsewhere.write_text(path.read_text())
+    with pytest.raises(DataError, match="not in NoFunEval's generations tree"):
+        load_benchmark(f"nofuneval-published:{elsewhere}")
+    path.write_text(json.dumps({"generated_answers": ["a"], "source_code": "x"}) + "\n")
+    with pytest.raises(DataError, match=r"generated_outputs.jsonl:1: .* lacks"):
+        load_benchmark(f"nofuneval-published:{path}")

@@ -403,12 +403,12 @@ def test_known_findings_analyse_each_program_once_across_calls(monkeypatch):
     assert judge(items, use_codeql=False) == first
 
 
-def test_table1_oracle_judges_every_file_and_analyses_each_program_once(tmp_path, monkeypatch):
-    """``run_table(oracle=True)`` over two published maintainability files (two models,
-    the same two rows): each row gets DiffBLEU x its own verdict in both readings, and the
-    sources and an edit both files share reach pylint once for the whole table."""
+def test_table1_oracle_judges_every_file_in_each_run(tmp_path, monkeypatch):
+    """``run_table`` with the oracle over two published maintainability files (two models,
+    the same two rows): each file's run of each reading gives every row DiffBLEU x its own
+    verdict, and each run analyses each of its programs once."""
     from beyondpass.methods.nofuneval.table1.published import published_files
-    from beyondpass.methods.nofuneval.table1.score import run_table
+    from beyondpass.methods.nofuneval.table1.score import TableSettings, run_table
 
     query = "codeql-home/codeql-repo/python/ql/src/Imports/UnusedImport.ql"
     sources = ["import os\nimport sys\n\nprint(sys.argv)\n", "import re\n\nprint(1)\n"]
@@ -433,18 +433,21 @@ def test_table1_oracle_judges_every_file_and_analyses_each_program_once(tmp_path
         return real(workdir, names, rules)
 
     monkeypatch.setattr(analysers, "pylint", spy)
+    monkeypatch.delenv("BEYONDPASS_NOFUNEVAL_MAINTAINABILITY", raising=False)
     files = published_files(tmp_path, samples=1)
-    results = run_table(files, oracle=True)
+    settings = TableSettings(tmp_path / "out", data_dir=str(tmp_path / "no-data"), oracle=True)
+    results = run_table(files, settings)
     by_model = {r.file.model: r for r in results}
     for model, result in by_model.items():
-        for line in result.rows:
-            fixed = edits[model][line["row"]] == targets[line["row"]]
-            for reading in ("compat", "default"):
-                expected = line[f"diffbleu_{reading}"] if fixed else 0.0
-                assert line[f"diffbleu_x_oracle_{reading}"] == pytest.approx(expected), line
-        assert result.oracle["compat"]["oracle_samples"] == 2
-    assert by_model["m2"].oracle["compat"]["oracle_pass_rate"] == 0.5
-    assert len(linted) == len(set(linted)) and set(sources) <= set(linted)  # each once
+        for reading in ("compat", "default"):
+            for line in result.lines[reading]:
+                fixed = edits[model][line["row"]] == targets[line["row"]]
+                expected = line["diffbleu"] if fixed else 0.0
+                assert line["diffbleu_x_oracle"] == pytest.approx(expected), line
+            assert result.summaries[reading]["oracle_samples"] == 2
+    assert by_model["m2"].summaries["compat"]["oracle_pass_rate"] == 0.5
+    # a run per file and reading, each analysing each source once
+    assert [linted.count(src) for src in sources] == [4, 4]
 
 
 def test_every_pylint_stand_in_is_a_pylint_message():

@@ -6,9 +6,10 @@ same way, in its output folder: its files share the sources, and a stopped table
 from __future__ import annotations
 
 import json
+import shutil
 
 from beyondpass.methods.nofuneval.edit import program_times
-from beyondpass.methods.nofuneval.edit.program_times import EDIT_FILE_NAME, SOURCE_FILE_NAME
+from beyondpass.methods.nofuneval.edit.program_times import SOURCE_FILE_NAME
 from beyondpass.methods.nofuneval.edit.runtime import Measurement
 
 SOURCE = "xs = list(map(int, input().split()))\nfor x in xs:\n    print(x + x)\n"
@@ -97,36 +98,50 @@ def test_torn_or_foreign_lines_are_timed_again(tmp_path):
 
 
 def test_table1_files_share_source_times_and_a_stopped_table_resumes(tmp_path, monkeypatch):
-    from beyondpass.execution import create_executor
-    from beyondpass.methods.nofuneval.edit.speedup import score_runtime
-    from beyondpass.methods.nofuneval.table1.score import kept_times
+    """Two published runtime files (two models, rows 0 and 1) in one table: each file's
+    run times the rows' sources only if no file before it did; the table run again on the
+    same folder measures nothing; compat is another reading, measured anew."""
+    from beyondpass.methods.nofuneval.table1.published import published_files
+    from beyondpass.methods.nofuneval.table1.score import TableSettings, run_table
+    from nofuneval_data import nofuneval_dir
 
-    calls = _counting(monkeypatch)
-    tasks = {0: _task("0"), 1: _task("1")}
+    data = [json.loads(x) for x in (nofuneval_dir() / "runtime_efficiency.jsonl").open()][:2]
     wrong = "print(0)\n"
-    executor = create_executor("sandbox", workers=1)
-    try:
-        kept = kept_times(tmp_path, executor, 2)["default"]
-        # one published file: row 0's and row 1's edits are the same program on other tasks
-        first = [{"row": 0}, {"row": 1}]
-        score_runtime(first, [0, 1], [EDIT, EDIT], tasks, executor, False, 2, kept)
-        assert calls == [2, 2]  # two sources, two edits (one per task)
-        # the next file of the table: same sources (not timed again), one new edit
-        second = [{"row": 0}, {"row": 1}]
-        score_runtime(second, [0, 1], [EDIT, wrong], tasks, executor, False, 2, kept)
-        assert calls == [2, 2, 1]
-        assert second[0] == first[0]  # the same measurements, so the same record
-        assert second[1]["correct"] is False and first[1]["correct"] is True
-        # a table started again on the same folder (stopped, resumed): nothing is measured
-        again = [{"row": 0}, {"row": 1}]
-        resumed = kept_times(tmp_path, executor, 2)["default"]
-        score_runtime(again, [0, 1], [EDIT, wrong], tasks, executor, False, 2, resumed)
-        assert calls == [2, 2, 1] and again == second
-        # compat is another reading (wall-clock times, the lenient wrapper): measured anew
-        compat = kept_times(tmp_path, executor, 2)["compat"]
-        score_runtime([{"row": 0}], [0], [EDIT], tasks, executor, True, 2, compat)
-        assert calls == [2, 2, 1, 1, 1]
-    finally:
-        executor.close()
-    assert len((tmp_path / SOURCE_FILE_NAME).read_text().splitlines()) == 3  # 2 default, 1 compat
-    assert len((tmp_path / EDIT_FILE_NAME).read_text().splitlines()) == 4
+    edits = {"m1": [r["target_code"] for r in data], "m2": [data[0]["target_code"], wrong]}
+    for model, programs in edits.items():
+        folder = tmp_path / "generations/edit/runtime_efficiency" / model / "one_shot/1_samples"
+        folder.mkdir(parents=True)
+        lines = [
+            {"generated_answers": [f"### Response:\n```python\n{edit}\n```"],
+             "source_code": r["source_code"], "target_code": r["target_code"], "pl": "python"}
+            for r, edit in zip(data, programs, strict=True)
+        ]  # fmt: skip
+        (folder / "generated_outputs.jsonl").write_text(
+            "".join(json.dumps(x) + "\n" for x in lines)
+        )
+    files = published_files(tmp_path, samples=1)
+    out = tmp_path / "out"
+    calls = _counting(monkeypatch)
+
+    def table(readings, out=out):
+        settings = TableSettings(
+            out, data_dir=str(nofuneval_dir().parent), run_readings=readings, runs=2
+        )
+        return {r.file.model: r for r in run_table(files, settings)}
+
+    first = table(("default",))
+    assert calls == [2]  # the first file's run timed both sources; the second file's none
+    rows = {m: {x["row"]: x for x in r.lines["default"]} for m, r in first.items()}
+    assert [rows["m2"][i]["correct"] for i in (0, 1)] == [True, False]
+    for key in ("source_time_mean_s", "source_correct"):  # the same source measurement
+        assert rows["m1"][0][key] == rows["m2"][0][key]
+    assert table(("default",)).keys() == first.keys() and calls == [2]  # resumed: nothing
+    # a table that also runs compat (a run of other settings: another folder) with the
+    # kept times: the default reading's are reused, compat's (wall-clock times, the
+    # lenient wrapper) are another measurement
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(out / SOURCE_FILE_NAME, other / SOURCE_FILE_NAME)
+    table(("compat", "default"), other)
+    assert calls == [2, 2]
+    assert len((other / SOURCE_FILE_NAME).read_text().splitlines()) == 4  # 2 default, 2 compat

@@ -26,11 +26,7 @@ from beyondpass.methods.nofuneval.edit.runtime import (
     speedup,
     welch_faster,
 )
-from beyondpass.methods.nofuneval.edit.speedup import (
-    interpreter_dependence,
-    score_runtime,
-    unchanged,
-)
+from beyondpass.methods.nofuneval.edit.speedup import interpreter_dependence, unchanged
 from nofuneval_data import nofuneval_dir
 
 
@@ -200,13 +196,32 @@ def test_crash_after_the_right_output_is_wrong_by_default_and_right_in_compat(be
     assert lenient.correct and len(lenient.times_s) == 2 * len(task.tests)
 
 
-def test_source_as_edit_scores_exactly_one_and_target_is_timed(bench, executor):
+def test_source_as_edit_scores_exactly_one_and_target_is_timed(bench, tmp_path):
+    """Through the one path (``evaluate`` of a generations file, as ``nofuneval score``):
+    rows 0, 1 and 17 answered with their source (sample 0) and their target (sample 1)."""
+    from beyondpass.methods.nofuneval.files.answer_file import GenerationsFile
+    from beyondpass.study.evaluate_samples import evaluate_samples
+
     rows = [0, 1, 17]
     tasks = {r: bench.tasks[str(r)] for r in rows}
-    programs = [tasks[r].metadata["source_code"] for r in rows]
-    programs += [tasks[r].metadata["target_code"] for r in rows]
-    scores = [{"row": r} for r in rows * 2]
-    summary = score_runtime(scores, rows * 2, programs, tasks, executor, False, 3)
+    answers = [(r, tasks[r].metadata[field]) for field in ("source_code", "target_code")
+               for r in rows]  # fmt: skip
+    gens = tmp_path / "gens.jsonl"
+    gens.write_text(
+        "".join(
+            json.dumps({"row": r, "generation": f"```python\n{code}\n```"}) + "\n"
+            for r, code in answers
+        )  # fmt: skip
+    )
+    kind = GenerationsFile.told("runtime_efficiency", None, "base_prompt", run=True, runs=3)
+    outcome = evaluate_samples(
+        bench.name, gens, tmp_path / "run", data_dir=str(nofuneval_dir().parent),
+        answer_file=kind,
+    )  # fmt: skip
+    summary = outcome.summary["nofuneval"]
+    by_line = [json.loads(x) for x in (tmp_path / "run/scores.jsonl").read_text().splitlines()]
+    order = {(r, i): n for n, (r, i) in enumerate((r, i) for i in (0, 1) for r in rows)}
+    scores = sorted(by_line, key=lambda s: order[(s["row"], s["sample"])])
     for s in scores[:3]:
         assert s["speedup"] == 1.0 and s["improved"] is False
     # row 17's source and target both use fractions.gcd, removed in Python 3.9
@@ -389,16 +404,31 @@ def test_table1_runs_one_reading_and_resumes_without_running_again(run_cli, tmp_
     env = {"BEYONDPASS_DATA": str(nofuneval_dir().parent)}
     proc = run_cli(args, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
-    scores = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
-    assert [(s["row"], s["correct_compat"]) for s in scores] == [(0, True), (1, False)]
-    assert not any("correct_default" in s for s in scores)
+    runs = out / "runs/runtime_efficiency/gpt-4/base_prompt"
+    scores = {
+        reading: [json.loads(x) for x in (runs / reading / "scores.jsonl").read_text().splitlines()]
+        for reading in ("compat", "default")
+    }  # each reading is a run of its own, with its own exports
+    assert [(s["row"], s["correct"]) for s in scores["compat"]] == [(0, True), (1, False)]
+    assert not any("correct" in s for s in scores["default"])
+    assert [s["row"] for s in scores["default"]] == [0, 1]
     table = (out / "table1.md").read_text()
     line = next(x for x in table.splitlines() if x.startswith("| GPT-4 | B | 50.0 % |"))
     assert "not run" in line  # the default reading's cells
-    kept = {name: (out / name).read_text() for name in
-            ("nofuneval-source-times.jsonl", "nofuneval-edit-times.jsonl")}  # fmt: skip
-    assert [len(text.splitlines()) for text in kept.values()] == [2, 2]
+    sources = (out / "nofuneval-source-times.jsonl").read_text()
+    assert len(sources.splitlines()) == 2  # each row's source, timed once for the table
+    judged = {reading: _judged(runs / reading) for reading in scores}
     again = run_cli(args, cwd=tmp_path, env=env)
     assert again.returncode == 0, again.stderr
-    assert {name: (out / name).read_text() for name in kept} == kept  # nothing run again
-    assert [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()] == scores
+    # nothing run or scored again: the same stored evaluations, the same source times
+    assert {reading: _judged(runs / reading) for reading in scores} == judged
+    assert (out / "nofuneval-source-times.jsonl").read_text() == sources
+    assert (out / "table1.md").read_text() == table
+
+
+def _judged(run):
+    """(sample, when it was judged) of every verdict stored in a run."""
+    from beyondpass.store.run_store import RunStore
+
+    with RunStore(run, create=False) as store:
+        return {(e.key, e.created_at) for e in store.evaluations()}

@@ -11,7 +11,6 @@ DiffBLEU, classification and oracle evaluators; the Table 1 and Table 2 report s
 See docs/nofuneval.md.
 """
 
-from beyondpass.methods.nofuneval.oracles.evaluator import SPEC as ORACLE_EVALUATOR
 from beyondpass.registry import (
     AnswerFileSpec,
     AnswerFormatSpec,
@@ -56,6 +55,13 @@ METHOD = Method(
             "maintainability",
             "nofuneval-maintainability",
             "145 Python edits; not public — supply the file",
+        ),
+        BenchmarkSpec(
+            "nofuneval-published",
+            f"{_HERE}.benchmark:load_published",
+            "the rows of a published generations file (nofuneval table1), by its path",
+            answer_format=EDIT,
+            takes_argument=True,
         ),
         _bench("classify", "nofuneval-classify", "HumanEvalClassify, 164 pairs"),
         *(
@@ -152,7 +158,18 @@ METHOD = Method(
             label="NoFunClassify",
             description="one ordering of a classification pair: the right program named?",
         ),
-        ORACLE_EVALUATOR,
+        EvaluatorSpec(
+            "nofuneval-oracle",
+            f"{_HERE}.oracles.evaluator:OracleEvaluator.build",
+            options=f"{_HERE}.oracles.evaluator:OracleOptions",
+            metrics=(
+                Metric("oracle_pass", "answers", "higher", "rate", "no finding of the row's query"),
+                Metric("diffbleu_x_oracle", "", "higher", "mean", "DiffBLEU x oracle, per sample"),
+            ),
+            result_fields=("oracle_pass", "diffbleu_x_oracle"),
+            label="Oracle",
+            description="static oracle of the row's CodeQL query (CodeQL or mapped analysers)",
+        ),
     ),
     headlines=(
         HeadlineSpec(

@@ -212,6 +212,58 @@ def load_subset(
     )
 
 
+#: the benchmark built from a published generations file (``nofuneval-published:PATH``)
+PUBLISHED = "nofuneval-published"
+
+
+def load_published(data_dir: str | os.PathLike[str] | None, argument: str) -> Benchmark:
+    """The rows of one of the NoFunEval authors' generation files as edit tasks, for a
+    subset whose dataset file is not at hand (maintainability is not public): line *i* is
+    row *i* and carries its ``source_code``, ``target_code`` and ``pl``; the subset is the
+    folder of the file in their tree (``<subset>/<model>/<prompt>/<n>_samples/``). The
+    tasks have no prompts (the robust reader finds the echoed one itself) and no cases."""
+    from beyondpass.methods.nofuneval.files.generations import generation_lines
+
+    path = Path(argument).expanduser()
+    subset = path.parts[-5] if len(path.parts) >= 5 else ""
+    if subset not in EDIT_SUBSETS:
+        raise DataError(
+            f"{path}: not in NoFunEval's generations tree (<subset>/<model>/<prompt>/"
+            f"<n>_samples/generated_outputs.jsonl with a subset of {', '.join(EDIT_SUBSETS)})"
+        )
+    name = f"{PUBLISHED}:{path}"
+    tasks: dict[str, Task] = {}
+    for n, obj in generation_lines(path):
+        missing = [f for f in ("source_code", "target_code", "pl") if f not in obj]
+        if missing:
+            raise DataError(f"{path}:{n}: a published generation line lacks {missing}")
+        row = len(tasks)
+        meta = {k: v for k, v in obj.items() if k != "generated_answers"}
+        meta.update(subset=subset, evaluator="nofuneval-edit", row=row, prompt_fields={},
+                    requirement=_REQUIREMENT[subset])  # fmt: skip
+        tasks[str(row)] = Task(
+            benchmark=name,
+            task_id=str(row),
+            language=str(obj["pl"]).lower(),
+            prompt="",
+            entry_point=None,
+            reference_solution=str(obj["target_code"]),
+            tests=(),
+            prompt_style="description",
+            metadata=meta,
+        )
+    if not tasks:
+        raise DataError(f"{path}: no rows")
+    return Benchmark(
+        name=name,
+        version=file_digest(path),
+        tasks=tasks,
+        source=str(path),
+        description=f"NoFunEval {subset}: the rows of a published generations file",
+        coverage=f"{len(tasks)} rows",
+    )
+
+
 def _loader(subset: str, classify: bool = False) -> Callable[..., Benchmark]:
     def load(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
         return load_subset(subset, data_dir, classify=classify)

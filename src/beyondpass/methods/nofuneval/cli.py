@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -183,11 +182,14 @@ def table1(
     process_budget: str | None,
     ray_address: str | None,
 ) -> None:
-    """Score every published 1-sample file; write OUT/table1.md and OUT/scores.jsonl.
-    With --run, the edits run where --executor places them, at --isolation."""
+    """Evaluate every published 1-sample file in both readings, each into a run of its
+    own under OUT/runs; write OUT/table1.md and OUT/summary.json from the runs (resumable:
+    the same command again reads complete runs and finishes the others). With --run,
+    runtime edits run where --executor places them, at --isolation."""
     from beyondpass.errors import ConfigError
     from beyondpass.methods.nofuneval.table1.render import render
-    from beyondpass.methods.nofuneval.table1.score import run_table
+    from beyondpass.methods.nofuneval.table1.score import READINGS, TableSettings, run_table
+    from beyondpass.study.answer_files import write_json_atomic
 
     files, unreadable = _published_files(published, subsets, models)
     ref = Path(reference) if reference else None
@@ -195,49 +197,41 @@ def table1(
         raise ConfigError(f"--reference {reference}: no such folder")
     out_dir = Path(out) if out else default_out("beyondpass-nofuneval", "table1")
     out_dir.mkdir(parents=True, exist_ok=True)
-    runner = None
-    if run_programs:
-        from beyondpass.execution import ExecutorChoice
+    settings = TableSettings(
+        out_dir,
+        data_dir=data_dir or os.environ.get("BEYONDPASS_DATA"),
+        executor=executor_choice(executor, isolation, ray_address, process_budget=process_budget),
+        workers=workers,
+        run_readings=(READINGS if reading == "both" else (reading,)) if run_programs else (),
+        runs=runs,
+        oracle=oracle,
+    )
 
-        choice = executor_choice(executor, isolation, ray_address, process_budget=process_budget)
-        runner = (choice or ExecutorChoice()).build(workers=workers)
-    data = data_dir or os.environ.get("BEYONDPASS_DATA")
-    scores = (out_dir / "scores.jsonl").open("w", encoding="utf-8")
-
-    def progress(result: Any) -> None:
-        for line in result.rows:
-            scores.write(json.dumps({"file": result.file.key, **line}) + "\n")
-        scores.flush()
-        agree = result.agreement
+    def progress(found: Any) -> None:
+        agree = found.agreement
         note = f", {agree['equal']}/{agree['rows']} equal to the authors'" if agree else ""
-        click.echo(f"{result.file.key}: {len(result.rows)} rows{note}", err=True)
+        rows = len(found.lines["compat"])
+        click.echo(f"{found.file.key}: {rows} rows{note}", err=True)
 
-    try:
-        results = run_table(
-            files, data_dir=data, reference=ref, executor=runner, runs=runs,
-            oracle=oracle, progress=progress, folder=out_dir,
-            readings=("compat", "default") if reading == "both" else (reading,),
-        )  # fmt: skip
-    finally:
-        scores.close()
-        if runner is not None:
-            runner.close()
+    results = run_table(files, settings, reference=ref, progress=progress)
     text = render(results)
     if unreadable:
         text += "\nNot readable here (Git LFS pointers or missing): " + ", ".join(unreadable) + "\n"
     (out_dir / "table1.md").write_text(text, "utf-8")
     summary = {
         r.file.key: {
-            "rows": len(r.rows),
-            "diffbleu_compat": r.mean("diffbleu_compat"),
-            "diffbleu_default": r.mean("diffbleu_default"),
+            "rows": len(r.lines["compat"]),
+            "runs": {reading: str(folder) for reading, folder in r.runs.items()},
+            "diffbleu_compat": r.value("compat"),
+            "diffbleu_default": r.value("default"),
             "agreement": r.agreement,
-            "runtime": r.runtime or None,
-            "oracle": r.oracle or None,
         }
         for r in results
     }
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    write_json_atomic(out_dir / "summary.json", summary)
+    if ref is not None:
+        agreement = {r.file.key: r.agreement for r in results if r.agreement is not None}
+        write_json_atomic(out_dir / "agreement.json", agreement)
     click.echo(f"table: {out_dir / 'table1.md'}")
 
 

@@ -122,16 +122,31 @@ def edit_diff(before: str, after: str, workdir: str) -> str:
     return "".join(line for line in lines if "No newline at end of file" not in line)
 
 
+#: (source, target, language) -> the normalised source and the reference edit's tokens:
+#: every answer to a row (prompts, models, samples, runs of this process) shares them
+_REFERENCES: dict[tuple[str, str, str], tuple[str, list[str]]] = {}
+#: (source, target, normalised generation, language) -> DiffBLEU: the same program scored
+#: again (both readings of an answer read alike; ``nofuneval table1``'s two runs per file)
+_SCORES: dict[tuple[str, str, str, str], float] = {}
+#: a bound on each, not a policy: rows come in order, so a full cache is simply cleared
+_CACHE_LIMIT = 8192
+
+
+def _bounded(cache: dict) -> dict:  # type: ignore[type-arg]
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    return cache
+
+
 @dataclass
 class DiffBleu:
-    """Scores edits; one scratch directory for all calls (use as a context manager)."""
+    """Scores edits; one scratch directory for all calls (use as a context manager).
+    DiffBLEU is a pure function of its four strings (git and nltk fixed for the process),
+    so reference edits and scores are kept for the process, across scorers."""
 
     def __post_init__(self) -> None:
         git_version()
         self._tmp = tempfile.TemporaryDirectory(prefix="beyondpass-diffbleu-")
-        #: (source, target, language) -> the normalised source and the reference edit's
-        #: tokens: every answer to a row (prompts, models, samples) shares them
-        self._reference: dict[tuple[str, str, str], tuple[str, list[str]]] = {}
 
     def close(self) -> None:
         self._tmp.cleanup()
@@ -149,18 +164,21 @@ class DiffBleu:
         gen = normalise(generation, language)
         if gen.strip() == "":
             return 0.0
+        scored = (source, target, gen, language)
+        if scored in _SCORES:
+            return _SCORES[scored]
         key = (source, target, language)
-        if key not in self._reference:
-            if len(self._reference) > 4096:  # a bound, not a policy: rows come in order
-                self._reference.clear()
+        if key not in _REFERENCES:
             src = normalise(source, language)
             diff = edit_diff(src, normalise(target, language), self._tmp.name)
-            self._reference[key] = (src, wordpunct_tokenize(diff))
-        src, ref = self._reference[key]
+            _bounded(_REFERENCES)[key] = (src, wordpunct_tokenize(diff))
+        src, ref = _REFERENCES[key]
         hyp = wordpunct_tokenize(edit_diff(src, gen, self._tmp.name))
         with warnings.catch_warnings():  # nltk warns (and returns 0) when nothing matches
             warnings.simplefilter("ignore")
-            return float(sentence_bleu([ref], hyp, smoothing_function=SmoothingFunction().method1))
+            score = float(sentence_bleu([ref], hyp, smoothing_function=SmoothingFunction().method1))
+        _bounded(_SCORES)[scored] = score
+        return score
 
 
 def diff_bleu(source: str, target: str, generation: str, language: str) -> float:

@@ -47,6 +47,9 @@ class EditOptions(pydantic.BaseModel):
     #: runtime efficiency: run the edits at all (``False``: DiffBLEU alone, nothing runs,
     #: as ``nofuneval score --no-run``)
     run: bool = True
+    #: where the sources' times are kept (default: the run's folder); ``nofuneval table1``
+    #: names one folder for all its files, so each row's source is timed once for the table
+    times_dir: str | None = None
 
 
 class DiffBleuEvaluator(Evaluator):
@@ -173,7 +176,7 @@ class DiffBleuEvaluator(Evaluator):
 
         runs, timing = self.options.runs, self._timing()
         if self._sources is None:
-            self._sources = ProgramTimes(self.run_dir, timing)
+            self._sources = ProgramTimes(self.options.times_dir or self.run_dir, timing)
         sources = self._sources.measure(
             [(c.task, str(c.task.metadata["source_code"])) for c in candidates],
             self.executor, self.compat, runs,

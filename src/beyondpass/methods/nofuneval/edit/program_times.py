@@ -3,9 +3,9 @@
 Each row's source is run and timed once per run (``nofuneval-edit``); its measurement is
 appended to ``<run>/nofuneval-source-times.jsonl`` as soon as it is taken. A resumed run
 reads them back and compares its new edits with the same times as the samples already
-stored. Table 1 of the published files (``nofuneval table1 --run``) keeps its sources'
-and its edits' measurements in its output folder the same way: the 24 published files of
-runtime efficiency share one set of source times, and a stopped table resumes.
+stored. Table 1 of the published files (``nofuneval table1 --run``) names its output folder
+for the source times of all its runs (option ``times_dir``): the 24 published files of
+runtime efficiency share one set of source times.
 
 A record is reused only under the same conditions (compat, runs per case, timing method,
 time limit, the sandbox's Python); a torn last line (a kill while writing) is ignored. Each record
@@ -28,8 +28,6 @@ from beyondpass.jsonl import json_values, read_bytes
 from beyondpass.methods.nofuneval.edit.runtime import Measurement, measure_programs
 
 SOURCE_FILE_NAME = "nofuneval-source-times.jsonl"
-#: Table 1's edit measurements (a study run stores its edits' in the run store instead)
-EDIT_FILE_NAME = "nofuneval-edit-times.jsonl"
 
 
 def program_key(code: str, task: Task) -> tuple[str, str]:

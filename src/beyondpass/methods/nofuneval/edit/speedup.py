@@ -17,14 +17,10 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from statistics import mean
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from beyondpass.benchmarks.task import Task
 from beyondpass.methods.nofuneval.edit import runtime
 from beyondpass.methods.nofuneval.edit.samples import score_at_ks
-
-if TYPE_CHECKING:
-    from beyondpass.methods.nofuneval.edit.program_times import ProgramTimes
 
 #: Standard-library names CodeNet's Python programs use that later Pythons removed:
 #: a program using one is right or wrong depending on the interpreter that runs it.
@@ -185,39 +181,3 @@ def runtime_summary(
     }
     summary.update(runtime_at_k(per_row))
     return summary
-
-
-def score_runtime(
-    scores: list[dict[str, Any]],
-    rows: Sequence[int],
-    programs: Sequence[str],
-    tasks: dict[int, Task],
-    executor: Any,
-    compat: bool,
-    runs: int,
-    kept: tuple[ProgramTimes, ProgramTimes] | None = None,
-) -> dict[str, Any]:
-    """Add ``correct``, ``status``, ``speedup``, ``improved`` (and ``source_correct``) to
-    each score (one per program, row ``rows[i]``) -> the summary's runtime fields. Each
-    row's source and each distinct edit is measured once; ``kept`` (sources, edits): the
-    measurements kept across calls and runs, as Table 1 of the published files keeps them
-    (a file of answers is scored by the ``nofuneval-edit`` evaluator instead)."""
-    from beyondpass.methods.nofuneval.edit.program_times import ProgramTimes
-
-    timing = timing_record(executor, compat, runs)
-    sources, edits = kept or (ProgramTimes(None, timing), ProgramTimes(None, timing))
-    wanted = sorted(set(rows))
-    codes = {r: str(tasks[r].metadata["source_code"]) for r in wanted}
-    measured = sources.measure([(tasks[r], codes[r]) for r in wanted], executor, compat, runs)
-    source_of = dict(zip(wanted, measured, strict=True))
-    found = edits.measure(
-        [(tasks[r], p) for r, p in zip(rows, programs, strict=True)], executor, compat, runs
-    )
-    for s, row, program, m in zip(scores, rows, programs, found, strict=True):
-        s.update(edit_fields(source_of[row], m, codes[row], program, runs))
-    failures = [
-        {"row": r, "status": m.status, "message": m.message[:200]}
-        for r, m in source_of.items()
-        if not m.correct
-    ]
-    return runtime_summary(scores, codes, failures, timing)

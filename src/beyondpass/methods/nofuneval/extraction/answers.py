@@ -11,6 +11,7 @@ from beyondpass.benchmarks.task import Task
 from beyondpass.errors import DataError
 from beyondpass.extraction.result import Extraction
 from beyondpass.methods.nofuneval.benchmark import PROMPTS
+from beyondpass.methods.nofuneval.extraction.echo import unknown_echo
 from beyondpass.methods.nofuneval.extraction.readers import Edited, compat_extract, robust_extract
 
 
@@ -22,9 +23,13 @@ def _as_extraction(edited: Edited, how: str) -> Extraction:
 
 
 def extract_edit(answer: str, task: Task) -> Extraction:
-    """Robust reading (the default): see :func:`robust_extract`."""
+    """Robust reading (the default): see :func:`robust_extract`. A task without its
+    prompts (a published file's row, :func:`.benchmark.load_published`) strips the prompt
+    the answer echoes as far as it can be told (:func:`.echo.unknown_echo`)."""
     fields = task.metadata.get("prompt_fields") or {}
     prompts = tuple(str(v) for v in fields.values())
+    if not prompts:
+        prompts = (unknown_echo(answer, str(task.metadata.get("source_code", ""))),)
     return _as_extraction(robust_extract(answer, prompts, task.language), "nofuneval robust")
 
 

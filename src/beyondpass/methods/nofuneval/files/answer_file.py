@@ -67,14 +67,24 @@ class GenerationsFile(AnswerFile):
         prompt: str | None = None,
         run: bool = True,
         runs: int = 25,
+        *,
+        oracle: bool = True,
+        times_dir: str | None = None,
     ) -> GenerationsFile:
-        """The kind as ``nofuneval score`` is told it; options that cannot matter for the
-        subset are left out, so they never make a folder refuse the same scoring."""
+        """The kind as ``nofuneval score`` (or ``table1``, per file) is told it; options that
+        cannot matter for the subset are left out, so they never make a folder refuse the
+        same scoring. ``oracle``: security and maintainability edits are judged by the
+        static oracle too; ``times_dir``: where runtime rows' source times are kept (default:
+        the run's folder; ``table1`` shares one among its files)."""
         options: dict[str, Any] = {"subset": subset, "compat": compat}
         if subset != "humanevalclassify":
             options["prompt"] = prompt
         if subset == RUNTIME:
             options.update(run=run, runs=runs if run else 0)
+            if run and times_dir is not None:
+                options["times_dir"] = times_dir
+        if subset in ORACLE_SUBSETS and not oracle:
+            options["oracle"] = False
         return cls(options)
 
     @property
@@ -103,7 +113,8 @@ class GenerationsFile(AnswerFile):
     @property
     def add_ons(self) -> tuple[str, ...]:
         """Evaluators that add metrics beside the verdict (``evaluate --evaluator``)."""
-        return ("nofuneval-oracle",) if self.subset in ORACLE_SUBSETS else ()
+        judged = self.subset in ORACLE_SUBSETS and self.options.get("oracle", True)
+        return ("nofuneval-oracle",) if judged else ()
 
     @property
     def evaluator_options(self) -> dict[str, dict[str, Any]]:
@@ -112,6 +123,8 @@ class GenerationsFile(AnswerFile):
         edit: dict[str, Any] = {"compat": self.compat}
         if self.subset == RUNTIME:
             edit.update(run=self.runs_programs, runs=int(self.options.get("runs", 25)))
+            if self.options.get("times_dir"):
+                edit["times_dir"] = str(self.options["times_dir"])
         out = {"nofuneval-edit": edit}
         if self.add_ons:
             out["nofuneval-oracle"] = {"compat": self.compat}

@@ -11,6 +11,7 @@ rows for ``evaluate`` is :mod:`answer_file`.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -91,10 +92,14 @@ _FOLDERS = {**{k: k for k in PROMPTS}, "one-shot": "one_shot"}
 
 
 def model_of(path: Path) -> str | None:
-    """The model folder of NoFunEval's tree (``.../<model>/<prompt>/generated_outputs.jsonl``),
-    so runs name the model, not the file; ``None`` outside that layout."""
-    if path.parent.name in _FOLDERS and path.parent.parent.name:
-        return path.parent.parent.name
+    """The model folder of NoFunEval's tree (``.../<model>/<prompt>/generated_outputs.jsonl``,
+    or ``.../<model>/<prompt>/<n>_samples/generated_outputs.jsonl`` as the authors publish
+    them), so runs name the model, not the file; ``None`` outside that layout."""
+    folder = path.parent
+    if re.fullmatch(r"\d+_samples", folder.name):
+        folder = folder.parent
+    if folder.name in _FOLDERS and folder.parent.name:
+        return folder.parent.name
     return None
 
 

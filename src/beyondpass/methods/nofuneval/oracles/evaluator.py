@@ -18,9 +18,6 @@ import pydantic
 
 from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
 from beyondpass.execution import BatchJob, BatchPool, LocalPool
-from beyondpass.registry import EvaluatorSpec, Metric
-
-_HERE = "beyondpass.methods.nofuneval.oracles.evaluator"
 
 
 class OracleOptions(pydantic.BaseModel):
@@ -123,18 +120,3 @@ def _details(verdict: Any) -> dict[str, Any]:
     (``nofuneval score`` exports them per answer)."""
     found = verdict.as_dict()
     return {"oracle": found.pop("status"), **found}
-
-
-#: registered by the method (``__init__.py``)
-SPEC = EvaluatorSpec(
-    OracleEvaluator.name,
-    f"{_HERE}:OracleEvaluator.build",
-    options=f"{_HERE}:OracleOptions",
-    metrics=(
-        Metric("oracle_pass", "answers", "higher", "rate", "no finding of the row's query"),
-        Metric("diffbleu_x_oracle", "", "higher", "mean", "DiffBLEU x oracle, per sample"),
-    ),
-    result_fields=("oracle_pass", "diffbleu_x_oracle"),
-    label="Oracle",
-    description="static oracle of the row's CodeQL query (CodeQL or mapped analysers)",
-)

@@ -1,4 +1,4 @@
-"""DiffBLEU x oracle, per sample, and its summary (``nofuneval score``, Table 1).
+"""DiffBLEU x oracle: its summary over a run's answers (``nofuneval score``, Table 1).
 
 Each sample's DiffBLEU is multiplied by *that sample's* oracle pass (NoFunEval's
 ``codeql-diffbleu`` sorts the oracle scores of a row before multiplying, so with n > 1 it
@@ -14,34 +14,7 @@ from statistics import mean
 from typing import Any
 
 from beyondpass.methods.nofuneval.edit.samples import score_at_ks
-from beyondpass.methods.nofuneval.oracles.check import (
-    NO_ORACLE,
-    PASS,
-    KnownFindings,
-    OracleItem,
-    judge,
-    metadata,
-)
-
-
-def oracle_scores(
-    scores: list[dict[str, Any]],
-    metas: Sequence[Mapping[str, Any]],
-    programs: Sequence[str | None],
-    compat: bool,
-    known: KnownFindings | None = None,
-) -> dict[str, Any]:
-    """Add ``oracle`` and ``diffbleu_x_oracle`` to every score line; return the summary
-    (Table 1 of the published files; a file of answers is judged by the ``nofuneval-oracle``
-    evaluator instead). ``known``: findings kept across the table's files."""
-    items = [
-        OracleItem(str(m["pl"]), str(m.get("codeql_check", "")), str(m["source_code"]), p)
-        for m, p in zip(metas, programs, strict=True)
-    ]
-    for s, v in zip(scores, judge(items, compat, known=known), strict=True):
-        s["oracle"] = v.as_dict()
-        s["diffbleu_x_oracle"] = None if v.status == NO_ORACLE else s["diffbleu"] * v.passed
-    return oracle_summary(scores, metadata())
+from beyondpass.methods.nofuneval.oracles.check import NO_ORACLE, PASS
 
 
 def oracle_summary(lines: Sequence[Mapping[str, Any]], how: Mapping[str, Any]) -> dict[str, Any]:

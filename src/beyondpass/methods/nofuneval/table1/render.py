@@ -1,4 +1,6 @@
-"""Markdown for ``nofuneval table1``: Table 1 beside the paper's, and the agreement table.
+"""Markdown for ``nofuneval table1``: Table 1 beside the paper's, and the agreement table,
+read from the runs of the published files (:mod:`.score`: each cell is a figure of one
+run's summary, computed by the same functions as ``nofuneval score``'s and the report's).
 
 The paper's cells (Singhal et al., Table 1) are score@1,20 over 20 samples at T = 0.8, the
 min and max over the four prompts; the published files scored here are the greedy single
@@ -14,7 +16,7 @@ from typing import Any
 from beyondpass.analysis.formatting import percent
 from beyondpass.methods.nofuneval.benchmark import PROMPTS
 from beyondpass.methods.nofuneval.table1.published import TABLE1_ORDER
-from beyondpass.methods.nofuneval.table1.score import FileResult
+from beyondpass.methods.nofuneval.table1.score import FileRuns
 from beyondpass.report.table import Table, tables_markdown, text_rows
 
 #: published model folder -> the paper's row name
@@ -101,10 +103,10 @@ def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
     return Table(header, text_rows(rows), ["l"] * 2 + ["r"] * (len(header) - 2), title=title)
 
 
-def diffbleu_tables(results: list[FileResult]) -> list[Table]:
+def diffbleu_tables(results: list[FileRuns]) -> list[Table]:
     """Per subset: DiffBLEU x 100 per model and prompt (compat; default in brackets where it
     differs), min – max, and the paper's min – max."""
-    by: dict[str, dict[str, dict[str, FileResult]]] = defaultdict(lambda: defaultdict(dict))
+    by: dict[str, dict[str, dict[str, FileRuns]]] = defaultdict(lambda: defaultdict(dict))
     for r in results:
         by[r.file.subset][r.file.model][r.file.prompt] = r
     tables = []
@@ -117,7 +119,7 @@ def diffbleu_tables(results: list[FileResult]) -> list[Table]:
                 if r is None:
                     parts.append("—")
                     continue
-                c, d = r.mean("diffbleu_compat"), r.mean("diffbleu_default")
+                c, d = r.value("compat"), r.value("default")
                 values[p] = c
                 parts.append(_pct(c) if _pct(c) == _pct(d) else f"{_pct(c)} ({_pct(d)})")
             note = "" if subset not in ("maintainability", "security") else " (x CodeQL)"
@@ -129,7 +131,7 @@ def diffbleu_tables(results: list[FileResult]) -> list[Table]:
     return tables
 
 
-def agreement_table(results: list[FileResult]) -> Table:
+def agreement_table(results: list[FileRuns]) -> Table:
     """Per file (model x prompt, a column per subset): rows whose compat DiffBLEU and
     template flag equal the authors' code, of the rows the file has; differing rows named."""
     cells: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
@@ -151,15 +153,15 @@ def agreement_table(results: list[FileResult]) -> Table:
     return _table("Agreement with the authors' code", ["model", "prompt", *subsets], rows)
 
 
-def runtime_table(results: list[FileResult]) -> Table:
+def runtime_table(results: list[FileRuns]) -> Table:
     """Runtime efficiency: Correct@1 per reading, and Average Speedup@1 / Improved@1 when timed."""
     header = ["model", "prompt", "Correct@1 compat", "default", "Speedup@1 compat", "default",
               "Improved@1 compat", "default", "paper Speedup@1,20 min – max"]  # fmt: skip
     rows = []
     for r in results:
-        if not r.runtime:
+        if not (r.ran("compat") or r.ran("default")):
             continue
-        c, d = r.runtime.get("compat", {}), r.runtime.get("default", {})
+        c, d = (r.summaries[x] if r.ran(x) else {} for x in ("compat", "default"))
         timed = (c or d).get("timing", {}).get("runs_per_case", 0) > 0
 
         def num(s: dict[str, Any], key: str, pct: bool, timed: bool = timed) -> str:
@@ -180,14 +182,14 @@ def runtime_table(results: list[FileResult]) -> Table:
     return _table("Runtime efficiency", header, rows)
 
 
-def oracle_table(results: list[FileResult]) -> Table:
+def oracle_table(results: list[FileRuns]) -> Table:
     """DiffBLEU x the open oracle (x 100) per file, where it could judge rows."""
     header = ["subset", "model", "prompt", "judged rows", "DiffBLEU x oracle compat", "default"]
     rows = []
     for r in results:
-        if not r.oracle:
+        if not (r.judged("compat") and r.judged("default")):
             continue
-        c, d = r.oracle["compat"], r.oracle["default"]
+        c, d = r.summaries["compat"], r.summaries["default"]
         rows.append([
             r.file.subset, PAPER_NAMES.get(r.file.model, r.file.model), SHORT[r.file.prompt],
             str(c.get("oracle_samples", 0)), _pct(c.get("diffbleu_x_oracle_score@1")),
@@ -196,12 +198,12 @@ def oracle_table(results: list[FileResult]) -> Table:
     return _table("DiffBLEU x oracle", header, rows)
 
 
-def render(results: list[FileResult]) -> str:
+def render(results: list[FileRuns]) -> str:
     """``table1.md``: every table through the one table model (report/table.py)."""
     tables = diffbleu_tables(results)
-    if any(r.runtime for r in results):
+    if any(r.ran("compat") or r.ran("default") for r in results):
         tables.append(runtime_table(results))
-    if any(r.oracle for r in results):
+    if any(r.judged("compat") and r.judged("default") for r in results):
         tables.append(oracle_table(results))
     if any(r.agreement for r in results):
         tables.append(agreement_table(results))
