@@ -110,31 +110,50 @@ def _edit_task(
     row: dict[str, Any],
     where: str,
     data_dir: str | os.PathLike[str] | None,
+    *,
+    published: bool = False,
 ) -> Task:
-    missing = [f for f in REQUIRED if f not in row]
+    """Row ``n`` as an edit task. ``published``: a line of the authors' generations file,
+    which carries the row's source, target and language but not its prompts (the task has
+    none, and no cases: the file is scored for DiffBLEU and the oracle)."""
+    required = ("source_code", "target_code", "pl") if published else REQUIRED
+    missing = [f for f in required if f not in row]
     if missing:
         raise DataError(f"{where}: row {n} lacks field(s) {missing}")
     tests: tuple[TestCase, ...] = ()
-    if subset == "runtime_efficiency":
+    if subset == "runtime_efficiency" and not published:
         tests = io_cases(str(row["problem_id"]), data_dir)
-    meta = {k: v for k, v in row.items() if k not in PROMPTS}
+    meta = {k: v for k, v in row.items() if k not in (*PROMPTS, "generated_answers")}
     meta.update(
         subset=subset,
         evaluator="nofuneval-edit",
         requirement=str(row.get("non_functional_requirement") or _REQUIREMENT[subset]),
-        prompt_fields={p: str(row[p]) for p in PROMPTS},
+        prompt_fields={} if published else {p: str(row[p]) for p in PROMPTS},
         row=n,
     )
     return Task(
         benchmark=name,
         task_id=str(n),
         language=str(row["pl"]).lower(),
-        prompt=str(row["base_prompt"]),
+        prompt="" if published else str(row["base_prompt"]),
         entry_point=None,
         reference_solution=str(row["target_code"]),
         tests=tests,
         prompt_style="description",
         metadata=meta,
+    )
+
+
+def _benchmark(name: str, path: Path, tasks: dict[str, Task], description: str) -> Benchmark:
+    if not tasks:
+        raise DataError(f"{path}: no rows")
+    return Benchmark(
+        name=name,
+        version=file_digest(path),
+        tasks=tasks,
+        source=str(path),
+        description=description,
+        coverage=f"{len(tasks)} rows",
     )
 
 
@@ -200,16 +219,8 @@ def load_subset(
         if task.task_id in tasks:
             raise DataError(f"{path}: row {n} repeats id {task.task_id}")
         tasks[task.task_id] = task
-    if not tasks:
-        raise DataError(f"{path}: no rows")
-    return Benchmark(
-        name=name,
-        version=file_digest(path),
-        tasks=tasks,
-        source=str(path),
-        description=f"NoFunEval {subset}{' classification' if classify else ''} (Singhal et al.)",
-        coverage=f"{len(tasks)} rows",
-    )
+    kind = " classification" if classify else ""
+    return _benchmark(name, path, tasks, f"NoFunEval {subset}{kind} (Singhal et al.)")
 
 
 #: the benchmark built from a published generations file (``nofuneval-published:PATH``)
@@ -234,34 +245,11 @@ def load_published(data_dir: str | os.PathLike[str] | None, argument: str) -> Be
     name = f"{PUBLISHED}:{path}"
     tasks: dict[str, Task] = {}
     for n, obj in generation_lines(path):
-        missing = [f for f in ("source_code", "target_code", "pl") if f not in obj]
-        if missing:
-            raise DataError(f"{path}:{n}: a published generation line lacks {missing}")
-        row = len(tasks)
-        meta = {k: v for k, v in obj.items() if k != "generated_answers"}
-        meta.update(subset=subset, evaluator="nofuneval-edit", row=row, prompt_fields={},
-                    requirement=_REQUIREMENT[subset])  # fmt: skip
-        tasks[str(row)] = Task(
-            benchmark=name,
-            task_id=str(row),
-            language=str(obj["pl"]).lower(),
-            prompt="",
-            entry_point=None,
-            reference_solution=str(obj["target_code"]),
-            tests=(),
-            prompt_style="description",
-            metadata=meta,
-        )
-    if not tasks:
-        raise DataError(f"{path}: no rows")
-    return Benchmark(
-        name=name,
-        version=file_digest(path),
-        tasks=tasks,
-        source=str(path),
-        description=f"NoFunEval {subset}: the rows of a published generations file",
-        coverage=f"{len(tasks)} rows",
-    )
+        where = f"{path}:{n}"
+        task = _edit_task(name, subset, len(tasks), obj, where, data_dir, published=True)
+        tasks[task.task_id] = task
+    description = f"NoFunEval {subset}: the rows of a published generations file"
+    return _benchmark(name, path, tasks, description)
 
 
 def _loader(subset: str, classify: bool = False) -> Callable[..., Benchmark]:
