@@ -267,13 +267,18 @@ SPOILERS = {
 }
 
 
+#: seeded random cases per problem in the batch-against-single comparison (each case of the
+#: single run is a process of its own)
+RANDOM_CASES = 30
+
+
 def test_batch_and_single_agree_on_random_cases(data_dir, executor) -> None:
     """Seeded random cases of three problems, right and spoiled answers: the same verdict
     per case whether the cases share a process or not."""
-    bench = load(data_dir, n_random=60, name="psb2-cpp", language="cpp")
+    bench = load(data_dir, n_random=RANDOM_CASES, name="psb2-cpp", language="cpp")
     for name, spoiler in SPOILERS.items():
         p = PROBLEMS[name]
-        tests = bench.tasks[p.hyphenated].tests[-60:]
+        tests = bench.tasks[p.hyphenated].tests[-RANDOM_CASES:]
         source = reference_source(p)
         spoiled = source.replace(f" {name}(", f" ref_{name}(") + spoiler
         verdicts = []
@@ -283,10 +288,10 @@ def test_batch_and_single_agree_on_random_cases(data_dir, executor) -> None:
                 for batch in (True, False)
             ]
             a, b = ([(t.name, str(t.status), t.message) for t in r.tests] for r in runs)
-            assert a == b and len(a) == 60, name
+            assert a == b and len(a) == RANDOM_CASES, name
             verdicts.append([status for _, status, _ in a])
         assert set(verdicts[0]) == {"passed"}
-        assert 0 < verdicts[1].count("failed") < 60, name
+        assert 0 < verdicts[1].count("failed") < RANDOM_CASES, name
 
 
 # -- function not found ---------------------------------------------------------------
