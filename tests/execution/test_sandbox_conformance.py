@@ -208,6 +208,7 @@ def make_tiny(root: Path) -> Path:
     description = root / "tiny.toml"
     description.write_text(
         f'name = "tiny"\n[source]\ncheckout = "{checkout}"\n[test]\ntimeout_s = 20\n'
+        'command = "python -m pytest --disable-plugin-autoload"\n'
         '[select]\npaths = ["tiny/*.py"]\n'
     )
     return description

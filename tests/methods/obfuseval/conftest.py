@@ -29,7 +29,7 @@ from beyondpass.execution import Sandboxes
 from beyondpass.methods.obfuseval.project.runner import Prepared, prepare
 from beyondpass.methods.obfuseval.project.spec import load_project
 from beyondpass.methods.obfuseval.project.workspace import tree_digest
-from obfuseval_projects import FLAKY_TEST, PROJECTS, sha
+from obfuseval_projects import FLAKY_TEST, NO_PLUGINS, PROJECTS, sha
 
 
 @contextlib.contextmanager
@@ -136,7 +136,9 @@ def projects(sdists: dict[str, Path], _project_root: Path) -> dict[str, Any]:
             base.mkdir(exist_ok=True)
             (base / "inflection.toml").write_text(
                 f'name = "inflection"\n[source]\nsdist = "{sdists["inflection"]}"\n'
-                '[test]\ntimeout_s = 120\n[select]\npaths = ["inflection/__init__.py"]\n'
+                "[test]\ntimeout_s = 120\n"
+                + NO_PLUGINS
+                + '[select]\npaths = ["inflection/__init__.py"]\n'
                 "max_functions = 3\n"
             )
             with tarfile.open(sdists["cachetools"]) as archive:
@@ -146,7 +148,9 @@ def projects(sdists: dict[str, Path], _project_root: Path) -> dict[str, Any]:
             (base / "cachetools.toml").write_text(
                 f'name = "cachetools"\n[source]\ncheckout = "{checkout}"\n'
                 '[build]\npythonpath = ["src"]\n'
-                '[test]\ntimeout_s = 120\n[select]\npaths = ["src/cachetools/*.py"]\n'
+                "[test]\ntimeout_s = 120\n"
+                + NO_PLUGINS
+                + '[select]\npaths = ["src/cachetools/*.py"]\n'
                 'functions = ["cachetools.keys.hashkey", "cachetools.LFUCache.popitem", '
                 '"cachetools.Cache.pop"]\n'
                 "[descriptions]\n"

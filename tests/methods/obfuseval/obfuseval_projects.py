@@ -10,6 +10,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+#: the projects' test command: pytest without the plugins installed beside beyondpass (the
+#: projects need none; loading them all costs about a second of CPU per test run). The
+#: coverage step names pytest-cov itself.
+NO_PLUGINS = 'command = "python -m pytest --disable-plugin-autoload"\n'
 PROJECTS = {"inflection": "0.5.1", "cachetools": "5.5.0"}
 #: a test added to the cachetools checkout that fails in exactly one of its runs (the 3rd
 #: run in the same copy): the flaky-test detection must exclude it up front

@@ -36,7 +36,8 @@ def measure(sandbox: ProjectSandbox, copy: Path) -> LineTests:
         sandbox,
         copy,
         (),
-        (f"--cov={inside}", "--cov-context=test", "--cov-report=", "-q"),
+        # pytest-cov named: the project's command may switch plugin autoloading off
+        ("-p", "pytest_cov", f"--cov={inside}", "--cov-context=test", "--cov-report=", "-q"),
     )
     env = {"COVERAGE_FILE": data_inside}
     done = sandbox.run(copy, words, sandbox.spec.timeout_s * 3, env)
