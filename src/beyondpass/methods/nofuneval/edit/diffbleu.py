@@ -23,6 +23,7 @@ import tempfile
 import tokenize
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 from beyondpass.errors import ConfigError
 
@@ -132,7 +133,7 @@ _SCORES: dict[tuple[str, str, str, str], float] = {}
 _CACHE_LIMIT = 8192
 
 
-def _bounded(cache: dict) -> dict:  # type: ignore[type-arg]
+def _bounded(cache: dict[Any, Any]) -> dict[Any, Any]:
     if len(cache) >= _CACHE_LIMIT:
         cache.clear()
     return cache

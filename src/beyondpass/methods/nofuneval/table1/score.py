@@ -94,7 +94,7 @@ def benchmark_for(file: PublishedFile, settings: TableSettings) -> str:
 
 
 def evaluate_file(
-    file: PublishedFile, reading: str, settings: TableSettings
+    file: PublishedFile, reading: str, settings: TableSettings, benchmark: str
 ) -> tuple[Path, dict[str, Any], list[dict[str, Any]]]:
     """One reading of one file, evaluated into its run (resumed when it exists): the run's
     folder, and the summary and per-answer lines it exported (``nofuneval score``'s)."""
@@ -114,7 +114,7 @@ def evaluate_file(
     )
     folder = run_dir(settings.out_dir, file, reading)
     outcome = evaluate_samples(
-        benchmark_for(file, settings),
+        benchmark,
         file.path,
         folder,
         data_dir=settings.data_dir,
@@ -170,9 +170,10 @@ def run_table(
     results = []
     for file in files:
         found = FileRuns(file)
+        benchmark = benchmark_for(file, settings)  # looked up once for both readings
         for reading in readings:
             found.runs[reading], found.summaries[reading], found.lines[reading] = evaluate_file(
-                file, reading, settings
+                file, reading, settings, benchmark
             )
         if reference is not None and "compat" in found.lines:
             theirs = reference_path(reference, file)
