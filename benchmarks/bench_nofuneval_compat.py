@@ -30,10 +30,10 @@ from _common import argument_parser
 from beyondpass.errors import BeyondpassError
 from beyondpass.jsonl import read_objects
 from beyondpass.methods.nofuneval.benchmark import PROMPTS
+from beyondpass.methods.nofuneval.files.generations import generation_lines
 from beyondpass.methods.nofuneval.table1.published import (
     TABLE1_ORDER,
     published_files,
-    read_rows,
     repo_root,
 )
 from beyondpass.methods.nofuneval.table1.render import agreement_table
@@ -162,6 +162,17 @@ def _pie(folder: Path, table: Path, files: list) -> None:
         print(f"  stopped twice by the harness, correct in compat (the load decides): {row}")
 
 
+def file_lines(path: Path) -> list[dict]:
+    """A published file's lines, through the one reader of generations files."""
+    return [obj for _, obj in generation_lines(path)]
+
+
+def _as_published(answers: object) -> str:
+    """The first ``generated_answers`` entry as the file holds it (a string stays whole: the
+    tests replay it through the reader of published answers)."""
+    return answers if isinstance(answers, str) else str(answers[0])  # type: ignore[index]
+
+
 def _fixture(files: list, ref: Path, out: Path) -> None:
     """Per model and prompt: one row of a subset in turn, and one row the authors read
     without the template (their fallback paths); plus one such row per language."""
@@ -194,12 +205,13 @@ def _fixture(files: list, ref: Path, out: Path) -> None:
         picked.setdefault(rng.choice(keys), "language")
     lines = []
     for (s, m, p, row), why in sorted(picked.items()):
-        r = read_rows(by_key[(s, m, p)])[row]
+        r = file_lines(by_key[(s, m, p)].path)[row]
         x = theirs[(s, m, p)][row]
         lines.append(
             {
-                "subset": s, "model": m, "prompt": p, "row": row, "pl": r.pl, "why": why,
-                "answer": r.answers[0], "source_code": r.source, "target_code": r.target,
+                "subset": s, "model": m, "prompt": p, "row": row, "pl": r["pl"], "why": why,
+                "answer": _as_published(r["generated_answers"]),
+                "source_code": r["source_code"], "target_code": r["target_code"],
                 "authors": {k: x[k] for k in ("diffbleu", "template_followed", "code")},
             }
         )  # fmt: skip

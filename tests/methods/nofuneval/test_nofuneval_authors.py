@@ -21,7 +21,10 @@ import pytest
 from beyondpass.methods.nofuneval.edit.diffbleu import DiffBleu
 from beyondpass.methods.nofuneval.extraction.parsable import GRAMMARS, parser_for
 from beyondpass.methods.nofuneval.extraction.readers import compat_extract
-from beyondpass.methods.nofuneval.table1.render import PAPER, PAPER_NAMES, SHORT
+from beyondpass.methods.nofuneval.table1.render import PAPER, PAPER_NAMES
+
+#: the paper's marks of the four prompts (Singhal et al., Table 1)
+MARKS = {"base_prompt": "B", "one_shot": "1S", "chain_of_thought": "CoT", "coding_concepts": "CoCo"}
 
 FIXTURE = Path(__file__).parents[2] / "data" / "nofuneval_authors_rows.json.gz"
 PROMPTS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
@@ -126,12 +129,28 @@ def test_table1_command_scores_a_checkout_and_agrees_with_the_authors(fixture, r
         ]
         assert s["agreement"]["equal"] == s["rows"] == len(theirs)
         assert s["diffbleu_compat"] == pytest.approx(sum(theirs) / len(theirs), abs=1e-9)
-        name, short = PAPER_NAMES[model], SHORT[prompt]
+        name, short = PAPER_NAMES[model], MARKS[prompt]
         line = next(x for x in table.splitlines() if x.startswith(f"| {name} | {short} |"))
         assert f"{len(theirs)}/{len(theirs)}" in line and "rows" not in line
     for model in {r["model"] for r in rows}:  # the paper's cell beside each model's
         lo, lo_p, hi, hi_p = PAPER["maintainability"][model]
         assert f"| {PAPER_NAMES[model]} |" in table and f"{lo}^{lo_p} – {hi}^{hi_p}" in table
+    # Table 1 in the paper's layout: per model, the lowest and highest of the authors' mean
+    # DiffBLEU over the prompts, each marked with its prompt
+    grid = table.split("## ", 2)[1]
+    for model in {r["model"] for r in rows}:
+        means = {}
+        for prompt in MARKS:
+            theirs = [
+                r["authors"]["diffbleu"]
+                for r in rows
+                if (r["model"], r["prompt"]) == (model, prompt)
+            ]
+            if theirs:
+                means[prompt] = 100 * sum(theirs) / len(theirs)
+        low, high = min(means, key=means.get), max(means, key=means.get)
+        cell = f"{means[low]:.1f}^{MARKS[low]} – {means[high]:.1f}^{MARKS[high]}"
+        assert f"| {PAPER_NAMES[model]} | {cell} |" in grid
     # the 20-sample file of this checkout is a Git LFS pointer: named, not scored
     assert "latency/gpt-4/base_prompt/20" not in summary
     # the agreement is an export of the compat runs; every file is a run per reading

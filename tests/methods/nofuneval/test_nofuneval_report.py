@@ -1,6 +1,6 @@
-"""NoFunEval's report sections: Table 1 (min-max over prompts of DiffBLEU, or DiffBLEU x oracle
-for security) and Table 2 (classification), each through a whole study over the local HTTP
-model and on hand-made rows."""
+"""NoFunEval's report sections: Table 1 (min – max over prompts, each end marked with its
+prompt, of DiffBLEU, or DiffBLEU x oracle for security) and Table 2 (classification), each
+through a whole study over the local HTTP model and on hand-made rows."""
 
 from __future__ import annotations
 
@@ -31,9 +31,24 @@ def test_cells_are_min_max_over_conditions(tmp_path):
     ]
     out = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path))
     assert out is not None
-    assert "| m_1 | 0.200-0.400 |" in out.markdown
-    assert "m\\_1 & 0.200-0.400" in out.artifacts["nofuneval-table1.tex"]
-    assert "<td>0.200-0.400</td>" in out.html
+    # the ends are marked with their prompt, as the seed's Table 1: one-shot low, base high
+    assert "| m_1 | 0.200^1S – 0.400^B |" in out.markdown
+    tex = "m\\_1 & 0.200\\textasciicircum{}1S -- 0.400\\textasciicircum{}B"
+    assert tex in out.artifacts["nofuneval-table1.tex"]
+    assert "<td>0.200^1S – 0.400^B</td>" in out.html
+
+
+def test_a_condition_without_a_score_is_left_out_and_other_conditions_keep_their_name(tmp_path):
+    from beyondpass.methods.nofuneval.edit.table1_cells import table1_cells
+
+    scores = {
+        ("m", "b", "base_prompt"): float("nan"),  # no score (e.g. no edit ran): not the low end
+        ("m", "b", "one_shot"): 0.5,
+        ("m", "b", "my-prompt"): 0.75,  # a study's own condition: shown by its name
+        ("n", "c", "one_shot"): 0.25,
+    }
+    rows = table1_cells(scores, ["m", "n"], ["b", "c"], lambda v: f"{v:.2f}")
+    assert rows == [["m", "0.50^1S – 0.75^my-prompt", "—"], ["n", "—", "0.25^1S – 0.25^1S"]]
 
 
 def test_no_section_without_diffbleu(tmp_path):
@@ -68,13 +83,14 @@ def test_security_shows_diffbleu_x_oracle_latency_diffbleu(tmp_path):
         in out.markdown
     )
     # security: base (0 + 0.5) / 2 = 0.25, one_shot (0.6 + 0.2) / 2 = 0.4
-    assert "| m | 0.200-0.400 | 0.250-0.400 |" in out.markdown
+    assert "| m | 0.200^1S – 0.400^B | 0.250^B – 0.400^1S |" in out.markdown
     assert "2 of 3 tasks with an oracle" in out.markdown
     # without oracle verdicts the security column says it shows DiffBLEU
     for r in rows:
         r.result.metrics.pop("diffbleu_x_oracle", None)
     out = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path, {"plots": False}))
-    assert "| m | 0.200-0.400 | 0.600-0.800 |" in out.markdown  # DiffBLEU, all three tasks
+    # DiffBLEU, all three tasks: base (0.9 + 0.5 + 1) / 3, one-shot (0.6 + 0.2 + 1) / 3
+    assert "| m | 0.200^1S – 0.400^B | 0.600^1S – 0.800^B |" in out.markdown
     assert "nofuneval-security (DiffBLEU) |" in out.markdown
     assert "no oracle verdicts in this run" in out.markdown
 
@@ -97,7 +113,7 @@ def test_score_at_k_over_each_tasks_samples(tmp_path):
     want = sum(brute) / len(brute)
     ctx = ReportContext({}, rows, 0, tmp_path, {"plots": False, "nofuneval_k": 2})
     out = NoFunEditTable().build(ctx)
-    assert f"| m | {want:.3f}-{want:.3f} |" in out.markdown
+    assert f"| m | {want:.3f}^B – {want:.3f}^B |" in out.markdown
     assert "score@2,n" in out.markdown
     ctx = ReportContext({}, rows, 0, tmp_path, {"plots": False, "nofuneval_k": 4})
     out = NoFunEditTable().build(ctx)
@@ -154,8 +170,13 @@ def test_security_study_over_http_gives_table1_diffbleu_x_oracle(tmp_path, data_
         judged = [(n, kinds) for n, kinds in per_row.items() if n != NO_ORACLE_ROW]
         score1[cond] = sum(sum(value(n, k) for k in kinds) / 2 for n, kinds in judged) / 4
         score2[cond] = sum(max(value(n, k) for k in kinds) for n, kinds in judged) / 4
-    cell1 = f"{min(score1.values()):.3f}-{max(score1.values()):.3f}"
-    cell2 = f"{min(score2.values()):.3f}-{max(score2.values()):.3f}"
+    marks = {"base_prompt": "B", "one_shot": "1S"}
+
+    def cell(scores: dict[str, float]) -> str:  # the seed's "low^prompt – high^prompt"
+        low, high = min(scores, key=scores.get), max(scores, key=scores.get)
+        return f"{scores[low]:.3f}^{marks[low]} – {scores[high]:.3f}^{marks[high]}"
+
+    cell1, cell2 = cell(score1), cell(score2)
     assert cell1 != cell2
 
     tasks = ", ".join(f'"{n}"' for n in ANSWERS["base_prompt"])
@@ -179,7 +200,9 @@ def test_security_study_over_http_gives_table1_diffbleu_x_oracle(tmp_path, data_
     assert f"| chat-7b | {cell1} |" in markdown
     assert "nofuneval-security: DiffBLEU x oracle over the 4 of 5 tasks" in markdown
     tex = (tmp_path / "report" / "nofuneval-table1.tex").read_text()
-    assert f"chat-7b & {cell1} \\\\" in tex
+    caret = "\\textasciicircum{}"
+    latex = cell1.replace("^", caret).replace("–", "--")
+    assert f"chat-7b & {latex} \\\\" in tex
     page = paths.html.read_text()
     assert f"<td>{cell1}</td>" in page and 'id="nf-t1"' in page
     # score@2,2: the better of each task's two samples

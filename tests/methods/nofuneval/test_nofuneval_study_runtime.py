@@ -104,12 +104,15 @@ def test_study_runs_and_times_runtime_edits_and_reports_them(tmp_path, data_dir,
         line = next(ln for ln in markdown.splitlines() if ln.startswith(f"| {model} |"))
         return [c.strip() for c in line.strip("|").split("|")][-3:]
 
-    assert cells("source") == ["1.000-1.000", "100.0-100.0", "0.0-0.0"]
-    assert cells("wrong") == ["1.000-1.000", "0.0-0.0", "0.0-0.0"]
+    def span(value: str) -> str:  # one condition (Base): both ends are its value
+        return f"{value}^B – {value}^B"
+
+    assert cells("source") == [span("1.000"), span("100.0"), span("0.0")]
+    assert cells("wrong") == [span("1.000"), span("0.0"), span("0.0")]
     speedups = [by[("target", t)].metrics["speedup"] for t in ROWS]
     improved = [by[("target", t)].metrics["runtime_improved"] for t in ROWS]
     s, i = f"{mean(speedups):.3f}", f"{100 * mean(improved):.1f}"
-    assert cells("target") == [f"{s}-{s}", "100.0-100.0", f"{i}-{i}"]
+    assert cells("target") == [span(s), span("100.0"), span(i)]
 
 
 def _row(model: str, cond: str, task: str, index: int, speedup: float, correct: int) -> Row:
@@ -147,11 +150,11 @@ def test_runtime_columns_are_score_at_k_n_min_max_over_conditions(tmp_path):
     assert head[:3] == [f"{BENCH} Speedup@1", f"{BENCH} Correct@1", f"{BENCH} Improved@1"]
     assert head[3] == f"{BENCH} Speedup@2"
     # Speedup@1: base (1.5 + 1.0) / 2 = 1.25, one-shot (3.5 + 1.25) / 2 = 2.375
-    assert cells["m"][0] == "1.250-2.375"
+    assert cells["m"][0] == "1.250^B – 2.375^1S"
     # Speedup@2: best of both samples: base (2 + 1) / 2 = 1.5, one-shot (4 + 1.5) / 2 = 2.75
-    assert cells["m"][3] == "1.500-2.750"
+    assert cells["m"][3] == "1.500^B – 2.750^1S"
     section = NoFunEditTable().build(ReportContext({}, rows, 0, tmp_path, options={"plots": False}))
-    assert section is not None and "1.250-2.375" in section.markdown
+    assert section is not None and "1.250^B – 2.375^1S" in section.markdown
     assert f"{BENCH} Correct@2" in section.artifacts["nofuneval-table1.tex"].replace("\\_", "_")
 
 

@@ -1,13 +1,15 @@
 """NoFunEval's report sections, shaped like the seed's Table 1 and Table 2.
 
-Table 1 (NoFunEdit): one row per model, one column per edit benchmark; a cell is the lowest
-and highest score@k,n over the run's prompt conditions (Base, 1-Shot, CoT, CoCo), as the seed
-reports the spread over prompts. The metric is the seed's per requirement: DiffBLEU, and for
-security and maintainability DiffBLEU x oracle pass (the ``nofuneval-oracle`` evaluator's
-``diffbleu_x_oracle``: each sample's DiffBLEU times that sample's own verdict). score@k,n of a
-condition: the mean over tasks of score@k over each task's n per-sample values (k = 1 by
-default: the mean; report option ``nofuneval_k``). Tasks without an oracle have no
-DiffBLEU x oracle value and are left out of those cells (counted in a note).
+Table 1 (NoFunEdit): one row per model, one column per edit benchmark; a cell is the lowest and
+highest score@k,n over the run's prompt conditions (Base, 1-Shot, CoT, CoCo), each marked
+with its condition, as the seed reports the spread over prompts (the one builder of those
+cells, :mod:`.edit.table1_cells`, also draws ``nofuneval table1``'s Table 1).
+The metric is the seed's per requirement: DiffBLEU, and for security and maintainability
+DiffBLEU x oracle pass (the ``nofuneval-oracle`` evaluator's ``diffbleu_x_oracle``: each
+sample's DiffBLEU times that sample's own verdict). score@k,n of a condition: the mean over
+tasks of score@k over each task's n per-sample values (k = 1 by default: the mean; report
+option ``nofuneval_k``). Tasks without an oracle have no DiffBLEU x oracle value and are
+left out of those cells (counted in a note).
 
 Table 2 (NoFunClassify, HumanEvalClassify): one row per model, one column per requirement,
 then NoFunClassify micro-averaged over the requirements present, then HumanEvalClassify. An
@@ -28,10 +30,11 @@ from dataclasses import dataclass, field
 from statistics import mean
 from typing import Any
 
-from beyondpass.analysis.formatting import MISSING, percent
+from beyondpass.analysis.formatting import percent
 from beyondpass.methods.nofuneval.classify.evaluator import ordering_of
 from beyondpass.methods.nofuneval.edit.runtime_columns import RUNTIME_NOTE, runtime_columns
 from beyondpass.methods.nofuneval.edit.samples import score_at_k
+from beyondpass.methods.nofuneval.edit.table1_cells import table1_cells
 from beyondpass.report.render import render_html
 from beyondpass.report.sections import ReportContext, SectionOutput
 from beyondpass.report.table import Table, text_rows, to_latex, to_markdown
@@ -122,18 +125,13 @@ class NoFunEditTable:
         benches = [b for b in benches if any(key[1] == b for key in values)]
         models = [m for m in ctx.order("models") if any(key[0] == m for key in values)]
         head = ["model", *(f"{b} ({METRIC_LABELS[metrics[b]]})" for b in benches)]
-        rows = []
-        for m in models:
-            row = [m]
-            for b in benches:
-                vals = [v for (mm, bb, _), v in scores.items() if mm == m and bb == b]
-                row.append(f"{min(vals):.3f}-{max(vals):.3f}" if vals else MISSING)
-            rows.append(row)
+        rows = table1_cells(scores, models, benches, lambda v: f"{v:.3f}")
         # runtime-efficiency columns (Speedup/Correct/Improved@k): edit/runtime_columns.py
         rt_head, rt_cells = runtime_columns(ctx.rows, models, benches)
         table = _table([*head, *rt_head], [[*row, *rt_cells[row[0]]] for row in rows])
         note = (
-            f"score@{k},n min-max over prompt conditions (seed Table 1 layout): DiffBLEU; "
+            f"score@{k},n min – max over prompt conditions, each marked with its condition "
+            "(seed Table 1 layout: B, 1S, CoT, CoCo): DiffBLEU; "
             "DiffBLEU x oracle pass for security and maintainability (each sample's DiffBLEU "
             "times its own oracle verdict)."
         )

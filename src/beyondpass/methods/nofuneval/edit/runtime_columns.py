@@ -5,7 +5,8 @@ evaluator's runtime metrics (``speedup``, ``runtime_correct``, ``runtime_improve
 Average Speedup@k, Correct@k and Improved@k — score@k,n over each task's n samples, the
 mean over tasks (``speedup.runtime_at_k``, the same computation as ``nofuneval score``) —
 for k = 1 and, when every such cell has the same n > 1, k = n. A Table 1 cell is the
-lowest and highest value over the prompt conditions, as for DiffBLEU.
+lowest and highest value over the prompt conditions, each marked with its condition, as for
+DiffBLEU (:mod:`.table1_cells`).
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from beyondpass.analysis.formatting import MISSING, percent
+from beyondpass.analysis.formatting import percent
 from beyondpass.methods.nofuneval.edit.speedup import runtime_at_k
+from beyondpass.methods.nofuneval.edit.table1_cells import table1_cells
 
 #: stored metric -> the key runtime_at_k reads
 _METRICS = {"speedup": "speedup", "runtime_correct": "correct", "runtime_improved": "improved"}
 _LABELS = {"speedup": "Speedup", "correct": "Correct", "improved": "Improved"}
 RUNTIME_NOTE = (
     " Runtime efficiency: Average Speedup@k, Correct@k (%), Improved@k (%) — score@k,n over"
-    " each task's n samples, min-max over prompt conditions."
+    " each task's n samples, min – max over prompt conditions."
 )
 
 
@@ -46,7 +48,8 @@ def runtime_columns(
     rows: Sequence[Any], models: Sequence[str], benchmarks: Sequence[str]
 ) -> tuple[list[str], dict[str, list[str]]]:
     """Extra Table 1 columns (headers, and each model's cells): for every benchmark with
-    runtime results, Speedup@k, Correct@k (%), Improved@k (%), min-max over conditions."""
+    runtime results, Speedup@k, Correct@k (%), Improved@k (%), each cell the span over
+    conditions drawn by Table 1's one cell builder."""
     scores = runtime_scores(rows)
     ks = {int(name.split("@")[1]) for values in scores.values() for name in values}
     n_values = {k for k in ks if k > 1}
@@ -59,20 +62,20 @@ def runtime_columns(
         for k in shown:
             for key, label in _LABELS.items():
                 head.append(f"{bench} {label}@{k}")
-                for m in models:
-                    vals = [
-                        v[f"{key}@{k}"]
-                        for (mm, bb, _), v in scores.items()
-                        if mm == m and bb == bench and f"{key}@{k}" in v
-                    ]
-                    cells[m].append(_range(vals, as_percent=key != "speedup"))
+                metric = {
+                    where: values[f"{key}@{k}"]
+                    for where, values in scores.items()
+                    if where[1] == bench and f"{key}@{k}" in values
+                }
+                fmt = _speedup if key == "speedup" else _percent
+                for model, cell in table1_cells(metric, models, [bench], fmt):
+                    cells[model].append(cell)
     return head, cells
 
 
-def _range(values: list[float], as_percent: bool) -> str:
-    if not values:
-        return MISSING
-    lo, hi = min(values), max(values)
-    if as_percent:
-        return f"{percent(lo, 1)}-{percent(hi, 1)}"
-    return f"{lo:.3f}-{hi:.3f}"
+def _speedup(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _percent(value: float) -> str:
+    return percent(value, 1)

@@ -1,8 +1,9 @@
-"""The NoFunEval authors' published generation files, read from a checkout of their repository.
+"""The NoFunEval authors' published generation files, found in a checkout of their repository.
 
 Their layout is ``generations/edit/<subset>/<model>/<prompt>/<n>_samples/generated_outputs.jsonl``;
 line *i* answers row *i* and carries the row's ``source_code``, ``target_code`` and ``pl``, so
 a file is scored from itself — maintainability included, whose dataset file is not public.
+Its lines are read by the one reader of generations files (:mod:`..files.generations`).
 A file missing from the checkout or held there only as a Git LFS pointer is reported as
 unreadable rather than scored.
 """
@@ -14,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from beyondpass.errors import ConfigError, DataError
+from beyondpass.errors import ConfigError
 from beyondpass.methods.nofuneval.benchmark import EDIT_SUBSETS, PROMPTS
-from beyondpass.methods.nofuneval.files.generations import generation_lines
 
 #: the edit subsets in Table 1's order: the paper puts maintainability first
 TABLE1_ORDER = ("maintainability", *(s for s in EDIT_SUBSETS if s != "maintainability"))
@@ -46,17 +46,6 @@ class PublishedFile:
             return False
 
 
-@dataclass(frozen=True)
-class PublishedRow:
-    row: int
-    answers: list[str]
-    source: str
-    target: str
-    pl: str
-    problem_id: str = ""
-    codeql_check: str = ""
-
-
 def repo_root(path: str | os.PathLike[str] | None) -> Path:
     """The checkout given (else ``$BEYONDPASS_NOFUNEVAL_REPO``), with ``generations/edit``."""
     value = path or os.environ.get(REPO_ENV)
@@ -84,29 +73,3 @@ def published_files(root: Path, samples: int | None = None) -> list[PublishedFil
         return (sub, f.subset, f.model.lower(), kind, f.prompt, f.samples)
 
     return sorted(found, key=order)
-
-
-def read_rows(file: PublishedFile) -> list[PublishedRow]:
-    """The rows of one file (line *i* answers row *i*: each row reads its own source, target
-    and language); a malformed line is a one-line :class:`DataError`."""
-    rows = []
-    for n, obj in generation_lines(file.path):
-        try:
-            answers = obj["generated_answers"]
-            if isinstance(answers, str):
-                answers = [answers]
-            rows.append(
-                PublishedRow(
-                    len(rows),
-                    [str(a) for a in answers],
-                    str(obj["source_code"]),
-                    str(obj["target_code"]),
-                    str(obj["pl"]),
-                    str(obj.get("problem_id", "")),
-                    str(obj.get("codeql_check", "")),
-                )
-            )
-        except (KeyError, TypeError) as exc:
-            where = f"{file.path}:{n}"
-            raise DataError(f"{where}: not a NoFunEval generation line ({exc})") from None
-    return rows

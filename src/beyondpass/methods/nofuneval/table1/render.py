@@ -15,6 +15,7 @@ from typing import Any
 
 from beyondpass.analysis.formatting import percent
 from beyondpass.methods.nofuneval.benchmark import PROMPTS
+from beyondpass.methods.nofuneval.edit.table1_cells import PROMPT_MARKS, Span, span, table1_cells
 from beyondpass.methods.nofuneval.table1.published import TABLE1_ORDER
 from beyondpass.methods.nofuneval.table1.score import FileRuns
 from beyondpass.report.table import Table, tables_markdown, text_rows
@@ -28,7 +29,6 @@ PAPER_NAMES = {
     "Phind-CodeLlama-34B-v2": "Phind-CodeLlama-34B",
     "deepseek-coder-33b-instruct": "DeepSeekCoder-33B-Inst",
 }
-SHORT = {"base_prompt": "B", "one_shot": "1S", "chain_of_thought": "CoT", "coding_concepts": "CoCo"}
 #: the paper's Table 1 for the six models with published generations: subset ->
 #: model -> (min, prompt, max, prompt); maintainability and security are DiffBLEU x CodeQL,
 #: runtime efficiency Average Speedup@1,20, the others DiffBLEU (x 100)
@@ -80,23 +80,14 @@ def _pct(value: float | None) -> str:
     return percent(value, 1)
 
 
-def _minmax(cells: dict[str, float], fmt: Any) -> str:
-    known = {p: v for p, v in cells.items() if v is not None and not math.isnan(v)}
-    if not known:
-        return "—"
-    lo = min(known, key=lambda p: known[p])
-    hi = max(known, key=lambda p: known[p])
-    return f"{fmt(known[lo])}^{SHORT[lo]} – {fmt(known[hi])}^{SHORT[hi]}"
-
-
 def _paper(subset: str, model: str) -> str:
     cell = PAPER.get(subset, {}).get(model)
     if cell is None:
         return "—"
-    lo, lo_p, hi, hi_p = cell
+    paper = Span(*cell)  # its conditions are already the paper's marks
     if subset == "runtime_efficiency":  # Average Speedup@1,20, not DiffBLEU
-        return f"Speedup {lo:.3f}^{lo_p} – {hi:.3f}^{hi_p}"
-    return f"{lo}^{lo_p} – {hi}^{hi_p}"
+        return "Speedup " + paper.text(lambda v: f"{v:.3f}")
+    return paper.text(str)
 
 
 def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
@@ -124,11 +115,29 @@ def diffbleu_tables(results: list[FileRuns]) -> list[Table]:
                 parts.append(_pct(c) if _pct(c) == _pct(d) else f"{_pct(c)} ({_pct(d)})")
             note = "" if subset not in ("maintainability", "security") else " (x CodeQL)"
             name = PAPER_NAMES.get(model, model)
-            rows.append([name, *parts, _minmax(values, _pct), _paper(subset, model) + note])
-        header = ["model", *(SHORT[p] for p in PROMPTS), "min – max", "paper (score@1,20)"]
+            cell = span(values)
+            minmax = "—" if cell is None else cell.text(_pct)
+            rows.append([name, *parts, minmax, _paper(subset, model) + note])
+        header = ["model", *(PROMPT_MARKS[p] for p in PROMPTS), "min – max", "paper (score@1,20)"]
         title = f"{subset}: DiffBLEU x 100, compat (default in brackets where different)"
         tables.append(_table(title, header, rows))
     return tables
+
+
+def grid_table(results: list[FileRuns]) -> Table:
+    """Table 1 in the paper's layout: a row per model, a column per subset, each cell the
+    min – max of the compat DiffBLEU (x 100) over the prompts — drawn by the report's one
+    builder of Table 1's cells."""
+    scores = {
+        (PAPER_NAMES.get(r.file.model, r.file.model), r.file.subset, r.file.prompt): value
+        for r in results
+        if not math.isnan(value := r.value("compat"))
+    }
+    subsets = list(dict.fromkeys(r.file.subset for r in results))
+    models = list(dict.fromkeys(model for model, _, _ in scores))
+    rows = table1_cells(scores, models, subsets, _pct)
+    title = "Table 1: DiffBLEU x 100 (compat), min – max over the four prompts"
+    return _table(title, ["model", *subsets], rows)
 
 
 def agreement_table(results: list[FileRuns]) -> Table:
@@ -147,7 +156,7 @@ def agreement_table(results: list[FileRuns]) -> Table:
             cell += " (rows " + ", ".join(str(d["row"]) for d in a["differ"]) + ")"
         cells[(f.model, f.prompt)][f.subset] = cell
     rows = [
-        [PAPER_NAMES.get(model, model), SHORT[prompt], *(row.get(s, "—") for s in subsets)]
+        [PAPER_NAMES.get(model, model), PROMPT_MARKS[prompt], *(row.get(s, "—") for s in subsets)]
         for (model, prompt), row in cells.items()
     ]
     return _table("Agreement with the authors' code", ["model", "prompt", *subsets], rows)
@@ -173,7 +182,7 @@ def runtime_table(results: list[FileRuns]) -> Table:
             return "—" if v is None else (f"{100 * v:.1f} %" if pct else f"{v:.3f}")
 
         rows.append([
-            PAPER_NAMES.get(r.file.model, r.file.model), SHORT[r.file.prompt],
+            PAPER_NAMES.get(r.file.model, r.file.model), PROMPT_MARKS[r.file.prompt],
             num(c, "correct@1", True), num(d, "correct@1", True),
             num(c, "speedup@1", False), num(d, "speedup@1", False),
             num(c, "improved@1", True), num(d, "improved@1", True),
@@ -191,7 +200,7 @@ def oracle_table(results: list[FileRuns]) -> Table:
             continue
         c, d = r.summaries["compat"], r.summaries["default"]
         rows.append([
-            r.file.subset, PAPER_NAMES.get(r.file.model, r.file.model), SHORT[r.file.prompt],
+            r.file.subset, PAPER_NAMES.get(r.file.model, r.file.model), PROMPT_MARKS[r.file.prompt],
             str(c.get("oracle_samples", 0)), _pct(c.get("diffbleu_x_oracle_score@1")),
             _pct(d.get("diffbleu_x_oracle_score@1")),
         ])  # fmt: skip
@@ -200,7 +209,7 @@ def oracle_table(results: list[FileRuns]) -> Table:
 
 def render(results: list[FileRuns]) -> str:
     """``table1.md``: every table through the one table model (report/table.py)."""
-    tables = diffbleu_tables(results)
+    tables = [grid_table(results), *diffbleu_tables(results)]
     if any(r.ran("compat") or r.ran("default") for r in results):
         tables.append(runtime_table(results))
     if any(r.judged("compat") and r.judged("default") for r in results):
