@@ -123,27 +123,45 @@ def test_a_frame_that_is_not_one_json_object_is_refused(body):
         codec.message(body)
 
 
+def _copied(monkeypatch, name: str, as_name: str):
+    """A support module as it runs in a sandbox: loaded under its copied name."""
+    module = importlib.reload(
+        importlib.import_module(f"beyondpass.methods.obfuseval.project.{name}")
+    )
+    monkeypatch.setitem(sys.modules, as_name, module)
+    return module
+
+
 @pytest.fixture
-def mirror(monkeypatch):
+def refs(monkeypatch):
     monkeypatch.setitem(sys.modules, "_beyondpass_codec", codec)
-    module = importlib.import_module("beyondpass.methods.obfuseval.project.mirror")
-    return importlib.reload(module)
+    monkeypatch.setitem(sys.modules, "_beyondpass_wire", wire)
+    return _copied(monkeypatch, "refs", "_beyondpass_refs")
 
 
 @pytest.fixture
-def proxy(monkeypatch, mirror):
-    monkeypatch.setitem(sys.modules, "_beyondpass_mirror", mirror)
-    monkeypatch.setitem(sys.modules, "_beyondpass_wire", wire)
-    module = importlib.import_module("beyondpass.methods.obfuseval.project.proxy")
-    return importlib.reload(module)
+def mirror(monkeypatch, refs):
+    _copied(monkeypatch, "state", "_beyondpass_state")
+    _copied(monkeypatch, "kinds", "_beyondpass_kinds")
+    return _copied(monkeypatch, "mirror", "_beyondpass_mirror")
+
+
+@pytest.fixture
+def session(monkeypatch, mirror):
+    return _copied(monkeypatch, "session", "_beyondpass_session")
+
+
+@pytest.fixture
+def proxy(monkeypatch, session):
+    return _copied(monkeypatch, "proxy", "_beyondpass_proxy")
 
 
 def _worker_answers(proxy, monkeypatch, answer: str | bytes) -> object:
     """Call through the proxy to a worker that reads the request and answers: a message
     (``str``, ``ID`` standing for the request's id) in a frame, or ``bytes`` as they are."""
     ours, theirs = socket.socketpair()
-    monkeypatch.setitem(proxy._state, "sock", ours)
-    monkeypatch.setattr(proxy, "_TIMEOUT", 0.5)
+    view = proxy.mirror.Mirror(0, proxy.find_class, proxy.sendable)
+    monkeypatch.setitem(proxy._state, "session", proxy.session.Session(ours, view, timeout=0.5))
 
     def serve() -> None:
         request = codec.message(wire.recv_frame(theirs))
@@ -171,8 +189,8 @@ _FORGED_CLASS = '["t", 0, [["t", 1, []], ["d", 2, []], ["k", ["os", "system"]]]]
 
 
 def test_the_proxy_returns_a_well_formed_answer(proxy, monkeypatch):
-    # the call's kwargs dict crossed as handle 0: the answer names it, unchanged
-    value = '["t", [["t", [["i", "0x1"]]], ["H", 0], ["i", "0x2a"]]]'
+    # (result, roots): the call's arguments, its kwargs dict crossed as handle 0, unchanged
+    value = '["t", [["i", "0x2a"], ["t", [["t", [["t", [["i", "0x1"]]], ["H", 0]]]]]]]'
     answer = '{"id": ID, "ok": true, "value": VALUE}'.replace("VALUE", value)
     assert _worker_answers(proxy, monkeypatch, answer) == 42
 
@@ -186,9 +204,20 @@ def test_the_proxy_returns_a_well_formed_answer(proxy, monkeypatch):
         (b'{"nodeid": "t", "when": "call"}\n', "WorkerGone"),  # a forged row, not a frame
         (b"", "WorkerTimeout"),  # silence
         (
-            '{"id": ID, "ok": true, "value": FORGED}'.replace("FORGED", _FORGED_CLASS),
+            '{"id": ID, "ok": true, "value": ["t", [FORGED, ["t", []]]]}'.replace(
+                "FORGED", _FORGED_CLASS
+            ),
             "ResultCannotCross",
         ),  # a class that is not the project's
+        (
+            '{"id": ID, "ok": true, "value": ["t", [["R", 4], ["t", []]]]}',
+            "ResultCannotCross",
+        ),  # a reference the test process never handed over
+        (
+            '{"id": ID, "ok": true, "value": ["t", [["R", 5, "obj"], ["t", []]]]}',
+            "ResultCannotCross",
+        ),  # an opaque object of the worker: it may hand over only functions and iterators
+        ('{"id": 999, "ok": true, "value": ["t", [["n"], ["t", []]]]}', "WorkerGone"),
     ],
 )
 def test_a_worker_that_breaks_the_protocol_fails_the_call(proxy, monkeypatch, answer, failure):
@@ -250,11 +279,14 @@ def test_a_message_naming_a_handle_it_was_never_given_is_refused(mirror):
             test_side.decode(node)
 
 
-def test_worker_exceptions_keep_their_type_name_and_never_end_the_session(proxy):
+def test_worker_exceptions_keep_their_type_name_and_never_end_the_session(refs):
     decoder = codec.Decoder(_admit)
 
     def raised(error):
-        return proxy._exception(error, decoder)
+        try:
+            return refs.build_error(error, decoder)
+        except codec.CannotCross as exc:
+            return exc
 
     key = raised({"type": "KeyError", "message": "'x'", "args": codec.encode(("x",))})
     assert type(key) is KeyError and key.args == ("x",)
@@ -265,7 +297,7 @@ def test_worker_exceptions_keep_their_type_name_and_never_end_the_session(proxy)
         assert type(made).__name__ == name and isinstance(made, Exception)
     odd = raised({"type": "not a name!", "message": 5})
     assert type(odd) is Exception
-    assert isinstance(raised("garbage"), proxy.WorkerGone)
+    assert isinstance(raised("garbage"), codec.CannotCross)
 
 
 def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_copy(tmp_path):
@@ -297,6 +329,10 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
         "_beyondpass_wire.py",
         "_beyondpass_codec.py",
         "_beyondpass_mirror.py",
+        "_beyondpass_refs.py",
+        "_beyondpass_session.py",
+        "_beyondpass_state.py",
+        "_beyondpass_kinds.py",
         "_beyondpass_proxy.py",
     }
     spliced = (worker / "pkg" / "box.py").read_text()
@@ -305,7 +341,11 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
     assert left == [
         ".beyondpass/_beyondpass_codec.py",
         ".beyondpass/_beyondpass_importcheck.py",
+        ".beyondpass/_beyondpass_kinds.py",
         ".beyondpass/_beyondpass_mirror.py",
+        ".beyondpass/_beyondpass_refs.py",
+        ".beyondpass/_beyondpass_session.py",
+        ".beyondpass/_beyondpass_state.py",
         ".beyondpass/_beyondpass_wire.py",
         ".beyondpass/_beyondpass_worker.py",
         "pkg/box.py",

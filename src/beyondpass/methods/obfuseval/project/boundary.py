@@ -6,8 +6,9 @@ that reports outcomes never holds a line of the model's code. The **worker copy*
 model's function spliced in (or the original, when checking that a task's calls can cross
 at all) and none of the project's test files; a worker process (``worker.py``) serves
 calls from it in a sandbox of its own. Both get the channel's frames (the sandbox
-channel's ``wire``, one framing for every channel to hostile code) and the data codec
-(``codec.py``), under names no project module has.
+channel's ``wire``, one framing for every channel to hostile code), the data codec
+(``codec.py``), the mirror (``mirror.py``, ``state.py``, ``kinds.py``), the references
+(``refs.py``) and the conversation (``session.py``), under names no project module has.
 """
 
 from __future__ import annotations
@@ -23,12 +24,18 @@ from beyondpass.methods.obfuseval.project.workspace import PLUGIN_DIR, fresh_cop
 
 HERE = Path(__file__).resolve().parent
 WIRE, CODEC, MIRROR = "_beyondpass_wire", "_beyondpass_codec", "_beyondpass_mirror"
+REFS, SESSION, STATE = "_beyondpass_refs", "_beyondpass_session", "_beyondpass_state"
+KINDS = "_beyondpass_kinds"
 PROXY, WORKER = "_beyondpass_proxy", "_beyondpass_worker"
 IMPORT_CHECK = "_beyondpass_importcheck"
 _SOURCES = {
     WIRE: Path(wire.__file__),  # the sandbox channel's frames, the one framing
     CODEC: HERE / "codec.py",
     MIRROR: HERE / "mirror.py",
+    REFS: HERE / "refs.py",
+    STATE: HERE / "state.py",
+    KINDS: HERE / "kinds.py",
+    SESSION: HERE / "session.py",
     PROXY: HERE / "proxy.py",
     WORKER: HERE / "worker.py",
     IMPORT_CHECK: HERE / "importcheck.py",
@@ -61,7 +68,7 @@ def testing_copy(pristine: Path, target: Path, task: ProjectTask, module: str) -
     copy = fresh_copy(pristine, target)
     path = copy / task.path
     path.write_text(splice(path.read_text("utf-8"), task.scope, proxy_stub(task, module)), "utf-8")
-    _support(copy, (WIRE, CODEC, MIRROR, PROXY))
+    _support(copy, (WIRE, CODEC, MIRROR, STATE, KINDS, REFS, SESSION, PROXY))
     return copy
 
 
@@ -80,5 +87,5 @@ def worker_copy(
     if code is not None:
         source = copy / task.path
         source.write_text(splice(source.read_text("utf-8"), task.scope, code), "utf-8")
-    _support(copy, (WIRE, CODEC, MIRROR, WORKER, IMPORT_CHECK))
+    _support(copy, (WIRE, CODEC, MIRROR, STATE, KINDS, REFS, SESSION, WORKER, IMPORT_CHECK))
     return copy

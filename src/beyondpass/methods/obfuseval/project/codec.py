@@ -6,14 +6,17 @@ exceptions cross between them as JSON trees built here. Decoding never unpickles
 never calls a class's own code: it builds ``None``, ``bool``, ``int``, ``float``,
 ``complex``, ``str``, ``bytes``, ``bytearray``, ``list``, ``tuple``, ``dict``, ``set``,
 ``frozenset``, the ``collections`` containers ``Counter``, ``OrderedDict``,
-``defaultdict`` and ``deque``, enum members, and instances of classes that the receiving
+``defaultdict`` and ``deque``, the standard library's values ``range``, ``slice``,
+``date``, ``time``, ``datetime`` (naive or at a fixed offset), ``timedelta``,
+``timezone``, ``Decimal`` and ``Fraction`` (each through its own constructor from
+numbers and strings), enum members, and instances of classes that the receiving
 side's ``find_class`` admits (the project's own classes), created with the builtin
 base's ``__new__`` and filled by writing their ``__dict__`` and slots directly (no
 ``__init__``, ``__setstate__`` or ``__setattr__`` runs). The only code of a project class
 that decoding can reach is ``__hash__``/``__eq__`` of dict keys and set members. Shared
 and cyclic references are kept (an id per container). Anything else — functions,
-generators, files, locks, classes defined inside functions — cannot cross:
-:class:`CannotCross`.
+generators, files, locks, classes defined inside functions — cannot cross as data:
+:class:`CannotCross` (project mode hands them over by reference instead: ``refs.py``).
 
 Frames are the sandbox channel's (``wire``: a length-prefixed JSON body of at most 64 MiB,
 read with deadlines); this module is what is inside them. Its rules differ from
@@ -26,9 +29,13 @@ This file imports nothing from beyondpass: it is copied into both sandboxes.
 """
 
 import base64
+import builtins
 import collections
 import contextlib
+import datetime
+import decimal
 import enum
+import fractions
 import json
 
 MAX_DEPTH = 150  # nesting of containers and objects
@@ -39,11 +46,17 @@ _STDLIB = {
     ("collections", "defaultdict"): collections.defaultdict,
     ("collections", "deque"): collections.deque,
 }
-#: builtin types that may travel as class references (a defaultdict's factory, ``cls``)
+#: builtin types that may travel as class references (a defaultdict's factory, ``cls``,
+#: the exception classes an ``except`` names)
 _BUILTIN_TYPES = {
     t.__name__: t
     for t in (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset, bool)
 }
+_BUILTIN_TYPES.update(
+    (name, value)
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+)
 #: the builtin base whose __new__ builds an instance of a subclass, in lookup order
 _BASES = (
     collections.OrderedDict,
@@ -62,6 +75,20 @@ _BASES = (
     str,
     bytes,
 )
+
+
+#: standard-library value types, crossing as ``["v", kind, ...]`` (exact types only)
+VALUE_TYPES = {
+    range: "range",
+    slice: "slice",
+    datetime.date: "date",
+    datetime.time: "time",
+    datetime.datetime: "datetime",
+    datetime.timedelta: "timedelta",
+    datetime.timezone: "timezone",
+    decimal.Decimal: "decimal",
+    fractions.Fraction: "fraction",
+}
 
 
 class CannotCross(Exception):
@@ -137,6 +164,8 @@ class Encoder:
             return ["s", value]
         if kind is bytes:
             return ["y", base64.b64encode(value).decode()]
+        if kind in VALUE_TYPES:
+            return value_node(value, self.encode, depth)
         if isinstance(value, enum.Enum):
             return ["e", _class_ref(kind), value.name]
         if isinstance(value, type):
@@ -219,6 +248,70 @@ def encode(value: object) -> object:
     return Encoder().encode(value)
 
 
+def _delta(value: datetime.timedelta) -> list:
+    return [value.days, value.seconds, value.microseconds]
+
+
+def value_node(value: object, encode, depth: int) -> list:
+    """A standard-library value as numbers and strings (``encode``: the sender's encoder,
+    for the parts of a ``slice`` and a zone)."""
+    kind = VALUE_TYPES[type(value)]
+    deeper = depth + 1
+    if kind == "range":
+        return ["v", kind, hex(value.start), hex(value.stop), hex(value.step)]
+    if kind == "slice":
+        return ["v", kind, *(encode(x, deeper) for x in (value.start, value.stop, value.step))]
+    if kind == "timedelta":
+        return ["v", kind, *_delta(value)]
+    if kind == "timezone":
+        offset = value.utcoffset(None)
+        name = value.tzname(None)
+        default = datetime.timezone(offset).tzname(None)
+        return ["v", kind, _delta(offset), None if name == default else name]
+    if kind == "decimal":
+        return ["v", kind, str(value)]
+    if kind == "fraction":
+        return ["v", kind, hex(value.numerator), hex(value.denominator)]
+    zone = value.tzinfo if kind != "date" else None
+    if zone is not None and type(zone) is not datetime.timezone:
+        raise CannotCross(f"a {kind} in the zone {type(zone).__name__} is not data")
+    naive = value.replace(tzinfo=None) if zone is not None else value
+    fold = getattr(value, "fold", 0)
+    return ["v", kind, naive.isoformat(), None if zone is None else encode(zone, deeper), fold]
+
+
+def build_value(rest: list, decode, depth: int) -> object:
+    """The standard-library value of a ``v`` node (``decode``: the receiver's decoder)."""
+    kind = _str(rest[0])
+    if kind == "range":
+        return range(*(int(_str(x), 16) for x in rest[1:4]))
+    if kind == "slice":
+        return slice(*(decode(x, depth) for x in rest[1:4]))
+    if kind == "timedelta":
+        return datetime.timedelta(*(_int(x) for x in rest[1:4]))
+    if kind == "timezone":
+        offset = datetime.timedelta(*(_int(x) for x in _list(rest[1])))
+        return (
+            datetime.timezone(offset)
+            if rest[2] is None
+            else datetime.timezone(offset, _str(rest[2]))
+        )
+    if kind == "decimal":
+        return decimal.Decimal(_str(rest[1]))
+    if kind == "fraction":
+        return fractions.Fraction(int(_str(rest[1]), 16), int(_str(rest[2]), 16))
+    builders = {"date": datetime.date, "time": datetime.time, "datetime": datetime.datetime}
+    if kind not in builders:
+        raise CannotCross(f"unknown value kind {kind[:20]!r}")
+    made = builders[kind].fromisoformat(_str(rest[1]))
+    if kind == "date":
+        return made
+    zone = None if rest[2] is None else decode(rest[2], depth)
+    if zone is not None and type(zone) is not datetime.timezone:
+        raise CannotCross("malformed zone")
+    return made.replace(tzinfo=zone, fold=1 if rest[3] == 1 else 0)
+
+
 # -- decoding -----------------------------------------------------------------------------
 class Decoder:
     """Builds values from a JSON tree; ``find_class(module, qualname)`` returns an admitted
@@ -264,6 +357,8 @@ class Decoder:
             return _str(rest[0])
         if tag == "y":
             return base64.b64decode(_str(rest[0]), validate=True)
+        if tag == "v":
+            return build_value(rest, self.decode, depth)
         if tag == "e":
             cls = self.cls(rest[0])
             if not issubclass(cls, enum.Enum):
@@ -375,6 +470,12 @@ class Decoder:
 
 def _str(value: object) -> str:
     if type(value) is not str:
+        raise CannotCross("malformed value")
+    return value
+
+
+def _int(value: object) -> int:
+    if type(value) is not int:
         raise CannotCross("malformed value")
     return value
 

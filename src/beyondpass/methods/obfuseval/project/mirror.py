@@ -22,8 +22,9 @@ forgets them; a message one side cannot take makes both sides :meth:`Mirror.rese
 imports nothing from beyondpass: it is copied into both sandboxes
 as ``_beyondpass_mirror``.
 
-One module a little past 500 lines, on purpose: the encoder, the decoder and the handle
-tables are one protocol and change together.
+What the mirror keeps of each object between crossings (its shallow snapshot, whether it
+changed) is ``_beyondpass_state``; how a value crosses — as data, as an instance of a
+shadow of a test's class, or by reference (``_beyondpass_refs``) — is ``_beyondpass_kinds``.
 """
 
 import base64
@@ -33,27 +34,28 @@ import itertools
 import operator
 
 import _beyondpass_codec as codec
+import _beyondpass_kinds as kinds
+import _beyondpass_refs as refs
+import _beyondpass_state as state
 
-_DICTS = (dict, collections.OrderedDict, collections.defaultdict)
-_MUTABLE_BASES = (None, *_DICTS, collections.deque, list, set, bytearray)
-_KINDS = {list: "l", dict: "d", set: "S", bytearray: "B"}
-_VALUES = (tuple, frozenset, int, float, complex, str, bytes, bool, type(None))
+_DICTS, _MUTABLE_BASES, _KINDS = state.DICTS, state.MUTABLE_BASES, state.KINDS
+_VALUES, _SCALARS, _MISSING = state.VALUES, state.SCALARS, state.MISSING
 _SCALAR_TAGS = frozenset("nbifcsyek")
-_SCALARS = frozenset((int, float, complex, str, bytes, bool, type(None)))
-_MISSING = object()
 
 
-def _same(a: object, b: object) -> bool:
-    """Same length and the same object at every place (C speed, no ``__eq__``)."""
-    return len(a) == len(b) and all(map(operator.is_, a, b))
+class Mirror(kinds.Kinds):
+    """One side's objects of a session; ``side`` 0 (test process) or 1 (worker).
 
+    ``sendable(cls)``: whether the other side admits ``cls`` (its instances cross as
+    data); an instance of any other class, such a class itself, and whatever else is not
+    data cross by reference (``_beyondpass_refs``), where the side may hand them over."""
 
-class Mirror:
-    """One side's objects of a session; ``side`` 0 (test process) or 1 (worker)."""
-
-    def __init__(self, side: int, find_class) -> None:
+    def __init__(self, side: int, find_class, sendable=None) -> None:
         self.side = side
         self.decoder = codec.Decoder(find_class)
+        self.refs = refs.References(side)
+        self.sendable = sendable or (lambda cls: kinds.admitted(self.decoder, cls))
+        self._sendable: dict = {}  # class -> sendable (asked once per class)
         self.objects: dict = {}  # handle -> object
         self.handles: dict = {}  # id(object) -> handle
         self.snaps: dict = {}  # handle -> shallow contents when it last crossed
@@ -62,71 +64,21 @@ class Mirror:
         self._pending: dict = {}  # handle -> (object, snapshot) of the message being made
         self._seen: dict = {}
 
-    # -- what is tracked, and its shallow state ------------------------------------------
-    @staticmethod
-    def tracked(value: object) -> bool:
-        """A mutable object kept under a handle (scalars, tuples, classes and enum members
-        travel as values)."""
-        kind = type(value)
-        if kind in _KINDS:
-            return True
-        if kind in _VALUES or not (kind.__flags__ & codec._HEAPTYPE or kind in codec._BASES):
-            return False
-        if isinstance(value, (type, codec.enum.Enum)):
-            return False
-        return codec._base_of(kind) in _MUTABLE_BASES
-
-    @staticmethod
-    def snapshot(value: object) -> tuple:
-        """(contents, attributes, slots) as references, taken without running its code."""
-        kind = type(value)
-        base = kind if kind in _KINDS else codec._base_of(kind)
-        if base in _DICTS:
-            contents: object = dict(dict.items(value))
-        elif base is collections.deque:
-            contents = list(collections.deque.__iter__(value))
-        elif base in (list, set):
-            contents = list(base.__iter__(value))
-        elif base is bytearray:
-            contents = bytes(value)
-        else:
-            contents = None
-        attrs = None
-        if kind not in _KINDS:
-            try:
-                attrs = dict(object.__getattribute__(value, "__dict__"))
-            except AttributeError:
-                attrs = None
-            slots = []
-            for desc in codec._slots(kind).values():
-                try:
-                    slots.append(desc.__get__(value, kind))
-                except AttributeError:
-                    slots.append(_MISSING)
-            return (contents, attrs, slots)
-        return (contents, None, [])
-
-    @staticmethod
-    def _unchanged(old: tuple, new: tuple) -> bool:
-        for a, b in zip(old, new, strict=True):
-            if a is None or b is None:
-                if a is not b:
-                    return False
-            elif type(a) is dict:
-                if type(b) is not dict or not (_same(a, b) and _same(a.values(), b.values())):
-                    return False
-            elif isinstance(a, bytes):
-                if a != b:
-                    return False
-            elif not _same(a, b):
-                return False
-        return True
-
     # -- encoding --------------------------------------------------------------------------
     def encode(self, value: object) -> object:
         """The tree of ``value`` for the other side (pending until :meth:`commit`)."""
         self._pending, self._seen = {}, {}
         return self._enc(value, 0)
+
+    def changed(self) -> list:
+        """Every kept object that changed since it last crossed: the other side must see
+        it at the next turn, whether or not the message's value reaches it."""
+        snaps = self.snaps
+        return [
+            obj
+            for handle, obj in self.objects.items()
+            if not state.unchanged(snaps[handle], state.snapshot(obj))
+        ]
 
     def commit(self) -> None:
         for handle, (obj, snap) in self._pending.items():
@@ -137,7 +89,7 @@ class Mirror:
         self.objects[handle] = obj
         self.handles[id(obj)] = handle
         self.snaps[handle] = snap
-        self.kids[handle] = self._kids(snap)
+        self.kids[handle] = state.kids(snap)
 
     def reset(self) -> None:
         """Forget every object (handles are not reused): after a message one side could
@@ -160,7 +112,17 @@ class Mirror:
             return ["s", value]
         if kind is int:
             return ["i", hex(value)]
-        if not self.tracked(value):
+        if kind in codec.VALUE_TYPES:
+            return codec.value_node(value, self._enc, depth)
+        if kind not in _KINDS and not self._as_data(value):
+            node = self.refs.node(value, self._error, self._shape, self._attrs)
+            if node is None:
+                raise codec.CannotCross(f"a {kind.__qualname__} object is not data")
+            return node
+        if isinstance(value, type):  # admitted there, or a shadow going home
+            node = self._class_node(value)
+            return node if node[0] == "R" else ["k", node]
+        if not state.tracked(value):
             if kind in _VALUES or isinstance(value, (type, codec.enum.Enum)):
                 return codec.Encoder().encode(value)
             return ["O", *self._object(value, depth + 1)]  # e.g. a tuple subclass
@@ -168,7 +130,7 @@ class Mirror:
         if key in self._seen:
             return ["H", self._seen[key]]
         handle = self.handles.get(key)
-        snap = self.snapshot(value)
+        snap = state.snapshot(value)
         if handle is None:
             handle, self.next = self.next, self.next + 2
             self._seen[key] = handle
@@ -176,7 +138,7 @@ class Mirror:
             return ["N", handle, *self._contents(value, depth)]
         self._seen[key] = handle
         old = self.snaps[handle]
-        if self._unchanged(old, snap):
+        if state.unchanged(old, snap):
             beneath = self._beneath(handle, depth + 1)
             return ["K", handle, beneath] if beneath else ["H", handle]
         self._pending[handle] = (value, snap)
@@ -184,23 +146,6 @@ class Mirror:
         if delta is not None:
             return ["D", handle, *delta]
         return ["U", handle, *self._contents(value, depth)]
-
-    @staticmethod
-    def _kids(snap: tuple) -> list:
-        """The values of a snapshot that are not plain scalars (type checks at C speed)."""
-        contents, attrs, slots = snap
-        found: list = []
-        for values in (
-            contents.values() if type(contents) is dict else contents,
-            contents if type(contents) is dict else (),
-            attrs.values() if attrs else (),
-            slots,
-        ):
-            if values is None or isinstance(values, bytes):
-                continue
-            if not set(map(type, values)) <= _SCALARS:
-                found += [v for v in values if type(v) not in _SCALARS]
-        return found
 
     def _beneath(self, handle: int, depth: int) -> list:
         """Nodes of the tracked objects below an object that changed, found through the
@@ -213,7 +158,7 @@ class Mirror:
     def _visit(self, value: object, depth: int) -> list:
         if depth > codec.MAX_DEPTH:
             raise codec.CannotCross(f"nested deeper than {codec.MAX_DEPTH} levels")
-        if self.tracked(value):
+        if state.tracked(value):
             node = self._enc(value, depth)
             return [] if node[0] == "H" else [node]
         if isinstance(value, (tuple, frozenset)) and not set(map(type, value)) <= _SCALARS:
@@ -232,8 +177,8 @@ class Mirror:
         elif (
             n_attrs is not None
             and type(o_attrs) is dict
-            and (o_contents is None or self._unchanged((o_contents,), (n_contents,)))
-            and _same(o_slots, n_slots)
+            and (o_contents is None or state.unchanged((o_contents,), (n_contents,)))
+            and state.same(o_slots, n_slots)
         ):
             before, after, where = o_attrs, n_attrs, "a"
         else:
@@ -279,7 +224,7 @@ class Mirror:
             raise codec.CannotCross(f"a {kind.__qualname__} object is not data ({klass.__name__})")
         if getattr(value, "__class__", kind) is not kind:
             raise codec.CannotCross(f"a {kind.__qualname__} object disguises its class")
-        cls = codec._class_ref(kind)
+        cls = self._class_node(kind)
         base = codec._base_of(kind)
         base_name = base.__name__ if base else None
         payload: object = None
@@ -369,13 +314,17 @@ class Mirror:
             return obj
         if tag == "O":
             return self._immutable(rest, deeper)
+        if tag == "R":
+            return self.refs.resolve(rest, self.decoder, self._dec, self._shadow)
+        if tag == "v":
+            return codec.build_value(rest, self._dec, deeper)
         if tag not in _SCALAR_TAGS:
             raise codec.CannotCross(f"unknown value tag {tag!r}")
         return self.decoder.decode(node, depth)  # scalars, enum members, classes
 
     def _build(self, handle: int, kind: str, parts: list, depth: int) -> object:
         if kind == "o":
-            cls = self.decoder.cls(parts[0])
+            cls = self._cls(parts[0])
             base = codec._base_of(cls)
             if base not in _MUTABLE_BASES or (base.__name__ if base else None) != parts[1]:
                 raise codec.CannotCross(f"{cls.__qualname__}: not a mutable object")
@@ -418,7 +367,7 @@ class Mirror:
     def _fill_object(self, obj: object, parts: list, depth: int) -> None:
         class_ref, base_name, payload, extra, state, slots = parts[:6]
         cls = type(obj)
-        if self.decoder.cls(class_ref) is not cls:
+        if self._cls(class_ref) is not cls:
             raise codec.CannotCross("an object's class changed")
         base = codec._base_of(cls)
         if (base.__name__ if base else None) != base_name:
@@ -496,7 +445,7 @@ class Mirror:
     def _immutable(self, parts: list, depth: int) -> object:
         """An ``O`` node: an instance of an immutable builtin base, built anew."""
         class_ref, base_name, payload = parts[:3]
-        cls = self.decoder.cls(class_ref)
+        cls = self._cls(class_ref)
         base = codec._base_of(cls)
         if base in _MUTABLE_BASES or base.__name__ != base_name:
             raise codec.CannotCross(f"{cls.__qualname__}: not an immutable value")
@@ -513,5 +462,5 @@ class Mirror:
     def settle(self) -> None:
         """After a decoded message was applied: keep it, snapshot what it touched."""
         for handle, (obj, _) in self._pending.items():
-            self._keep(handle, obj, self.snapshot(obj))
+            self._keep(handle, obj, state.snapshot(obj))
         self._pending, self._seen = {}, {}

@@ -1,0 +1,428 @@
+"""Remote references: what crosses the boundary by reference instead of by value.
+
+Real tests hand a function more than data: callbacks and key functions, classes used as
+factories, iterators and generators, ``object()`` sentinels, instances of classes their
+own modules define, exceptions. None of these can be rebuilt from data on the other side,
+so each crosses as a **reference**: the side that holds the object keeps it in its export
+table under an id of its parity (the test process even, the worker odd) and the other side
+gets a stand-in that knows only the id:
+
+- ``call``: a callable. Calling the stand-in asks the owner to call the object with the
+  arguments (data, or references again) and returns the owner's answer or raises its
+  exception — a callback runs in the process that handed it over, never in the other.
+- ``iter``: an iterator (a generator, ``iter(...)``, ``map``...). ``next`` on the stand-in
+  asks the owner for one item, in the order the code asks: a generator is consumed
+  lazily, an endless one works with a ``take``-style test.
+- ``obj`` (test process to worker only): any other object that is not data. The stand-in
+  offers nothing but identity; using it in any other way raises
+  ``ArgumentsCannotCross``.
+- ``exc``: an exception, rebuilt on the other side under its own type (:func:`build_error`)
+  and kept in its export table, so an exception raised by a test's callback propagates
+  through the answer and back as the test's own exception object.
+- ``cls`` (test process to worker only): a class the test defines (in a test module or
+  inside a test function). The worker gets a *shadow* of it (``mirror.Mirror._shape``): a
+  class of its name on the shadows or real classes of its bases, with the same slots and
+  class constants, whose methods, properties, class and static methods — ``__init__``,
+  ``__eq__``, ``__hash__``, ``__lt__`` and the other special methods among them — are
+  references to the test's own functions. So an instance of a test's class crosses as
+  data (its ``__dict__`` and slots, kept in step by the mirror), ``isinstance``,
+  ``except`` and ``raise`` work with the shadow, and every method the answer calls on it
+  runs in the test process, on the test's own object.
+
+A reference that comes back resolves to the original object, so identity holds for
+everything that crosses by reference. The worker may hand over only ``call``, ``iter`` and
+``exc`` references (never an opaque object), and it can use a reference only by asking:
+its stand-ins hold an id, never an object of the test process. References live as long as
+the session (the test run).
+
+This file imports nothing from beyondpass: it is copied into both sandboxes as
+``_beyondpass_refs``.
+"""
+
+import builtins
+import datetime
+import decimal
+import fractions
+import types
+
+import _beyondpass_codec as codec
+
+KINDS = ("call", "iter", "obj", "exc", "cls")
+#: a class's members that a shadow never gets: the machinery of the class itself
+NOT_SHADOWED = frozenset(
+    [
+        "__dict__",
+        "__weakref__",
+        "__module__",
+        "__qualname__",
+        "__slots__",
+        "__new__",
+        "__del__",
+        "__getattribute__",
+        "__setattr__",
+        "__delattr__",
+        "__init_subclass__",
+        "__set_name__",
+        "__class_getitem__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__getstate__",
+        "__setstate__",
+        "__copy__",
+        "__deepcopy__",
+        "__classcell__",
+    ]
+)
+_NAME_LIMIT = 100
+_MESSAGE_LIMIT = 2000
+#: standard-library types whose values cross as data (the codec's ``v`` values), never
+#: as references, though some are iterable or callable
+_DATA_TYPES = (range, slice, datetime.date, datetime.time, datetime.timedelta,
+               datetime.timezone, decimal.Decimal, fractions.Fraction)  # fmt: skip
+
+
+class ArgumentsCannotCross(Exception):
+    """An argument is not data and cannot be used through a reference."""
+
+
+class NoRemoteAttribute(ArgumentsCannotCross, AttributeError):
+    """A reference offers no such attribute (an ``AttributeError``, so ``hasattr`` and
+    ``getattr`` with a default work as with an object that lacks it)."""
+
+
+class Stand:
+    """Base of the stand-ins: what a side holds for the other side's object."""
+
+    __slots__ = ("_ref", "_owner", "_names", "_attrs", "__weakref__")
+
+    def __init__(
+        self,
+        ref: int,
+        owner: "References",
+        names: "dict | None" = None,
+        attrs: "dict | None" = None,
+    ) -> None:
+        object.__setattr__(self, "_ref", ref)
+        object.__setattr__(self, "_owner", owner)
+        object.__setattr__(self, "_names", names or {})
+        object.__setattr__(self, "_attrs", attrs or {})
+
+    def __repr__(self) -> str:
+        names = object.__getattribute__(self, "_names")
+        label = names.get("__qualname__") or f"#{object.__getattribute__(self, '_ref')}"
+        return f"<remote {type(self).__name__.lower()} {label}>"
+
+    def __getattr__(self, name: str) -> object:
+        names = object.__getattribute__(self, "_names")
+        if name in NAMES and name in names:
+            return names[name]
+        attrs = object.__getattribute__(self, "_attrs")
+        if name in attrs:  # a function's own attributes (``cache_info`` of a cached one)
+            return attrs[name]
+        raise NoRemoteAttribute(
+            f"a remote reference offers no attribute {name[:_NAME_LIMIT]!r} (it is used only "
+            "by calling or iterating it, as it was handed over)"
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise ArgumentsCannotCross("a remote reference cannot be changed")
+
+    def __reduce_ex__(self, protocol: object) -> object:
+        raise ArgumentsCannotCross("a remote reference cannot be copied or pickled")
+
+
+class Call(Stand):
+    """A callable of the other side."""
+
+    __slots__ = ()
+
+    def __getattribute__(self, name: str) -> object:
+        if name in NAMES:  # its own names, not this class's
+            names = object.__getattribute__(self, "_names")
+            return names.get(name)
+        return object.__getattribute__(self, name)
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        owner = object.__getattribute__(self, "_owner")
+        return owner.ask("call", object.__getattribute__(self, "_ref"), (args, kwargs))
+
+
+class Iter(Stand):
+    """An iterator of the other side, read one item per request."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> "Iter":
+        return self
+
+    def __next__(self) -> object:
+        owner = object.__getattribute__(self, "_owner")
+        return owner.ask("next", object.__getattribute__(self, "_ref"), None)
+
+
+class Opaque(Stand):
+    """Any other object of the test process: identity only, and its truth when its class
+    does not define one (then it is true, as every plain object)."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        if object.__getattribute__(self, "_names").get("plain") is True:
+            return True
+        raise ArgumentsCannotCross("a remote object's truth is its class's, not known here")
+
+
+STAND_INS = (Call, Iter, Opaque)
+_BY_KIND = {"call": Call, "iter": Iter, "obj": Opaque}
+
+
+def kind_of(value: object, side: int) -> "str | None":
+    """The reference kind ``value`` crosses as from ``side``, or None when it is not for a
+    reference (data, or something this side may not hand over)."""
+    if isinstance(value, BaseException):
+        return "exc"
+    if isinstance(value, type) and value.__flags__ & codec._HEAPTYPE and side == 0:
+        return "cls"
+    if isinstance(value, _DATA_TYPES):
+        return None
+    kind = type(value)
+    if isinstance(value, types.GeneratorType) or (
+        hasattr(kind, "__next__") and hasattr(kind, "__iter__")
+    ):
+        return "iter"
+    if callable(value):
+        return "call"
+    return "obj" if side == 0 else None
+
+
+class References:
+    """One side's table of exported objects and of the other side's stand-ins.
+
+    ``ask(op, ref, value)`` is set by the session: it sends a request for a stand-in's use
+    and returns the answer (or raises the other side's exception)."""
+
+    def __init__(self, side: int) -> None:
+        self.side = side
+        self.exported: dict = {}  # id -> object of this side
+        self.ids: dict = {}  # id(object) -> its export id
+        self.stands: dict = {}  # id of the other side -> stand-in (or rebuilt exception)
+        self.stood: dict = {}  # id(stand-in) -> id of the other side
+        self.next = side
+        self.ask = _no_session
+
+    def home(self, value: object) -> "list | None":
+        """``["R", id]`` when ``value`` is a stand-in of the other side's object."""
+        ref = self.stood.get(id(value))
+        if ref is not None and self.stands.get(ref) is value:
+            return ["R", ref]
+        return None
+
+    def node(self, value: object, error_of, shape_of=None, attrs_of=None) -> "list | None":
+        """The ``R`` node of ``value``: a stand-in going home, or this side's object
+        exported (the same id every time); None when it is not for a reference.
+        ``error_of``/``shape_of``/``attrs_of``: the mirror's data of an exception, of a
+        class and of a function's own attributes."""
+        going_home = self.home(value)
+        if going_home is not None:
+            return going_home
+        kind = kind_of(value, self.side)
+        if kind is None:
+            return None
+        ref = self.ids.get(id(value))
+        if ref is None:
+            ref, self.next = self.next, self.next + 2
+            self.exported[ref] = value
+            self.ids[id(value)] = ref
+        if kind == "exc":
+            return ["R", ref, kind, error_of(value)]
+        if kind == "cls":
+            if shape_of is None:
+                raise codec.CannotCross("a class crosses only through the mirror")
+            return ["R", ref, kind, shape_of(value)]
+        if kind == "call":
+            return ["R", ref, kind, _names(value), attrs_of(value) if attrs_of else {}]
+        if kind == "obj":  # true unless its class says otherwise (read, not called)
+            cls = type(value)
+            return [
+                "R",
+                ref,
+                kind,
+                {"plain": not hasattr(cls, "__bool__") and not hasattr(cls, "__len__")},
+            ]
+        return ["R", ref, kind]
+
+    def resolve(self, rest: list, decoder: "codec.Decoder", decode=None, shadow=None) -> object:
+        """The object an ``R`` node names: this side's own, or the other side's stand-in
+        (``decode``: the receiver's decoder of nodes, for an exception's class;
+        ``shadow``: the mirror's builder of a shadow class)."""
+        ref = rest[0]
+        if type(ref) is not int or ref < 0:
+            raise codec.CannotCross("malformed reference")
+        if ref % 2 == self.side:
+            if ref not in self.exported:
+                raise codec.CannotCross("a reference this side never handed over")
+            return self.exported[ref]
+        if ref in self.stands:
+            return self.stands[ref]
+        kind = rest[1] if len(rest) > 1 else None
+        if kind not in KINDS or (kind in ("obj", "cls") and self.side == 0):
+            raise codec.CannotCross(f"a reference of kind {str(kind)[:20]!r} is not taken here")
+        if kind == "exc":
+            made: object = build_error(rest[2], decoder, decode)
+        elif kind == "cls":
+            if shadow is None:
+                raise codec.CannotCross("a class crosses only through the mirror")
+            made = shadow(rest[2])
+        elif kind == "call":
+            attrs = rest[3] if len(rest) > 3 and isinstance(rest[3], dict) else {}
+            if attrs and decode is None:
+                raise codec.CannotCross("a function's attributes cross only through the mirror")
+            made = Call(
+                ref,
+                self,
+                _names_of(rest[2] if len(rest) > 2 else None),
+                {codec._str(k): decode(v, 1) for k, v in attrs.items()},
+            )
+        elif kind == "obj":
+            shape = rest[2] if len(rest) > 2 and isinstance(rest[2], dict) else {}
+            made = Opaque(ref, self, {"plain": shape.get("plain") is True})
+        else:
+            made = _BY_KIND[kind](ref, self)
+        self.stands[ref] = made
+        self.stood[id(made)] = ref
+        return made
+
+    def target(self, ref: object, op: str) -> object:
+        """This side's exported object a request names, if it may be used that way."""
+        found = self.exported.get(ref) if type(ref) is int else None
+        if found is None:
+            raise codec.CannotCross("a request names a reference this side never handed over")
+        if kind_of(found, self.side) != {"call": "call", "next": "iter"}[op]:
+            raise codec.CannotCross(f"that reference cannot be used by {op!r}")
+        return found
+
+
+def remote_method(call: object) -> object:
+    """A function (so that it binds as a method) that calls ``call`` — a reference to the
+    test's own function — with the instance and the arguments."""
+
+    def method(*args: object, **kwargs: object) -> object:
+        return call(*args, **kwargs)  # type: ignore[operator]
+
+    return method
+
+
+def _no_session(op: str, ref: int, value: object) -> object:
+    raise ArgumentsCannotCross("a remote reference used outside a call")
+
+
+#: what a callable's stand-in tells of it: its names and documentation, as strings
+NAMES = ("__name__", "__qualname__", "__module__", "__doc__")
+
+
+def _names(value: object) -> dict:
+    """A callable's names, as this side reads them (a non-string is left out)."""
+    found = {}
+    for name in NAMES:
+        try:
+            text = getattr(value, name, None)
+        except Exception:
+            continue
+        if type(text) is str:
+            found[name] = text[:_MESSAGE_LIMIT]
+    return found
+
+
+def _names_of(node: object) -> dict:
+    if not isinstance(node, dict):
+        return {}
+    return {k: v[:_MESSAGE_LIMIT] for k, v in node.items() if k in NAMES and type(v) is str}
+
+
+def builtin_base(bases: object) -> type:
+    for other in bases if isinstance(bases, list) else ():
+        candidate = getattr(builtins, other, None) if isinstance(other, str) else None
+        if isinstance(candidate, type) and issubclass(candidate, Exception):
+            return candidate
+    return Exception
+
+
+def error_of(exc: BaseException, encode, class_node=None) -> dict:
+    """An exception as data: its type, bases and class, message and arguments
+    (``encode``: the sender's encoder for the arguments; arguments that cannot cross are
+    left out, the message stays)."""
+    cls = type(exc)
+    try:
+        message = str(exc)[:_MESSAGE_LIMIT]
+    except Exception:
+        message = ""
+    try:
+        args = encode(tuple(exc.args))
+    except Exception:
+        args = None
+    try:
+        ref = codec._class_ref(cls)
+    except Exception:
+        ref = None
+    found = {
+        "type": cls.__name__,
+        "bases": [c.__name__ for c in cls.__mro__],
+        "class": ref,
+        "message": message,
+        "args": args,
+        "suppress_context": exc.__suppress_context__ is True,
+    }
+    if class_node is not None:  # a class the other side has only as a stand-in
+        found["cref"] = class_node
+    return found
+
+
+def build_error(error: object, decoder: "codec.Decoder", decode=None) -> BaseException:
+    """The exception ``error`` (from :func:`error_of`) as one of this process: of the class
+    its ``cref`` names (``decode``: the receiver's decoder of nodes), a builtin exception by
+    name, an admitted class of that name, or else a new class of that name on its nearest
+    builtin base. ``SystemExit`` and the like become plain exceptions of their name (a
+    failure here, never the end of the process)."""
+    if not isinstance(error, dict):
+        raise codec.CannotCross("malformed exception")
+    name = error.get("type")
+    if not isinstance(name, str) or not name.isidentifier() or len(name) > _NAME_LIMIT:
+        name = "Exception"
+    message = error.get("message")
+    message = message[:_MESSAGE_LIMIT] if isinstance(message, str) else ""
+    try:
+        args = decoder.decode(error["args"]) if error.get("args") else (message,)
+        if type(args) is not tuple:
+            args = (message,)
+    except (codec.CannotCross, ValueError, TypeError):
+        args = (message,)
+    cls = None
+    try:
+        if error.get("cref") is not None and decode is not None:
+            found = decode(error["cref"], 1)  # a class only the other side defines
+            if isinstance(found, type) and issubclass(found, BaseException):
+                cls = found
+        else:  # an admitted class of that name; a builtin is made by name below
+            found = decoder.cls(error.get("class"))
+            admitted = found.__module__ != "builtins" and issubclass(found, Exception)
+            cls = found if admitted and found.__name__ == name else None
+    except (codec.CannotCross, TypeError):
+        pass
+    builtin = getattr(builtins, name, None)
+    if cls is None and isinstance(builtin, type) and issubclass(builtin, Exception):
+        try:
+            return builtin(*args)
+        except Exception:  # an odd argument list for this type
+            return builtin(message)
+    if cls is not None:
+        try:
+            exc = BaseException.__new__(cls, *args)
+            exc.args = args
+            return exc
+        except Exception:
+            pass
+    made = type(name, (builtin_base(error.get("bases")),), {"__module__": "worker"})
+    try:
+        return made(*args)
+    except Exception:
+        return made(message)

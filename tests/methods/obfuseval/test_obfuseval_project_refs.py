@@ -1,0 +1,394 @@
+"""Project mode's conversation across the boundary, without a sandbox: a test-process side
+and a worker side talk over a real socket pair, the worker in a thread of its own.
+
+Both sides are the modules the sandboxes run (loaded under their copied names). What real
+tests hand a function — callbacks, classes used as factories, iterators, generators,
+sentinels, exceptions, standard-library values — must cross, and what comes back must be
+only data or a use of what the worker was handed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import fractions
+import itertools
+import json
+import socket
+import threading
+
+import pytest
+
+from beyondpass.execution import wire
+from beyondpass.methods.obfuseval.project import codec
+from test_obfuseval_project_codec import _copied
+
+
+@pytest.fixture
+def modules(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "_beyondpass_codec", codec)
+    monkeypatch.setitem(__import__("sys").modules, "_beyondpass_wire", wire)
+    refs = _copied(monkeypatch, "refs", "_beyondpass_refs")
+    _copied(monkeypatch, "state", "_beyondpass_state")
+    _copied(monkeypatch, "kinds", "_beyondpass_kinds")
+    mirror = _copied(monkeypatch, "mirror", "_beyondpass_mirror")
+    session = _copied(monkeypatch, "session", "_beyondpass_session")
+    return refs, mirror, session
+
+
+class Pair:
+    """A test side (``call``) and a worker side serving ``functions`` by name."""
+
+    def __init__(self, modules, functions: dict, timeout: float = 10.0) -> None:
+        self.refs, self.mirror, self.session = modules
+        ours, theirs = socket.socketpair()
+        self.sockets = (ours, theirs)
+
+        def nothing(module: str, qualname: str):
+            return None
+
+        def serve_target(target, args, kwargs):
+            return functions[target](*args, **kwargs)
+
+        worker = self.session.Session(
+            theirs, self.mirror.Mirror(1, nothing), serve_target=serve_target
+        )
+        self.thread = threading.Thread(target=worker.serve_forever, daemon=True)
+        self.thread.start()
+        # the test side admits no class of its own: these tests pass builtins and the
+        # standard library's values as data, everything else goes by reference
+        self.test_side = self.session.Session(
+            ours, self.mirror.Mirror(0, nothing, lambda cls: False), timeout=timeout
+        )
+
+    def call(self, name: str, *args, **kwargs):
+        return self.test_side.request({"op": "target", "target": name}, (args, kwargs))
+
+    def close(self) -> None:
+        for s in self.sockets:
+            s.close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def pair(modules):
+    made = []
+
+    def make(functions: dict, **kw) -> Pair:
+        made.append(Pair(modules, functions, **kw))
+        return made[-1]
+
+    yield make
+    for p in made:
+        p.close()
+
+
+def test_a_callback_runs_in_the_test_process_and_sees_the_arguments_as_the_answer_left_them(pair):
+    seen = []
+    items = [3, 1, 2]
+
+    def answer(values, key, report):
+        values.append(0)  # changed before the callback: the callback must see it
+        report()
+        return sorted(values, key=key)
+
+    def report():
+        seen.append(list(items))  # the test's own list, read inside the callback
+
+    p = pair({"answer": answer})
+    assert p.call("answer", items, lambda v: -v, report) == [3, 2, 1, 0]
+    assert seen == [[3, 1, 2, 0]] and items == [3, 1, 2, 0]
+
+
+def test_classes_used_as_factories_and_builtins_are_called_where_they_live(pair):
+    class Local:  # defined inside a test function: not data on the other side
+        def __init__(self, v):
+            self.v = v
+
+    p = pair({"build": lambda factory, n: [factory(i) for i in range(n)]})
+    made = p.call("build", Local, 3)
+    assert [type(m) for m in made] == [Local] * 3 and [m.v for m in made] == [0, 1, 2]
+    assert p.call("build", str, 2) == ["0", "1"]
+
+
+def test_a_generator_the_answer_returns_is_consumed_lazily_even_when_endless(pair):
+    produced = []
+
+    def naturals():
+        for n in itertools.count():
+            produced.append(n)
+            yield n * n
+
+    p = pair({"naturals": naturals})
+    squares = p.call("naturals")
+    assert list(itertools.islice(squares, 5)) == [0, 1, 4, 9, 16]
+    assert len(produced) == 5  # asked item by item, not drained
+    assert next(squares) == 25
+
+
+def test_iterators_and_ranges_cross_in_both_directions(pair):
+    p = pair({"pairs": lambda it: zip(it, it, strict=False), "total": lambda r: (r, sum(r))})
+    assert list(p.call("pairs", iter("abcdef"))) == [("a", "b"), ("c", "d"), ("e", "f")]
+    back, total = p.call("total", range(2, 20, 3))
+    assert back == range(2, 20, 3) and total == sum(range(2, 20, 3))
+
+
+def test_an_exception_of_a_callback_propagates_through_the_answer_as_the_tests_own(pair):
+    class Stop(Exception):
+        pass
+
+    raised = Stop("from the test")
+
+    def fail():
+        raise raised
+
+    def answer(callback):
+        try:
+            callback()
+        finally:
+            pass
+
+    p = pair({"answer": answer, "swallow": lambda cb: _catch(cb)})
+    with pytest.raises(Stop) as caught:
+        p.call("answer", fail)
+    assert caught.value is raised
+    # caught by the answer: it sees the exception under its type name
+    assert p.call("swallow", fail) == "Stop: from the test"
+
+
+def _catch(callback):
+    try:
+        callback()
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def test_sentinels_and_exceptions_that_cross_twice_are_the_same_object(pair):
+    marker, error = object(), KeyError("k")
+    p = pair({"echo": lambda *a: a})
+    back = p.call("echo", marker, error, [marker])
+    assert back[0] is marker and back[1] is error and back[2][0] is marker
+
+
+def test_a_callback_that_calls_the_answer_again_is_served(pair):
+    def fib(n, memo):
+        return n if n < 2 else memo(n - 1) + memo(n - 2)
+
+    p = pair({"fib": fib})
+
+    def memo(n, cache={}):  # noqa: B006 - the cache is the point
+        if n not in cache:
+            cache[n] = p.call("fib", n, memo)  # re-enters the worker from a callback
+        return cache[n]
+
+    assert p.call("fib", 15, memo) == 610
+
+
+def test_standard_library_values_cross_as_data():
+    values = [
+        range(-3, 10**20, 7),
+        slice(1, None, -2),
+        datetime.date(2024, 2, 29),
+        datetime.datetime(2024, 2, 29, 13, 5, 7, 123456),
+        datetime.datetime(2024, 11, 3, 1, 30, fold=1, tzinfo=datetime.UTC),
+        datetime.time(
+            23, 59, 59, 999999, tzinfo=datetime.timezone(datetime.timedelta(hours=-5), "EST")
+        ),
+        datetime.timedelta(days=-1, seconds=5, microseconds=7),
+        decimal.Decimal("-0.000"),
+        decimal.Decimal("sNaN"),
+        fractions.Fraction(-22, 7),
+    ]
+    for value in values:
+        back = codec.Decoder(lambda m, q: None).decode(json.loads(json.dumps(codec.encode(value))))
+        assert type(back) is type(value) and str(back) == str(value) and repr(back) == repr(value)
+        if isinstance(value, (datetime.datetime, datetime.time)):
+            assert back.fold == value.fold and back.tzinfo == value.tzinfo
+
+
+# -- hostile: what the worker side can do with what it was handed ---------------------------
+def test_a_reference_offers_no_attributes_to_walk(pair):
+    def walk(callback, iterator, marker):
+        found = []
+        for ref in (callback, iterator, marker):
+            for name in ("__globals__", "__closure__", "gi_frame", "__dict__", "__class__",
+                         "f_globals", "_owner", "_ref"):  # fmt: skip
+                try:
+                    found.append(getattr(ref, name))
+                except Exception as exc:
+                    found.append(type(exc).__name__)
+        return [x if isinstance(x, str) else type(x).__name__ for x in found]
+
+    p = pair({"walk": walk})
+    secret = {"token": "s3cret"}
+    got = p.call("walk", lambda: secret, iter([secret]), object())
+    # nothing but the stand-ins' own class and their id/owner slots, all inside the worker
+    assert "s3cret" not in json.dumps(got)
+    assert set(got) <= {"NoRemoteAttribute", "type", "References", "int", "dict"}
+
+
+def test_a_crafted_request_cannot_use_what_the_worker_was_not_handed(pair, modules):
+    _, _, session = modules
+    handed = []
+
+    def keep(callback):
+        handed.append(callback)
+        return None
+
+    p = pair({"keep": keep})
+    p.call("keep", len)
+    test_side = p.test_side
+    exported = dict(test_side.refs.exported)
+    # a worker that names other ids, or uses a callable as an iterator, gets refusals
+    for request in ({"op": "call", "ref": 2}, {"op": "call", "ref": 1}, {"op": "next", "ref": 0},
+                    {"op": "getattr", "ref": 0}, {"op": "call", "ref": "0"}):  # fmt: skip
+        reply = {}
+        test_side._reply = lambda r, result, reply=reply: reply.update(r=r, result=result)
+        test_side._serve(
+            {"id": 1, **request, "value": ["t", [["t", [["t", []], ["d", []]]], ["t", []]]]}
+        )
+        assert (
+            reply["r"]["ok"] is False and type(reply["result"]).__name__ == "ArgumentsCannotCross"
+        )
+    assert test_side.refs.exported == exported
+
+
+def test_a_generator_that_never_ends_or_raises_is_charged_to_its_use(pair):
+    def broken():
+        yield 1
+        raise ValueError("bad iterator")
+
+    p = pair({"broken": broken, "spin": lambda: iter(int, 1)})
+    it = p.call("broken")
+    assert next(it) == 1
+    with pytest.raises(ValueError, match="bad iterator"):
+        next(it)
+    endless = p.call("spin")
+    assert list(itertools.islice(endless, 3)) == [0, 0, 0]
+
+
+def test_a_silent_worker_fails_the_call_in_time_and_every_later_one(pair, modules):
+    _, _, session = modules
+    import time
+
+    p = pair({"sleep": lambda: time.sleep(2)}, timeout=0.5)
+    with pytest.raises(session.WorkerTimeout):
+        p.call("sleep")
+    with pytest.raises(session.WorkerTimeout):
+        p.call("sleep")
+
+
+def test_a_callback_given_a_crafted_object_gets_only_data(pair):
+    received = []
+
+    def answer(callback):
+        class Evil:  # the worker's own class: not data for the test process
+            def __eq__(self, other):
+                return True
+
+        callback(Evil())
+
+    p = pair({"answer": answer, "fn": lambda cb: cb(lambda: 1)})
+    with pytest.raises(Exception) as caught:
+        p.call("answer", received.append)
+    assert type(caught.value).__name__ == "ArgumentsCannotCross" and received == []
+    # a function of the worker is a reference the test process can call, never run here
+    p.call("fn", received.append)
+    (fn,) = received
+    assert type(fn).__name__ == "Call" and fn() == 1
+
+
+def test_a_callback_tells_its_names_and_lacks_everything_else_as_an_attribute_error(pair):
+    def probe(callback):
+        return (
+            callback.__name__,
+            callback.__qualname__.rsplit(".", 1)[-1],
+            callback.__doc__,
+            hasattr(callback, "__globals__"),
+            getattr(callback, "__wrapped__", "none"),
+        )
+
+    def double(x):
+        """Twice x."""
+        return 2 * x
+
+    p = pair({"probe": probe})
+    assert p.call("probe", double) == ("double", "double", "Twice x.", False, "none")
+
+
+def test_a_test_objects_truth_is_its_classs_own_and_a_sentinel_is_true(pair):
+    class Plain:
+        pass
+
+    class Empty:
+        def __len__(self):  # run in the test process, on the test's own object
+            return 0
+
+    p = pair({"truth": lambda x: "yes" if x else "no"})
+    assert [p.call("truth", x) for x in (Plain(), Empty(), object())] == ["yes", "no", "yes"]
+
+
+def test_instances_of_a_tests_classes_cross_with_their_methods_run_by_the_test(pair):
+    calls = []
+
+    class Money:
+        __slots__ = ("cents",)
+        RATE = 100
+
+        def __init__(self, cents):
+            self.cents = cents
+
+        def __lt__(self, other):
+            calls.append("lt")
+            return self.cents < other.cents
+
+        def __eq__(self, other):
+            return isinstance(other, Money) and self.cents == other.cents
+
+        __hash__ = None
+
+        @property
+        def whole(self):
+            return self.cents // self.RATE
+
+        @classmethod
+        def of(cls, whole):
+            return cls(whole * cls.RATE)
+
+    class Tip(Money):
+        pass
+
+    def answer(values, factory):
+        top = max(values)  # Money.__lt__, in the test process
+        made = factory.of(3)  # a classmethod of the test's class
+        return top, top.whole, made, isinstance(made, factory), type(top).__name__
+
+    p = pair({"answer": answer})
+    values = [Money(250), Tip(990), Money(5)]
+    top, whole, made, is_instance, name = p.call("answer", values, Money)
+    assert top is values[1] and whole == 9 and name == "Tip"
+    assert type(made) is Money and made == Money(300) and is_instance is True
+    assert calls.count("lt") >= 2
+
+
+def test_a_returned_function_brings_its_own_functions_along(pair):
+    def memoize(func):
+        seen = {}
+
+        def wrapper(x):
+            if x not in seen:
+                seen[x] = func(x)
+            return seen[x]
+
+        wrapper.cache_info = lambda: len(seen)
+        wrapper.cache_clear = seen.clear
+        wrapper.maxsize = 128
+        return wrapper
+
+    p = pair({"memoize": memoize})
+    square = p.call("memoize", lambda x: x * x)
+    assert [square(2), square(2), square(3)] == [4, 4, 9]
+    assert (square.cache_info(), square.maxsize) == (2, 128)
+    square.cache_clear()
+    assert square.cache_info() == 0
