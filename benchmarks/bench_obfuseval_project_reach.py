@@ -78,6 +78,7 @@ def measure(name: str, sdist: Path, scratch: Path, max_functions: int, judge: bo
         "covering_tests": kept_tests + left_out,
         "covering_tests_kept": kept_tests,
         "left_out_by_reason": dict(Counter(_reason(r["reason"]) for r in prepared.not_crossing)),
+        "left_out": prepared.not_crossing,
         "flaky": len(prepared.flaky),
         "prepare_s": round(prepare_s, 1),
         "tasks": {t.task_id: len(t.tests) for t in prepared.tasks},
@@ -126,8 +127,8 @@ def main() -> None:
             ),
             flush=True,
         )
-    if args.out:
-        args.out.write_text(json.dumps(results, indent=1))
+        if args.out:  # after every project: a long run stopped keeps what it measured
+            args.out.write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":

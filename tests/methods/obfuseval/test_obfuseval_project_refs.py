@@ -392,3 +392,29 @@ def test_a_returned_function_brings_its_own_functions_along(pair):
     assert (square.cache_info(), square.maxsize) == (2, 128)
     square.cache_clear()
     assert square.cache_info() == 0
+
+
+def test_a_named_tuple_the_test_process_cannot_name_comes_back_as_its_items(pair):
+    import collections
+
+    hidden = collections.namedtuple("CacheInfo", "hits misses")  # no module has this name
+
+    p = pair({"info": lambda: hidden(3, 4)})
+    assert p.call("info") == (3, 4)
+
+
+def test_objects_only_the_mirror_still_holds_are_not_checked_again(pair):
+    """Every argument that crossed stays kept (a handle may come back), but one that no
+    code of this side holds any more cannot change: the per-turn check skips it, so the
+    cost of a turn does not grow with every call made before."""
+    p = pair({"size": len})
+    kept = [1, 2]
+    for _ in range(3):
+        p.call("size", [0] * 3)  # a list that only the mirror holds afterwards
+    p.call("size", kept)
+    view = p.test_side.view
+    only_here = {
+        id(obj): view._only_here(obj) for obj in list(view.objects.values()) if type(obj) is list
+    }
+    assert only_here.pop(id(kept)) is False
+    assert len(only_here) == 3 and all(only_here.values())

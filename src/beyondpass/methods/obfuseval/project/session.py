@@ -10,11 +10,12 @@ answer (one message loop, :meth:`Session.request`), under a re-entrant lock.
 
 Every message carries one value: ``(payload, changed)``, encoded by the side's mirror
 (``_beyondpass_mirror``), where ``changed`` are the objects both sides keep that this side
-changed since they last crossed — the arguments of the calls in progress, and as well
-what only a closure reaches (a cache a decorator the answer returned keeps). So every
-change crosses at every turn — each callback call and return, each ``next`` — not only
-when the outermost call ends: a callback sees the arguments as the answer left them, and
-a test reads its cache as the answer's wrapper filled it. A payload is the arguments
+changed since they last crossed and the payload does not reach — the arguments of the
+calls in progress, and as well what only a closure reaches (a cache a decorator the answer
+returned keeps). So every change crosses at every turn — each callback call and return,
+each ``next`` — not only when the outermost call ends: a callback sees the arguments as
+the answer left them, and a test reads its cache as the answer's wrapper filled it. A
+payload is the arguments
 ``(args, kwargs)`` of a call, the result of a reply, or the exception of a failed one
 (crossing by reference: ``_beyondpass_refs``), ``StopIteration`` being ``"stop"``.
 
@@ -181,8 +182,10 @@ class Session:
         """Send ``message`` with ``(payload, changed)`` as its value; what the mirror
         encoded is kept only once the frame is sent. Raises ``codec.CannotCross``."""
         try:
-            found = tuple(self.view.changed()) if changed else ()
-            message["value"] = self.view.encode((payload, found))
+            if changed:
+                message["value"] = self.view.encode(payload, changed=True)
+            else:
+                message["value"] = self.view.encode((payload, ()))
         except (codec.CannotCross, RecursionError) as exc:
             self.view.rollback()
             raise codec.CannotCross(str(exc)) from None
