@@ -163,4 +163,4 @@ class Kinds:
             own = None if self.sendable(cls) else self._class_node(cls)
         except codec.CannotCross:
             own = None
-        return refs.error_of(exc, codec.encode, own)
+        return refs.error_of(exc, own)

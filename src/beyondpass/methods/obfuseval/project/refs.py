@@ -172,10 +172,6 @@ class Opaque(Stand):
         raise ArgumentsCannotCross("a remote object's truth is its class's, not known here")
 
 
-STAND_INS = (Call, Iter, Opaque)
-_BY_KIND = {"call": Call, "iter": Iter, "obj": Opaque}
-
-
 def kind_of(value: object, side: int) -> "str | None":
     """The reference kind ``value`` crosses as from ``side``, or None when it is not for a
     reference (data, or something this side may not hand over)."""
@@ -287,7 +283,7 @@ class References:
             shape = rest[2] if len(rest) > 2 and isinstance(rest[2], dict) else {}
             made = Opaque(ref, self, {"plain": shape.get("plain") is True})
         else:
-            made = _BY_KIND[kind](ref, self)
+            made = Iter(ref, self)
         self.stands[ref] = made
         self.stood[id(made)] = ref
         return made
@@ -347,17 +343,17 @@ def builtin_base(bases: object) -> type:
     return Exception
 
 
-def error_of(exc: BaseException, encode, class_node=None) -> dict:
-    """An exception as data: its type, bases and class, message and arguments
-    (``encode``: the sender's encoder for the arguments; arguments that cannot cross are
-    left out, the message stays)."""
+def error_of(exc: BaseException, class_node=None) -> dict:
+    """An exception as data: its type, bases and class, message and arguments (plain
+    data only: arguments that cannot cross are left out, the message stays);
+    ``class_node``: its class by reference when the other side has it only that way."""
     cls = type(exc)
     try:
         message = str(exc)[:_MESSAGE_LIMIT]
     except Exception:
         message = ""
     try:
-        args = encode(tuple(exc.args))
+        args = codec.encode(tuple(exc.args))
     except Exception:
         args = None
     try:
