@@ -143,6 +143,8 @@ def refs(monkeypatch):
 def mirror(monkeypatch, refs):
     _copied(monkeypatch, "state", "_beyondpass_state")
     _copied(monkeypatch, "kinds", "_beyondpass_kinds")
+    _copied(monkeypatch, "liveness", "_beyondpass_liveness")
+    _copied(monkeypatch, "changes", "_beyondpass_changes")
     return _copied(monkeypatch, "mirror", "_beyondpass_mirror")
 
 
@@ -185,12 +187,13 @@ def _frame(text: str) -> bytes:
     return wire.HEADER.pack(len(body)) + body
 
 
-_FORGED_CLASS = '["t", 0, [["t", 1, []], ["d", 2, []], ["k", ["os", "system"]]]]'
+#: a new object of a class that is not the project's
+_FORGED_OBJECT = '["H", 1], [["N", 1, "o", ["os", "system"], null, null, null, {}, {}]]'
 
 
 def test_the_proxy_returns_a_well_formed_answer(proxy, monkeypatch):
-    # (result, roots): the call's arguments, its kwargs dict crossed as handle 0, unchanged
-    value = '["t", [["i", "0x2a"], ["t", [["t", [["t", [["i", "0x1"]]], ["H", 0]]]]]]]'
+    # the result, and a change to the call's kwargs dict (the test side's handle 0)
+    value = '["M", ["i", "0x2a"], [["D", 0, "c", [[["s", "k"], ["i", "0x1"]]], []]]]'
     answer = '{"id": ID, "ok": true, "value": VALUE}'.replace("VALUE", value)
     assert _worker_answers(proxy, monkeypatch, answer) == 42
 
@@ -203,24 +206,43 @@ def test_the_proxy_returns_a_well_formed_answer(proxy, monkeypatch):
         (wire.HEADER.pack(wire.MAX_FRAME + 1) + b"{}", "WorkerGone"),  # larger than a frame
         (b'{"nodeid": "t", "when": "call"}\n', "WorkerGone"),  # a forged row, not a frame
         (b"", "WorkerTimeout"),  # silence
+        ('{"id": ID, "ok": true, "value": ["M", ' + _FORGED_OBJECT + "]}", "ResultCannotCross"),
         (
-            '{"id": ID, "ok": true, "value": ["t", [FORGED, ["t", []]]]}'.replace(
-                "FORGED", _FORGED_CLASS
-            ),
+            '{"id": ID, "ok": true, "value": ["M", ["k", ["os", "system"]], []]}',
             "ResultCannotCross",
         ),  # a class that is not the project's
         (
-            '{"id": ID, "ok": true, "value": ["t", [["R", 4], ["t", []]]]}',
+            '{"id": ID, "ok": true, "value": ["M", ["R", 4], []]}',
             "ResultCannotCross",
         ),  # a reference the test process never handed over
         (
-            '{"id": ID, "ok": true, "value": ["t", [["R", 5, "obj"], ["t", []]]]}',
+            '{"id": ID, "ok": true, "value": ["M", ["R", 5, "obj"], []]}',
             "ResultCannotCross",
         ),  # an opaque object of the worker: it may hand over only functions and iterators
-        ('{"id": 999, "ok": true, "value": ["t", [["n"], ["t", []]]]}', "WorkerGone"),
+        (
+            '{"id": ID, "ok": true, "value": ["M", ["H", 3], [["U", 3, "l", []]]]}',
+            "ResultCannotCross",
+        ),  # a change to an object this side never had
+        (
+            '{"id": ID, "ok": true, "value": ["M", ["H", 1], [["N", 1, "l", []], '
+            '["U", 1, "l", [["i", "0x1"]]]]]}',
+            "ResultCannotCross",
+        ),  # one object in two entries
+        (
+            '{"id": ID, "ok": true, "value": ["M", ["H", 2], [["N", 2, "l", []]]]}',
+            "ResultCannotCross",
+        ),  # a new object under a handle of the test side's parity
+        (
+            '{"id": ID, "ok": true, "value": ["M", ["i", "0x1"], [["K", 0, []]]]}',
+            "ResultCannotCross",
+        ),  # an entry of no known kind
+        ('{"id": ID, "ok": true, "value": ["t", [["n"], ["t", []]]]}', "ResultCannotCross"),
+        ('{"id": 999, "ok": true, "value": ["M", ["n"], []]}', "WorkerGone"),
     ],
 )
-def test_a_worker_that_breaks_the_protocol_fails_the_call(proxy, monkeypatch, answer, failure):
+def test_the_proxy_refuses_whatever_the_worker_answers_out_of_protocol(
+    proxy, monkeypatch, answer, failure
+):
     with pytest.raises(Exception) as caught:
         _worker_answers(proxy, monkeypatch, answer)
     assert type(caught.value).__name__ == failure
@@ -269,12 +291,64 @@ def test_an_unchanged_object_crosses_as_a_handle_and_growth_as_a_delta(mirror):
     assert box.data == {i: str(i) for i in range(300)}
     assert max(sizes[10:]) < 400, sizes[-1]
     _, same = _send(test_side, worker, ((box,), {}))
-    assert same < 60  # nothing changed: handles only
+    assert same < 80  # nothing changed: handles only (and the call's new kwargs dict)
+
+
+def test_a_linked_list_longer_than_the_nesting_limit_crosses_and_comes_back_changed(mirror):
+    """Objects cross as flat entries that name each other by handle, so a chain of 1,000
+    nodes (a cache's linked list) is not a value nested 1,000 deep; a set's members are
+    whole before they are hashed."""
+    test_side, worker = mirror.Mirror(0, _admit), mirror.Mirror(1, _admit)
+    head = None
+    for value in range(1000):
+        node = Box([value])
+        node.next = head
+        head = node
+    (args, _), _ = _send(test_side, worker, ((head, {frozenset({1}), "x"}), {}))
+    theirs, their_set = args
+    assert theirs.next.next.items == [997] and their_set == {frozenset({1}), "x"}
+    last = theirs
+    while last.next is not None:
+        last = last.next
+    last.items.append("end")  # the function changes the far end of the chain
+    back, _ = _send(worker, test_side, ((theirs,), {}, None))
+    assert back[0][0] is head
+    node = head
+    while node.next is not None:
+        node = node.next
+    assert node.items == [0, "end"]
+
+
+def test_an_ordered_dict_crosses_in_its_own_order_and_a_move_to_the_end_is_a_small_change(mirror):
+    """An LRU cache's order is its ``OrderedDict``'s, which ``move_to_end`` changes and its
+    underlying dict does not show: both directions carry it, as the keys that moved."""
+    test_side, worker = mirror.Mirror(0, _admit), mirror.Mirror(1, _admit)
+    links = collections.OrderedDict((i, str(i)) for i in range(200))
+    links.move_to_end(3)
+    (args, _), _ = _send(test_side, worker, ((links,), {}))
+    theirs = args[0]
+    assert list(theirs.items()) == list(links.items()) and next(reversed(theirs)) == 3
+    theirs.move_to_end(50)  # what an LRU lookup does in the worker
+    del theirs[7]
+    theirs[20] = "changed in place"
+    theirs[500] = "new"
+    (back, _, _), size = _send(worker, test_side, ((theirs,), {}, None))
+    assert back[0] is links and list(links.items()) == list(theirs.items())
+    assert list(links)[-2:] == [50, 500] and links[20] == "changed in place"
+    assert size < 400  # the moves, not the 200 entries
+    links.move_to_end(0)  # and a change made in the test process goes the other way
+    _send(test_side, worker, ((links,), {}))
+    assert list(theirs) == list(links)
 
 
 def test_a_message_naming_a_handle_it_was_never_given_is_refused(mirror):
     test_side = mirror.Mirror(0, _admit)
-    for node in (["H", 7], ["U", 3, "l", []], ["N", 2, "l", []], ["D", 5, "c", [], [], []]):
+    for node in (
+        ["M", ["H", 7], []],
+        ["M", ["n"], [["U", 3, "l", []]]],
+        ["M", ["n"], [["N", 2, "l", []]]],  # new, but under this side's parity
+        ["M", ["n"], [["D", 5, "c", [], []]]],
+    ):
         with pytest.raises(codec.CannotCross):
             test_side.decode(node)
 
@@ -333,15 +407,19 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
         "_beyondpass_session.py",
         "_beyondpass_state.py",
         "_beyondpass_kinds.py",
+        "_beyondpass_liveness.py",
+        "_beyondpass_changes.py",
         "_beyondpass_proxy.py",
     }
     spliced = (worker / "pkg" / "box.py").read_text()
     assert "sys.exit(0)" in spliced and "return 2" in spliced
     left = sorted(p.relative_to(worker).as_posix() for p in worker.rglob("*.py"))
     assert left == [
+        ".beyondpass/_beyondpass_changes.py",
         ".beyondpass/_beyondpass_codec.py",
         ".beyondpass/_beyondpass_importcheck.py",
         ".beyondpass/_beyondpass_kinds.py",
+        ".beyondpass/_beyondpass_liveness.py",
         ".beyondpass/_beyondpass_mirror.py",
         ".beyondpass/_beyondpass_refs.py",
         ".beyondpass/_beyondpass_session.py",

@@ -31,6 +31,8 @@ def modules(monkeypatch):
     refs = _copied(monkeypatch, "refs", "_beyondpass_refs")
     _copied(monkeypatch, "state", "_beyondpass_state")
     _copied(monkeypatch, "kinds", "_beyondpass_kinds")
+    _copied(monkeypatch, "liveness", "_beyondpass_liveness")
+    _copied(monkeypatch, "changes", "_beyondpass_changes")
     mirror = _copied(monkeypatch, "mirror", "_beyondpass_mirror")
     session = _copied(monkeypatch, "session", "_beyondpass_session")
     return refs, mirror, session
@@ -241,13 +243,14 @@ def test_a_crafted_request_cannot_use_what_the_worker_was_not_handed(pair, modul
     test_side = p.test_side
     exported = dict(test_side.refs.exported)
     # a worker that names other ids, or uses a callable as an iterator, gets refusals
-    for request in ({"op": "call", "ref": 2}, {"op": "call", "ref": 1}, {"op": "next", "ref": 0},
-                    {"op": "getattr", "ref": 0}, {"op": "call", "ref": "0"}):  # fmt: skip
+    for n, request in enumerate(({"op": "call", "ref": 2}, {"op": "call", "ref": 1},
+                    {"op": "next", "ref": 0}, {"op": "getattr", "ref": 0},
+                    {"op": "call", "ref": "0"})):  # fmt: skip
         reply = {}
         test_side._reply = lambda r, result, reply=reply: reply.update(r=r, result=result)
-        test_side._serve(
-            {"id": 1, **request, "value": ["t", [["t", [["t", []], ["d", []]]], ["t", []]]]}
-        )
+        kwargs = 101 + 2 * n  # a new dict of the worker's each time: () and {} arrive whole
+        value = ["M", ["t", [["t", []], ["H", kwargs]]], [["N", kwargs, "d", []]]]
+        test_side._serve({"id": 1, **request, "value": value})
         assert (
             reply["r"]["ok"] is False and type(reply["result"]).__name__ == "ArgumentsCannotCross"
         )
@@ -403,18 +406,62 @@ def test_a_named_tuple_the_test_process_cannot_name_comes_back_as_its_items(pair
     assert p.call("info") == (3, 4)
 
 
-def test_objects_only_the_mirror_still_holds_are_not_checked_again(pair):
-    """Every argument that crossed stays kept (a handle may come back), but one that no
-    code of this side holds any more cannot change: the per-turn check skips it, so the
-    cost of a turn does not grow with every call made before."""
-    p = pair({"size": len})
-    kept = [1, 2]
-    for _ in range(3):
-        p.call("size", [0] * 3)  # a list that only the mirror holds afterwards
-    p.call("size", kept)
+class Node:
+    pass
+
+
+def test_objects_no_code_holds_go_to_sleep_and_wake_when_the_other_side_names_them(pair):
+    """Every object that crossed stays kept (its handle may come back), but one that no
+    code of this side reaches any more — dropped, or held only by other dropped objects in
+    a cycle — cannot change: it is not checked again, so a turn's cost does not grow with
+    every call made before. Code that can still reach an object keeps it checked, through
+    a weak reference or its ``__dict__`` too; a message that names a sleeping object
+    wakes it and what it holds."""
+    import weakref
+
+    stash: dict = {}
+
+    def keep(name, value):
+        stash[name] = value
+
+    def grow(name):
+        stash[name][0].append(9)
+        return stash[name]
+
+    def read(name, attr):
+        return getattr(stash[name], attr)
+
+    p = pair({"keep": keep, "size": len, "grow": grow, "read": read,
+              "size_of": lambda name: len(stash[name][0])})  # fmt: skip
     view = p.test_side.view
-    only_here = {
-        id(obj): view._only_here(obj) for obj in list(view.objects.values()) if type(obj) is list
-    }
-    assert only_here.pop(id(kept)) is False
-    assert len(only_here) == 3 and all(only_here.values())
+    held = [1, 2]
+    p.call("keep", "held", held)
+    cycle: list = []
+    cycle.append([cycle])
+    p.call("keep", "cycle", cycle)
+    inner = [1]
+    p.call("keep", "outer", [inner])
+    by_weakref, by_dict = Node(), Node()
+    by_weakref.x = by_dict.x = 1
+    ref, attrs = weakref.ref(by_weakref), vars(by_dict)
+    p.call("keep", "by_weakref", by_weakref)
+    p.call("keep", "by_dict", by_dict)
+    handles = {name: view.handles[id(obj)] for name, obj in
+               [("held", held), ("cycle", cycle), ("cycle_inner", cycle[0]), ("inner", inner),
+                ("by_weakref", by_weakref), ("by_dict", by_dict)]}  # fmt: skip
+    inner_id = id(inner)
+    del cycle, by_weakref, by_dict, inner
+    for _ in range(40):  # more turns, more objects: the mirror looks again, and what the
+        p.call("size", [[0], [1]])  # last ones dropped goes to sleep
+    asleep = {name for name, handle in handles.items() if handle not in view.live}
+    assert asleep == {"cycle", "cycle_inner", "inner"}
+    assert len(view.live) < len(view.objects) // 2  # the lists of those turns too
+    # reached without being held: a change still crosses
+    ref().x, attrs["x"] = 2, 3
+    assert (p.call("read", "by_weakref", "x"), p.call("read", "by_dict", "x")) == (2, 3)
+    # the worker hands back what only the mirror held here: the same objects, awake
+    outer = p.call("grow", "outer")
+    assert id(outer[0]) == inner_id and outer[0] == [1, 9]
+    assert handles["inner"] in view.live
+    outer[0].append(10)  # a change to the woken object crosses again
+    assert p.call("size_of", "outer") == 3

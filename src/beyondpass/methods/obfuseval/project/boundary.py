@@ -7,8 +7,10 @@ model's function spliced in (or the original, when checking that a task's calls 
 at all) and none of the project's test files; a worker process (``worker.py``) serves
 calls from it in a sandbox of its own. Both get the channel's frames (the sandbox
 channel's ``wire``, one framing for every channel to hostile code), the data codec
-(``codec.py``), the mirror (``mirror.py``, ``state.py``, ``kinds.py``), the references
-(``refs.py``) and the conversation (``session.py``), under names no project module has.
+(``codec.py``), the mirror (``mirror.py``, ``state.py``, ``kinds.py``, ``liveness.py``,
+``changes.py``),
+the references (``refs.py``) and the conversation (``session.py``), under names no
+project module has.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from beyondpass.methods.obfuseval.project.workspace import PLUGIN_DIR, fresh_cop
 HERE = Path(__file__).resolve().parent
 WIRE, CODEC, MIRROR = "_beyondpass_wire", "_beyondpass_codec", "_beyondpass_mirror"
 REFS, SESSION, STATE = "_beyondpass_refs", "_beyondpass_session", "_beyondpass_state"
-KINDS = "_beyondpass_kinds"
+KINDS, LIVENESS, CHANGES = "_beyondpass_kinds", "_beyondpass_liveness", "_beyondpass_changes"
 PROXY, WORKER = "_beyondpass_proxy", "_beyondpass_worker"
 IMPORT_CHECK = "_beyondpass_importcheck"
 _SOURCES = {
@@ -35,6 +37,8 @@ _SOURCES = {
     REFS: HERE / "refs.py",
     STATE: HERE / "state.py",
     KINDS: HERE / "kinds.py",
+    LIVENESS: HERE / "liveness.py",
+    CHANGES: HERE / "changes.py",
     SESSION: HERE / "session.py",
     PROXY: HERE / "proxy.py",
     WORKER: HERE / "worker.py",
@@ -68,7 +72,7 @@ def testing_copy(pristine: Path, target: Path, task: ProjectTask, module: str) -
     copy = fresh_copy(pristine, target)
     path = copy / task.path
     path.write_text(splice(path.read_text("utf-8"), task.scope, proxy_stub(task, module)), "utf-8")
-    _support(copy, (WIRE, CODEC, MIRROR, STATE, KINDS, REFS, SESSION, PROXY))
+    _support(copy, (WIRE, CODEC, MIRROR, STATE, KINDS, LIVENESS, CHANGES, REFS, SESSION, PROXY))
     return copy
 
 
@@ -87,5 +91,8 @@ def worker_copy(
     if code is not None:
         source = copy / task.path
         source.write_text(splice(source.read_text("utf-8"), task.scope, code), "utf-8")
-    _support(copy, (WIRE, CODEC, MIRROR, STATE, KINDS, REFS, SESSION, WORKER, IMPORT_CHECK))
+    _support(
+        copy,
+        (WIRE, CODEC, MIRROR, STATE, KINDS, LIVENESS, CHANGES, REFS, SESSION, WORKER, IMPORT_CHECK),
+    )
     return copy

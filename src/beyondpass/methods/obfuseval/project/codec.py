@@ -118,8 +118,27 @@ def _class_ref(cls: type) -> list:
     return [cls.__module__, cls.__qualname__]
 
 
+#: id(class) -> (class, its slots, its base): asked at every snapshot, worked out once
+#: (keyed by id, the class kept alive beside it, so no hash of a metaclass runs; a class
+#: whose ``__bases__`` are reassigned later keeps the facts of its first bases)
+_CLASS_FACTS: dict = {}
+
+
+def _facts(cls: type) -> tuple:
+    entry = _CLASS_FACTS.get(id(cls))
+    if entry is None or entry[0] is not cls:
+        base = next((b for b in _BASES if issubclass(cls, b)), None)
+        entry = _CLASS_FACTS[id(cls)] = (cls, _find_slots(cls), base)
+    return entry
+
+
 def _slots(cls: type) -> dict:
-    """Stored (mangled) slot name -> its member descriptor, over the class's bases."""
+    """Stored (mangled) slot name -> its member descriptor, over the class's bases (the
+    same dict at every call: read it, do not change it)."""
+    return _facts(cls)[1]
+
+
+def _find_slots(cls: type) -> dict:
     found: dict = {}
     for klass in cls.__mro__:
         declared = klass.__dict__.get("__slots__", ())
@@ -134,11 +153,15 @@ def _slots(cls: type) -> dict:
     return found
 
 
+def items(base: type, value: object) -> object:
+    """The pairs of a dict-based object in its own order (an ``OrderedDict``'s, which
+    ``move_to_end`` changes, is not its dict's), no code of a subclass run."""
+    return (collections.OrderedDict.items if base is collections.OrderedDict else dict.items)(value)
+
+
 def _base_of(cls: type) -> "type | None":
-    for base in _BASES:
-        if issubclass(cls, base):
-            return base
-    return None
+    """The first builtin base of ``_BASES`` the class derives from (None: plain object)."""
+    return _facts(cls)[2]
 
 
 class Encoder:
@@ -203,7 +226,9 @@ class Encoder:
         payload: object = None
         extra: object = None
         if base in (dict, collections.OrderedDict, collections.defaultdict):
-            payload = [[self.encode(k, depth), self.encode(v, depth)] for k, v in dict.items(value)]
+            payload = [
+                [self.encode(k, depth), self.encode(v, depth)] for k, v in items(base, value)
+            ]
             if base is collections.defaultdict:
                 factory = value.default_factory
                 if factory is not None and not isinstance(factory, type):

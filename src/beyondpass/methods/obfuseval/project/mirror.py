@@ -3,14 +3,18 @@
 The test process (even handles) and the worker (odd handles) each keep every mutable
 object that crossed — lists, dicts, sets, bytearrays, deques and the project's instances
 — under a handle both know, with a shallow snapshot of its contents when it last crossed.
-A message then carries, per object reached from the value: nothing (``H``: unchanged,
-nothing changed beneath), the changes of a dict or of an instance's ``__dict__`` (``D``:
-keys set and deleted), its whole contents (``U``), or a new object (``N``); ``K`` marks an
-unchanged object with changes beneath. A change is a different object at a place
-(identity against the snapshot), so ``1`` replaced by ``True`` is a change, and an
-unchanged cache of 2,000 entries costs one identity pass, not 2,000 encodings. Received
-changes are written into the receiver's own objects in place: on the test side every
-object the call changed, at any depth, is the caller's own object with the new state.
+A message then carries its value, in which each kept object is only its handle (``H``),
+and one entry per object that is new (``N``: its whole contents) or changed since it last
+crossed — the keys set and deleted of a dict or of an instance's ``__dict__`` (``D``), or
+its whole contents (``U``). Entries are flat: an object holds the handles of the objects
+it holds, so a linked list of 10,000 nodes is 10,000 entries, not a value nested 10,000
+deep. A change is a different object at a place (identity against the snapshot), so
+``1`` replaced by ``True`` is a change, and an unchanged cache of 2,000 entries costs one
+identity pass, not 2,000 encodings. Every live kept object is checked at every message,
+whether the value reaches it or not (each once), and only those:
+``_beyondpass_liveness`` puts to sleep what no code of this side can reach any more.
+Received changes are written into the receiver's own objects in place: on the test side
+every object the call changed, at any depth, is the caller's own object with the new state.
 
 Values are built by the rules of ``_beyondpass_codec`` (data only, classes admitted by
 ``find_class``, no code of a class runs); a message that does not fit them, or names a
@@ -32,16 +36,39 @@ import collections
 import contextlib
 import itertools
 import operator
-import sys
 
+import _beyondpass_changes as changes
 import _beyondpass_codec as codec
 import _beyondpass_kinds as kinds
+import _beyondpass_liveness as liveness
 import _beyondpass_refs as refs
 import _beyondpass_state as state
 
 _DICTS, _MUTABLE_BASES, _KINDS = state.DICTS, state.MUTABLE_BASES, state.KINDS
-_VALUES, _SCALARS, _MISSING = state.VALUES, state.SCALARS, state.MISSING
+_VALUES, _MISSING = state.VALUES, state.MISSING
+#: the number of live objects at which the mirror first looks for those no code reaches
+#: (then each time their number doubles: the look costs a pass over them all)
+_PRUNE_FIRST = 64
 _SCALAR_TAGS = frozenset("nbifcsyek")
+
+
+def _moves(before: dict, after: dict) -> tuple:
+    """``(set, deleted)``: the keys to delete from ``before``, then to set in order, so
+    that it becomes ``after`` in ``after``'s order. The longest start of ``after`` that
+    keeps ``before``'s order stays in place (values set there keep their places); the rest
+    is deleted and set again at the end (a key moved to the end: ``move_to_end``)."""
+    keys, at, kept = list(before), 0, []
+    for key in after:
+        while at < len(keys) and keys[at] is not key:
+            at += 1
+        if at == len(keys):
+            break
+        kept.append(key)
+        at += 1
+    in_place = set(map(id, kept))
+    deleted = [key for key in keys if id(key) not in in_place]
+    moved = list(itertools.islice(after, len(kept), None))
+    return [key for key in kept if after[key] is not before[key]] + moved, deleted
 
 
 class Mirror(kinds.Kinds):
@@ -58,50 +85,101 @@ class Mirror(kinds.Kinds):
         self.sendable = sendable or (lambda cls: kinds.admitted(self.decoder, cls))
         self._sendable: dict = {}  # class -> sendable (asked once per class)
         self.objects: dict = {}  # handle -> object
+        self.live: dict = {}  # handle -> object, of those code of this side can still reach
         self.handles: dict = {}  # id(object) -> handle
         self.snaps: dict = {}  # handle -> shallow contents when it last crossed
         self.kids: dict = {}  # handle -> the values in it that may hold tracked objects
-        self.held: dict = {}  # id(object) -> references to it in the snapshots and kids
+        self.sleeping: dict = {}  # id(object) -> the times sleeping objects hold it
         self.next = side
         self._pending: dict = {}  # handle -> (object, snapshot) of the message being made
         self._seen: dict = {}
+        self._fresh: dict = {}  # handle -> snapshot of each live object that may have changed
+        self._checked: set = set()  # the live objects looked at, while encoding
+        self._asleep: list | None = None  # handles that go to sleep when the message is sent
+        self._prune_at = _PRUNE_FIRST  # the number of live objects of the next look
 
     # -- encoding --------------------------------------------------------------------------
-    def encode(self, value: object, changed: bool = False) -> object:
-        """The tree of ``value`` for the other side (pending until :meth:`commit`). With
-        ``changed``: the tree of ``(value, others)``, where ``others`` are the kept objects
-        the value does not reach that changed since they last crossed — the other side must
-        see them at this turn too (each object is checked once: what the value reaches was
-        checked on the way)."""
-        self._pending, self._seen = {}, {}
-        node = self._enc(value, 0)
-        if not changed:
-            return node
-        others = [
-            self._enc(obj, 1)
-            for handle, obj in list(self.objects.items())
-            if id(obj) not in self._seen
-            and not self._only_here(obj)
-            and not state.unchanged(self.snaps[handle], state.snapshot(obj))
-        ]
-        return ["t", [node, ["t", others]]]
+    def encode(self, value: object) -> object:
+        """The tree of a message carrying ``value`` (pending until :meth:`commit`):
+        ``["M", value, entries]``, where each kept object is only its handle (``H``) and
+        ``entries`` hold every object that is new or changed since it last crossed — met in
+        the value or not: the other side must see every change at every turn. Only live
+        objects are checked, each once, a class at a time (``_beyondpass_changes``); when
+        they have grown enough since the last look, those no code of this side reaches any
+        more go to sleep once the message is sent (``_beyondpass_liveness``)."""
+        self._pending, self._seen, self._asleep, self._queue = {}, {}, None, []
+        prune = len(self.live) >= self._prune_at
+        # references first: before anything of this turn holds one
+        counts = liveness.references(self.live) if prune else {}
+        handles, objs = list(self.live), list(self.live.values())
+        found = changes.changed(objs, list(map(self.snaps.__getitem__, handles)))
+        self._checked = set(handles)
+        self._fresh = {handles[i]: state.snapshot(objs[i]) for i in found}
+        del objs
+        try:
+            node = self._enc(value, 0)
+            stored = {handle: self.kids[handle] for handle in handles} if prune else {}
+            kids = dict(stored)
+            for handle, snap in list(self._fresh.items()):
+                if not state.unchanged(self.snaps[handle], snap):
+                    self._enc(self.objects[handle], 0)
+                    if prune:
+                        kids[handle] = state.kids(snap)
+            entries = []
+            while self._queue:  # an entry's encoding may queue the objects it holds
+                entries.append(self._entry(*self._queue.pop()))
+            if prune:
+                live = {handle: self.objects[handle] for handle in handles}
+                self._asleep = liveness.asleep(live, counts, kids, stored, self.sleeping)
+        finally:
+            self._fresh, self._checked, self._queue = {}, set(), []
+        return ["M", node, entries]
 
     def commit(self) -> None:
         for handle, (obj, snap) in self._pending.items():
             self._keep(handle, obj, snap)
-        self._pending, self._seen = {}, {}
+        if self._asleep is not None:  # the live objects were looked at: next look later
+            for handle in self._asleep:
+                self._sleep(handle)
+            self._prune_at = max(_PRUNE_FIRST, 2 * len(self.live))
+        self._pending, self._seen, self._asleep = {}, {}, None
+
+    def _sleep(self, handle: int) -> None:
+        """No code of this side reaches the object: stop checking it; count what it holds."""
+        if self.live.pop(handle, None) is not None:
+            self._hold(self.kids[handle], 1)
+
+    def _wake(self, handle: int) -> None:
+        """A message named a sleeping object: code reaches it, and what it holds, again."""
+        stack = [handle]
+        while stack:
+            handle = stack.pop()
+            if handle in self.live or handle not in self.objects:
+                continue
+            self.live[handle] = self.objects[handle]
+            kids = self.kids[handle]
+            self._hold(kids, -1)
+            values = list(kids)
+            while values:
+                value = values.pop()
+                if isinstance(value, tuple):
+                    values.extend(tuple.__iter__(value))
+                elif isinstance(value, frozenset):
+                    values.extend(frozenset.__iter__(value))
+                elif id(value) in self.handles:
+                    stack.append(self.handles[id(value)])
 
     def _keep(self, handle: int, obj: object, snap: tuple) -> None:
+        if handle in self.objects:
+            self._wake(handle)
         self.objects[handle] = obj
+        self.live[handle] = obj
         self.handles[id(obj)] = handle
         self.snaps[handle] = snap
-        kids = state.kids(snap)
-        self._hold(self.kids.get(handle, ()), -2)
-        self._hold(kids, 2)  # each kid: once in the snapshot, once in the kids
-        self.kids[handle] = kids
+        self.kids[handle] = state.kids(snap)
 
     def _hold(self, kids: object, step: int) -> None:
-        held = self.held
+        held = self.sleeping
         for kid in kids:
             key = id(kid)
             count = held.get(key, 0) + step
@@ -110,23 +188,17 @@ class Mirror(kinds.Kinds):
             else:
                 held.pop(key, None)
 
-    def _only_here(self, obj: object) -> bool:
-        """Nothing but this mirror holds ``obj``: its table entry and its snapshots' and
-        kids' references, plus the four of the scan asking (the listed item, the loop
-        variable, this method's argument, ``getrefcount``'s). Then no code of this side can
-        have changed it since it last crossed, and it need not be checked."""
-        return sys.getrefcount(obj) <= 5 + self.held.get(id(obj), 0)
-
     def reset(self) -> None:
         """Forget every object (handles are not reused): after a message one side could
         not take, both sides start again from whole objects."""
         self.objects, self.handles, self.snaps, self.kids = {}, {}, {}, {}
-        self.held = {}
-        self._pending, self._seen = {}, {}
+        self.live, self.sleeping = {}, {}
+        self._pending, self._seen, self._asleep = {}, {}, None
+        self._prune_at = _PRUNE_FIRST
 
     def rollback(self) -> None:
         self.next -= 2 * sum(1 for h in self._pending if h not in self.objects)
-        self._pending, self._seen = {}, {}
+        self._pending, self._seen, self._asleep = {}, {}, None
 
     def _enc(self, value: object, depth: int) -> object:
         if depth > codec.MAX_DEPTH:
@@ -157,62 +229,62 @@ class Mirror(kinds.Kinds):
             if kind in _VALUES or isinstance(value, (type, codec.enum.Enum)):
                 return codec.Encoder().encode(value)
             return ["O", *self._object(value, depth + 1)]  # e.g. a tuple subclass
+        return ["H", self._handle(value)]
+
+    def _handle(self, value: object) -> int:
+        """The handle of a kept object; a new or changed one is queued for an entry."""
         key = id(value)
-        if key in self._seen:
-            return ["H", self._seen[key]]
+        handle = self._seen.get(key)
+        if handle is not None:
+            return handle
         handle = self.handles.get(key)
-        snap = state.snapshot(value)
         if handle is None:
             handle, self.next = self.next, self.next + 2
             self._seen[key] = handle
+            snap = state.snapshot(value)
             self._pending[handle] = (value, snap)
-            return ["N", handle, *self._contents(value, depth)]
+            self._queue.append((handle, value, None, snap))
+            return handle
         self._seen[key] = handle
+        if handle not in self.live:
+            self._wake(handle)  # code held it after all: check it from now on
+        snap = self._fresh.get(handle)
+        if snap is None:
+            if handle in self._checked:
+                return handle  # found unchanged with the others of its class
+            snap = state.snapshot(value)
         old = self.snaps[handle]
-        if state.unchanged(old, snap):
-            beneath = self._beneath(handle, depth + 1)
-            return ["K", handle, beneath] if beneath else ["H", handle]
-        self._pending[handle] = (value, snap)
-        delta = self._delta(handle, value, old, snap, depth)
+        if not state.unchanged(old, snap):
+            self._pending[handle] = (value, snap)
+            self._queue.append((handle, value, old, snap))
+        return handle
+
+    def _entry(self, handle: int, value: object, old: "tuple | None", new: tuple) -> list:
+        """A new object whole (``N``), the keys set and deleted of a changed one (``D``),
+        or its whole contents (``U``)."""
+        if old is None:
+            return ["N", handle, *self._contents(value, 0)]
+        delta = self._delta(value, old, new)
         if delta is not None:
             return ["D", handle, *delta]
-        return ["U", handle, *self._contents(value, depth)]
+        return ["U", handle, *self._contents(value, 0)]
 
-    def _beneath(self, handle: int, depth: int) -> list:
-        """Nodes of the tracked objects below an object that changed, found through the
-        values it held when it last crossed."""
-        out: list = []
-        for kid in self.kids.get(handle, ()):
-            out += self._visit(kid, depth)
-        return out
-
-    def _visit(self, value: object, depth: int) -> list:
-        if depth > codec.MAX_DEPTH:
-            raise codec.CannotCross(f"nested deeper than {codec.MAX_DEPTH} levels")
-        if state.tracked(value):
-            node = self._enc(value, depth)
-            return [] if node[0] == "H" else [node]
-        if isinstance(value, (tuple, frozenset)) and not set(map(type, value)) <= _SCALARS:
-            return [n for item in value for n in self._visit(item, depth + 1)]
-        return []
-
-    def _delta(
-        self, handle: int, value: object, old: tuple, new: tuple, depth: int
-    ) -> "list | None":
-        """Keys set and deleted of the one dict that changed (a plain dict's contents, or
-        an instance's ``__dict__`` when nothing else of it changed); None: send it whole."""
+    def _delta(self, value: object, old: tuple, new: tuple) -> "list | None":
+        """The keys set and deleted of the one dict of ``value`` that changed — a dict's
+        contents (an ``OrderedDict``'s, in its own order) or an instance's ``__dict__`` —
+        when nothing else of it changed; None: send it whole."""
         o_contents, o_attrs, o_slots = old
         n_contents, n_attrs, n_slots = new
-        if type(value) is dict:
+        contents_same = state.unchanged((o_contents,), (n_contents,))
+        if not state.same(o_slots, n_slots):
+            return None
+        if not contents_same and state.unchanged((o_attrs,), (n_attrs,)):
             before, after, where = o_contents, n_contents, "c"
-        elif (
-            n_attrs is not None
-            and type(o_attrs) is dict
-            and (o_contents is None or state.unchanged((o_contents,), (n_contents,)))
-            and state.same(o_slots, n_slots)
-        ):
+        elif contents_same:
             before, after, where = o_attrs, n_attrs, "a"
         else:
+            return None
+        if type(before) is not dict or type(after) is not dict:
             return None
         size = len(before)
         if (
@@ -222,17 +294,12 @@ class Mirror(kinds.Kinds):
         ):  # only added at the end: the common case, found at C speed
             changed, deleted = list(itertools.islice(after, size, None)), []
         else:
-            changed = [k for k, v in after.items() if before.get(k, _MISSING) is not v]
-            deleted = [k for k in before if k not in after]
-            kept = [k for k in before if k in after]
-            if kept + [k for k in after if k not in before] != list(after):
-                return None  # the order changed (a key deleted and set again)
+            changed, deleted = _moves(before, after)
         if len(changed) + len(deleted) > max(8, len(after) // 2):
             return None
-        deeper = depth + 1
-        pairs = [[self._enc(k, deeper), self._enc(after[k], deeper)] for k in changed]
-        gone = [self._enc(k, deeper) for k in deleted]
-        return [where, pairs, gone, self._beneath(handle, deeper)]
+        pairs = [[self._enc(k, 1), self._enc(after[k], 1)] for k in changed]
+        gone = [self._enc(k, 1) for k in deleted]
+        return [where, pairs, gone]
 
     def _contents(self, value: object, depth: int) -> list:
         deeper = depth + 1
@@ -261,7 +328,9 @@ class Mirror(kinds.Kinds):
         payload: object = None
         extra: object = None
         if base in _DICTS:
-            payload = [[self._enc(k, depth), self._enc(v, depth)] for k, v in dict.items(value)]
+            payload = [
+                [self._enc(k, depth), self._enc(v, depth)] for k, v in codec.items(base, value)
+            ]
             if base is collections.defaultdict:
                 extra = self._enc(value.default_factory, depth)
         elif base is collections.deque:
@@ -288,10 +357,33 @@ class Mirror(kinds.Kinds):
 
     # -- decoding --------------------------------------------------------------------------
     def decode(self, node: object) -> object:
-        """The value of ``node``, known objects changed in place (pending until commit)."""
+        """The value a message carries, its entries applied: new objects made, known ones
+        changed in place (pending until :meth:`settle`). New objects are made empty first,
+        so an entry may name any object of the message; they are filled in the reverse
+        order of the entries (what an object holds before the object: a set's members
+        are whole when they are hashed)."""
         self._pending, self._seen = {}, {}
         try:
-            return self._dec(node, 0)
+            tag, value, entries = codec._list(node)
+            if tag != "M":
+                raise codec.CannotCross("malformed message value")
+            entries = [codec._list(entry) for entry in codec._list(entries)]
+            for entry in entries:
+                if entry[0] == "N":
+                    self._shell(entry[1], entry[2], entry[3:])
+            filled: set = set()
+            for entry in reversed(entries):
+                tag, handle = entry[0], entry[1]
+                if tag not in ("N", "U", "D") or handle in filled:
+                    raise codec.CannotCross("malformed entry")
+                obj = self._known(handle)
+                filled.add(handle)
+                if tag == "D":
+                    self._apply(obj, entry[2:], 0)
+                else:
+                    self._fill(obj, entry[2], entry[3:], 0)
+                self._pending[handle] = (obj, None)
+            return self._dec(value, 0)
         except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError) as exc:
             raise codec.CannotCross(f"malformed value ({type(exc).__name__})") from None
 
@@ -308,6 +400,8 @@ class Mirror(kinds.Kinds):
             return self._pending[handle][0]
         if handle not in self.objects:
             raise codec.CannotCross("a handle this side does not hold")
+        if handle not in self.live:
+            self._wake(handle)
         return self.objects[handle]
 
     def _dec(self, node: object, depth: int) -> object:
@@ -321,28 +415,6 @@ class Mirror(kinds.Kinds):
             return tuple(items) if tag == "t" else frozenset(items)
         if tag == "H":
             return self._known(rest[0])
-        if tag == "K":
-            obj = self._known(rest[0])
-            for inner in codec._list(rest[1]):
-                self._dec(inner, deeper)
-            return obj
-        if tag == "N":
-            handle = rest[0]
-            if type(handle) is not int or handle % 2 == self.side or handle in self.objects:
-                raise codec.CannotCross("malformed new handle")
-            if handle in self._pending:
-                raise codec.CannotCross("a handle made twice")
-            return self._build(handle, rest[1], rest[2:], deeper)
-        if tag == "U":
-            obj = self._known(rest[0])
-            self._fill(obj, rest[1], rest[2:], deeper)
-            self._pending[rest[0]] = (obj, None)
-            return obj
-        if tag == "D":
-            obj = self._known(rest[0])
-            self._apply(obj, rest[1:], deeper)
-            self._pending[rest[0]] = (obj, None)
-            return obj
         if tag == "O":
             return self._immutable(rest, deeper)
         if tag == "R":
@@ -353,7 +425,12 @@ class Mirror(kinds.Kinds):
             raise codec.CannotCross(f"unknown value tag {tag!r}")
         return self.decoder.decode(node, depth)  # scalars, enum members, classes
 
-    def _build(self, handle: int, kind: str, parts: list, depth: int) -> object:
+    def _shell(self, handle: object, kind: str, parts: list) -> None:
+        """A new object of the other side, made empty (no code of its class runs)."""
+        if type(handle) is not int or handle % 2 == self.side or handle in self.objects:
+            raise codec.CannotCross("malformed new handle")
+        if handle in self._pending:
+            raise codec.CannotCross("a handle made twice")
         if kind == "o":
             cls = self._cls(parts[0])
             base = codec._base_of(cls)
@@ -369,8 +446,6 @@ class Mirror(kinds.Kinds):
                 raise codec.CannotCross("malformed kind")
             obj = kinds[kind]()
         self._pending[handle] = (obj, None)
-        self._fill(obj, kind, parts, depth)
-        return obj
 
     def _fill(self, obj: object, kind: str, parts: list, depth: int) -> None:
         """Replace ``obj``'s whole state in place."""
@@ -454,24 +529,23 @@ class Mirror(kinds.Kinds):
                     desc.__delete__(obj)
 
     def _apply(self, obj: object, parts: list, depth: int) -> None:
-        """A ``D`` node: keys set and deleted in a dict or an instance's ``__dict__``."""
-        where, pairs, gone, beneath = parts[:4]
-        if where == "c" and type(obj) is dict:
+        """A ``D`` entry: keys deleted, then set, in a dict or an instance's ``__dict__``."""
+        where, pairs, gone = parts[:3]
+        base = dict if type(obj) is dict else codec._base_of(type(obj))
+        if where == "c" and base in _DICTS:
             table = obj
         elif where == "a" and type(obj) not in _KINDS:
-            table = object.__getattribute__(obj, "__dict__")
+            table, base = object.__getattribute__(obj, "__dict__"), dict
             if type(table) is not dict:
                 raise codec.CannotCross("an object without a plain __dict__")
         else:
             raise codec.CannotCross("malformed change")
         made = self._pairs(pairs, depth)
         dropped = [self._dec(k, depth) for k in codec._list(gone)]
-        for key in dropped:
-            dict.pop(table, key, None)
+        for key in dropped:  # the base's own methods: an OrderedDict keeps its order
+            base.pop(table, key, None)
         for key, value in made:
-            dict.__setitem__(table, key, value)
-        for inner in codec._list(beneath):
-            self._dec(inner, depth)
+            base.__setitem__(table, key, value)
 
     def _immutable(self, parts: list, depth: int) -> object:
         """An ``O`` node: an instance of an immutable builtin base, built anew."""

@@ -8,16 +8,16 @@ function again. Every request is answered before the request it interrupted, so 
 conversation is a stack; each side serves the other's requests while it waits for its own
 answer (one message loop, :meth:`Session.request`), under a re-entrant lock.
 
-Every message carries one value: ``(payload, changed)``, encoded by the side's mirror
-(``_beyondpass_mirror``), where ``changed`` are the objects both sides keep that this side
-changed since they last crossed and the payload does not reach — the arguments of the
-calls in progress, and as well what only a closure reaches (a cache a decorator the answer
-returned keeps). So every change crosses at every turn — each callback call and return,
-each ``next`` — not only when the outermost call ends: a callback sees the arguments as
-the answer left them, and a test reads its cache as the answer's wrapper filled it. A
-payload is the arguments
-``(args, kwargs)`` of a call, the result of a reply, or the exception of a failed one
-(crossing by reference: ``_beyondpass_refs``), ``StopIteration`` being ``"stop"``.
+Every message carries one value, encoded by the side's mirror (``_beyondpass_mirror``):
+its payload and every object both sides keep that this side changed since it last
+crossed — whether the payload reaches it or not: the arguments of the calls in progress,
+and as well what only a closure reaches (a cache a decorator the answer returned keeps).
+So every change crosses at every turn — each callback call and return, each ``next`` —
+not only when the outermost call ends: a callback sees the arguments as the answer left
+them, and a test reads its cache as the answer's wrapper filled it. A payload is the
+arguments ``(args, kwargs)`` of a call, the result of a reply, or the exception of a
+failed one (crossing by reference: ``_beyondpass_refs``), ``StopIteration`` being
+``"stop"``.
 
 The test process waits at most ``timeout`` seconds for each message of the worker (the
 time its own callbacks take is not the worker's); a worker that is silent, ends or breaks
@@ -175,17 +175,15 @@ class Session:
         except codec.CannotCross:
             self.view.reset()
             self.reset_due = True
-            self._send(reply, failure, changed=False)
+            self._send(reply, failure)  # nothing is kept now: no change to carry
 
     # -- the channel ------------------------------------------------------------------------
-    def _send(self, message: dict, payload: object, changed: bool = True) -> None:
-        """Send ``message`` with ``(payload, changed)`` as its value; what the mirror
-        encoded is kept only once the frame is sent. Raises ``codec.CannotCross``."""
+    def _send(self, message: dict, payload: object) -> None:
+        """Send ``message`` with ``payload`` and this side's changes as its value; what
+        the mirror encoded is kept only once the frame is sent. Raises
+        ``codec.CannotCross``."""
         try:
-            if changed:
-                message["value"] = self.view.encode(payload, changed=True)
-            else:
-                message["value"] = self.view.encode((payload, ()))
+            message["value"] = self.view.encode(payload)
         except (codec.CannotCross, RecursionError) as exc:
             self.view.rollback()
             raise codec.CannotCross(str(exc)) from None
@@ -223,11 +221,9 @@ class Session:
             self.view.reset()
         try:
             found = self.view.decode(message.get("value"))
-            if type(found) is not tuple or len(found) != 2:
-                raise codec.CannotCross("malformed message value")
             self.view.settle()
         except (codec.CannotCross, ValueError, TypeError, RecursionError) as exc:
             self.view.reset()
             self.reset_due = True
             raise codec.CannotCross(str(exc)) from None
-        return found[0]
+        return found

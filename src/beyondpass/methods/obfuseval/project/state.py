@@ -44,7 +44,7 @@ def snapshot(value: object) -> tuple:
     kind = type(value)
     base = kind if kind in KINDS else codec._base_of(kind)
     if base in DICTS:
-        contents: object = dict(dict.items(value))
+        contents: object = dict(codec.items(base, value))  # in the object's own order
     elif base is collections.deque:
         contents = list(collections.deque.__iter__(value))
     elif base in (list, set):
