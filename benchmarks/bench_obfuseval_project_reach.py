@@ -87,14 +87,17 @@ def measure(name: str, sdist: Path, scratch: Path, max_functions: int, judge: bo
     if judge:
         spec = replace(prepared.spec, repeats=5)
         prepared = replace(prepared, spec=spec)
-        passed, seconds = 0, []
+        passed, seconds = 0, {}
         for task in prepared.tasks:
             started = time.perf_counter()
             result = evaluate(prepared, task, reference_answer(task), scratch / "work")
-            seconds.append(time.perf_counter() - started)
+            seconds[task.task_id] = round(time.perf_counter() - started, 2)
             passed += result.passed and result.compiled
         out["references_passed"] = passed
-        out["seconds_per_judged_task"] = round(sum(seconds) / len(seconds), 2) if seconds else None
+        out["seconds_by_task"] = seconds  # to compare the tasks judged before and after
+        out["seconds_per_judged_task"] = (
+            round(sum(seconds.values()) / len(seconds), 2) if seconds else None
+        )
     return out
 
 

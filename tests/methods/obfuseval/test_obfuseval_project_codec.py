@@ -145,6 +145,7 @@ def mirror(monkeypatch, refs):
     _copied(monkeypatch, "kinds", "_beyondpass_kinds")
     _copied(monkeypatch, "liveness", "_beyondpass_liveness")
     _copied(monkeypatch, "changes", "_beyondpass_changes")
+    _copied(monkeypatch, "deltas", "_beyondpass_deltas")
     return _copied(monkeypatch, "mirror", "_beyondpass_mirror")
 
 
@@ -341,6 +342,45 @@ def test_an_ordered_dict_crosses_in_its_own_order_and_a_move_to_the_end_is_a_sma
     assert list(theirs) == list(links)
 
 
+def test_a_heap_pushed_and_popped_crosses_as_the_places_that_changed(mirror):
+    """A priority queue of 1,000 items (cachetools' TLRUCache keeps one) changes a few
+    places per push or pop: those cross, not the list."""
+    import heapq
+
+    test_side, worker = mirror.Mirror(0, _admit), mirror.Mirror(1, _admit)
+    heap = list(range(0, 2000, 2))
+    heapq.heapify(heap)
+    (args, _), _ = _send(test_side, worker, ((heap,), {}))
+    theirs = args[0]
+    heapq.heappush(theirs, 7)
+    heapq.heappop(theirs)
+    theirs.append("end")
+    (back, _, _), size = _send(worker, test_side, ((theirs,), {}, None))
+    assert back[0] is heap and heap == theirs
+    assert size < 600  # a few places and the length, not 1,000 items
+    del heap[10:]  # and a shrink made in the test process
+    heap[3] = None
+    _send(test_side, worker, ((heap,), {}))
+    assert theirs == heap and len(theirs) == 10
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ["l", [], 10**12],  # grown far past the places it sets
+        ["l", [[0, ["i", "0x1"]]], 3],  # grown with places left unset
+        ["l", [[5, ["i", "0x1"]]], 2],  # a place past the length
+        ["l", [[0, ["i", "0x1"]], [0, ["i", "0x2"]]], 1],  # one place twice
+        ["l", [["0", ["i", "0x1"]]], 1],  # a place that is not a number
+    ],
+)
+def test_a_malformed_list_change_is_refused(mirror, change):
+    test_side, worker = mirror.Mirror(0, _admit), mirror.Mirror(1, _admit)
+    _send(test_side, worker, (([],), {}))
+    with pytest.raises(codec.CannotCross):
+        worker.decode(["M", ["n"], [["D", 0, *change]]])
+
+
 def test_a_message_naming_a_handle_it_was_never_given_is_refused(mirror):
     test_side = mirror.Mirror(0, _admit)
     for node in (
@@ -409,6 +449,7 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
         "_beyondpass_kinds.py",
         "_beyondpass_liveness.py",
         "_beyondpass_changes.py",
+        "_beyondpass_deltas.py",
         "_beyondpass_proxy.py",
     }
     spliced = (worker / "pkg" / "box.py").read_text()
@@ -417,6 +458,7 @@ def test_the_answer_is_only_in_the_worker_copy_and_the_tests_only_in_the_test_co
     assert left == [
         ".beyondpass/_beyondpass_changes.py",
         ".beyondpass/_beyondpass_codec.py",
+        ".beyondpass/_beyondpass_deltas.py",
         ".beyondpass/_beyondpass_importcheck.py",
         ".beyondpass/_beyondpass_kinds.py",
         ".beyondpass/_beyondpass_liveness.py",

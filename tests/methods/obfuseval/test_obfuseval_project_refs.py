@@ -33,6 +33,7 @@ def modules(monkeypatch):
     _copied(monkeypatch, "kinds", "_beyondpass_kinds")
     _copied(monkeypatch, "liveness", "_beyondpass_liveness")
     _copied(monkeypatch, "changes", "_beyondpass_changes")
+    _copied(monkeypatch, "deltas", "_beyondpass_deltas")
     mirror = _copied(monkeypatch, "mirror", "_beyondpass_mirror")
     session = _copied(monkeypatch, "session", "_beyondpass_session")
     return refs, mirror, session

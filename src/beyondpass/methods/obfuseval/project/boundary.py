@@ -8,9 +8,8 @@ at all) and none of the project's test files; a worker process (``worker.py``) s
 calls from it in a sandbox of its own. Both get the channel's frames (the sandbox
 channel's ``wire``, one framing for every channel to hostile code), the data codec
 (``codec.py``), the mirror (``mirror.py``, ``state.py``, ``kinds.py``, ``liveness.py``,
-``changes.py``),
-the references (``refs.py``) and the conversation (``session.py``), under names no
-project module has.
+``changes.py``, ``deltas.py``), the references (``refs.py``) and the conversation
+(``session.py``), under names no project module has.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ HERE = Path(__file__).resolve().parent
 WIRE, CODEC, MIRROR = "_beyondpass_wire", "_beyondpass_codec", "_beyondpass_mirror"
 REFS, SESSION, STATE = "_beyondpass_refs", "_beyondpass_session", "_beyondpass_state"
 KINDS, LIVENESS, CHANGES = "_beyondpass_kinds", "_beyondpass_liveness", "_beyondpass_changes"
+DELTAS = "_beyondpass_deltas"
 PROXY, WORKER = "_beyondpass_proxy", "_beyondpass_worker"
 IMPORT_CHECK = "_beyondpass_importcheck"
 _SOURCES = {
@@ -39,11 +39,14 @@ _SOURCES = {
     KINDS: HERE / "kinds.py",
     LIVENESS: HERE / "liveness.py",
     CHANGES: HERE / "changes.py",
+    DELTAS: HERE / "deltas.py",
     SESSION: HERE / "session.py",
     PROXY: HERE / "proxy.py",
     WORKER: HERE / "worker.py",
     IMPORT_CHECK: HERE / "importcheck.py",
 }
+#: what both copies get: the channel, the codec, the mirror, the references, the session
+_BOTH = (WIRE, CODEC, MIRROR, STATE, KINDS, LIVENESS, CHANGES, DELTAS, REFS, SESSION)
 #: pytest's default test file names, and its fixtures' file
 TEST_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
 
@@ -72,7 +75,7 @@ def testing_copy(pristine: Path, target: Path, task: ProjectTask, module: str) -
     copy = fresh_copy(pristine, target)
     path = copy / task.path
     path.write_text(splice(path.read_text("utf-8"), task.scope, proxy_stub(task, module)), "utf-8")
-    _support(copy, (WIRE, CODEC, MIRROR, STATE, KINDS, LIVENESS, CHANGES, REFS, SESSION, PROXY))
+    _support(copy, (*_BOTH, PROXY))
     return copy
 
 
@@ -91,8 +94,5 @@ def worker_copy(
     if code is not None:
         source = copy / task.path
         source.write_text(splice(source.read_text("utf-8"), task.scope, code), "utf-8")
-    _support(
-        copy,
-        (WIRE, CODEC, MIRROR, STATE, KINDS, LIVENESS, CHANGES, REFS, SESSION, WORKER, IMPORT_CHECK),
-    )
+    _support(copy, (*_BOTH, WORKER, IMPORT_CHECK))
     return copy

@@ -5,8 +5,8 @@ object that crossed — lists, dicts, sets, bytearrays, deques and the project's
 — under a handle both know, with a shallow snapshot of its contents when it last crossed.
 A message then carries its value, in which each kept object is only its handle (``H``),
 and one entry per object that is new (``N``: its whole contents) or changed since it last
-crossed — the keys set and deleted of a dict or of an instance's ``__dict__`` (``D``), or
-its whole contents (``U``). Entries are flat: an object holds the handles of the objects
+crossed — what changed in its one changed part (``D``: ``_beyondpass_deltas``), or its
+whole contents (``U``). Entries are flat: an object holds the handles of the objects
 it holds, so a linked list of 10,000 nodes is 10,000 entries, not a value nested 10,000
 deep. A change is a different object at a place (identity against the snapshot), so
 ``1`` replaced by ``True`` is a change, and an unchanged cache of 2,000 entries costs one
@@ -34,44 +34,24 @@ shadow of a test's class, or by reference (``_beyondpass_refs``) — is ``_beyon
 import base64
 import collections
 import contextlib
-import itertools
-import operator
 
 import _beyondpass_changes as changes
 import _beyondpass_codec as codec
+import _beyondpass_deltas as deltas
 import _beyondpass_kinds as kinds
 import _beyondpass_liveness as liveness
 import _beyondpass_refs as refs
 import _beyondpass_state as state
 
 _DICTS, _MUTABLE_BASES, _KINDS = state.DICTS, state.MUTABLE_BASES, state.KINDS
-_VALUES, _MISSING = state.VALUES, state.MISSING
+_VALUES = state.VALUES
 #: the number of live objects at which the mirror first looks for those no code reaches
 #: (then each time their number doubles: the look costs a pass over them all)
 _PRUNE_FIRST = 64
 _SCALAR_TAGS = frozenset("nbifcsyek")
 
 
-def _moves(before: dict, after: dict) -> tuple:
-    """``(set, deleted)``: the keys to delete from ``before``, then to set in order, so
-    that it becomes ``after`` in ``after``'s order. The longest start of ``after`` that
-    keeps ``before``'s order stays in place (values set there keep their places); the rest
-    is deleted and set again at the end (a key moved to the end: ``move_to_end``)."""
-    keys, at, kept = list(before), 0, []
-    for key in after:
-        while at < len(keys) and keys[at] is not key:
-            at += 1
-        if at == len(keys):
-            break
-        kept.append(key)
-        at += 1
-    in_place = set(map(id, kept))
-    deleted = [key for key in keys if id(key) not in in_place]
-    moved = list(itertools.islice(after, len(kept), None))
-    return [key for key in kept if after[key] is not before[key]] + moved, deleted
-
-
-class Mirror(kinds.Kinds):
+class Mirror(kinds.Kinds, deltas.Deltas):
     """One side's objects of a session; ``side`` 0 (test process) or 1 (worker).
 
     ``sendable(cls)``: whether the other side admits ``cls`` (its instances cross as
@@ -268,38 +248,6 @@ class Mirror(kinds.Kinds):
         if delta is not None:
             return ["D", handle, *delta]
         return ["U", handle, *self._contents(value, 0)]
-
-    def _delta(self, value: object, old: tuple, new: tuple) -> "list | None":
-        """The keys set and deleted of the one dict of ``value`` that changed — a dict's
-        contents (an ``OrderedDict``'s, in its own order) or an instance's ``__dict__`` —
-        when nothing else of it changed; None: send it whole."""
-        o_contents, o_attrs, o_slots = old
-        n_contents, n_attrs, n_slots = new
-        contents_same = state.unchanged((o_contents,), (n_contents,))
-        if not state.same(o_slots, n_slots):
-            return None
-        if not contents_same and state.unchanged((o_attrs,), (n_attrs,)):
-            before, after, where = o_contents, n_contents, "c"
-        elif contents_same:
-            before, after, where = o_attrs, n_attrs, "a"
-        else:
-            return None
-        if type(before) is not dict or type(after) is not dict:
-            return None
-        size = len(before)
-        if (
-            len(after) >= size
-            and all(map(operator.is_, itertools.islice(after, size), before))
-            and all(map(operator.is_, itertools.islice(after.values(), size), before.values()))
-        ):  # only added at the end: the common case, found at C speed
-            changed, deleted = list(itertools.islice(after, size, None)), []
-        else:
-            changed, deleted = _moves(before, after)
-        if len(changed) + len(deleted) > max(8, len(after) // 2):
-            return None
-        pairs = [[self._enc(k, 1), self._enc(after[k], 1)] for k in changed]
-        gone = [self._enc(k, 1) for k in deleted]
-        return [where, pairs, gone]
 
     def _contents(self, value: object, depth: int) -> list:
         deeper = depth + 1
@@ -527,25 +475,6 @@ class Mirror(kinds.Kinds):
             else:
                 with contextlib.suppress(AttributeError):
                     desc.__delete__(obj)
-
-    def _apply(self, obj: object, parts: list, depth: int) -> None:
-        """A ``D`` entry: keys deleted, then set, in a dict or an instance's ``__dict__``."""
-        where, pairs, gone = parts[:3]
-        base = dict if type(obj) is dict else codec._base_of(type(obj))
-        if where == "c" and base in _DICTS:
-            table = obj
-        elif where == "a" and type(obj) not in _KINDS:
-            table, base = object.__getattribute__(obj, "__dict__"), dict
-            if type(table) is not dict:
-                raise codec.CannotCross("an object without a plain __dict__")
-        else:
-            raise codec.CannotCross("malformed change")
-        made = self._pairs(pairs, depth)
-        dropped = [self._dec(k, depth) for k in codec._list(gone)]
-        for key in dropped:  # the base's own methods: an OrderedDict keeps its order
-            base.pop(table, key, None)
-        for key, value in made:
-            base.__setitem__(table, key, value)
 
     def _immutable(self, parts: list, depth: int) -> object:
         """An ``O`` node: an instance of an immutable builtin base, built anew."""

@@ -8,6 +8,7 @@ This file imports nothing from beyondpass: it is copied into both sandboxes as
 """
 
 import collections
+import itertools
 import operator
 
 import _beyondpass_codec as codec
@@ -98,5 +99,6 @@ def kids(snap: tuple) -> list:
         if values is None or isinstance(values, bytes):
             continue
         if not set(map(type, values)) <= SCALARS:
-            found += [v for v in values if type(v) not in SCALARS]
+            scalar = map(SCALARS.__contains__, map(type, values))
+            found += itertools.compress(values, map(operator.not_, scalar))
     return found
