@@ -87,13 +87,21 @@ def measure(name: str, sdist: Path, scratch: Path, max_functions: int, judge: bo
     if judge:
         spec = replace(prepared.spec, repeats=5)
         prepared = replace(prepared, spec=spec)
-        passed, seconds = 0, {}
+        passed, seconds, failed = 0, {}, {}
         for task in prepared.tasks:
             started = time.perf_counter()
             result = evaluate(prepared, task, reference_answer(task), scratch / "work")
             seconds[task.task_id] = round(time.perf_counter() - started, 2)
-            passed += result.passed and result.compiled
+            if result.passed and result.compiled:
+                passed += 1
+            else:
+                failed[task.task_id] = {
+                    "category": result.category,
+                    "detail": result.detail[:300],
+                    "failing_tests": result.failing_tests,
+                }
         out["references_passed"] = passed
+        out["references_failed"] = failed
         out["seconds_by_task"] = seconds  # to compare the tasks judged before and after
         out["seconds_per_judged_task"] = (
             round(sum(seconds.values()) / len(seconds), 2) if seconds else None

@@ -13,17 +13,18 @@ import sys
 import pytest
 
 from beyondpass.execution import wire
-from beyondpass.methods.obfuseval.project import codec
-from test_obfuseval_project_codec import _copied
+from obfuseval_support import codec, copied
 
 
 @pytest.fixture
 def modules(monkeypatch):
     monkeypatch.setitem(sys.modules, "_beyondpass_codec", codec)
     monkeypatch.setitem(sys.modules, "_beyondpass_wire", wire)
-    _copied(monkeypatch, "refs", "_beyondpass_refs")
-    state = _copied(monkeypatch, "state", "_beyondpass_state")
-    changes = _copied(monkeypatch, "changes", "_beyondpass_changes")
+    copied(monkeypatch, "callables", "_beyondpass_callables")
+    copied(monkeypatch, "refs", "_beyondpass_refs")
+    copied(monkeypatch, "classes", "_beyondpass_classes")
+    state = copied(monkeypatch, "state", "_beyondpass_state")
+    changes = copied(monkeypatch, "changes", "_beyondpass_changes")
     return state, changes
 
 

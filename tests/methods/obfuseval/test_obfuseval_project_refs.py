@@ -20,22 +20,23 @@ import threading
 import pytest
 
 from beyondpass.execution import wire
-from beyondpass.methods.obfuseval.project import codec
-from test_obfuseval_project_codec import _copied
+from obfuseval_support import codec, copied
 
 
 @pytest.fixture
 def modules(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "_beyondpass_codec", codec)
     monkeypatch.setitem(__import__("sys").modules, "_beyondpass_wire", wire)
-    refs = _copied(monkeypatch, "refs", "_beyondpass_refs")
-    _copied(monkeypatch, "state", "_beyondpass_state")
-    _copied(monkeypatch, "kinds", "_beyondpass_kinds")
-    _copied(monkeypatch, "liveness", "_beyondpass_liveness")
-    _copied(monkeypatch, "changes", "_beyondpass_changes")
-    _copied(monkeypatch, "deltas", "_beyondpass_deltas")
-    mirror = _copied(monkeypatch, "mirror", "_beyondpass_mirror")
-    session = _copied(monkeypatch, "session", "_beyondpass_session")
+    copied(monkeypatch, "callables", "_beyondpass_callables")
+    refs = copied(monkeypatch, "refs", "_beyondpass_refs")
+    copied(monkeypatch, "classes", "_beyondpass_classes")
+    copied(monkeypatch, "state", "_beyondpass_state")
+    copied(monkeypatch, "kinds", "_beyondpass_kinds")
+    copied(monkeypatch, "liveness", "_beyondpass_liveness")
+    copied(monkeypatch, "changes", "_beyondpass_changes")
+    copied(monkeypatch, "deltas", "_beyondpass_deltas")
+    mirror = copied(monkeypatch, "mirror", "_beyondpass_mirror")
+    session = copied(monkeypatch, "session", "_beyondpass_session")
     return refs, mirror, session
 
 
@@ -466,3 +467,37 @@ def test_objects_no_code_holds_go_to_sleep_and_wake_when_the_other_side_names_th
     assert handles["inner"] in view.live
     outer[0].append(10)  # a change to the woken object crosses again
     assert p.call("size_of", "outer") == 3
+
+
+def test_code_that_inspects_a_callback_sees_its_signature_and_builtins_are_themselves(pair):
+    """toolz's ``is_arity`` reads a function's signature and looks builtins up in a table
+    keyed by the builtin: a callback's stand-in has the callback's ``__signature__`` (or
+    fails as the callback does), a standard-library builtin crosses by name and is the
+    worker's own, and a ``functools.partial`` crosses as one."""
+    import functools
+    import inspect
+    import operator
+
+    def describe(f):
+        try:
+            return str(inspect.signature(f))
+        except ValueError as exc:
+            return f"ValueError: {exc}"
+
+    p = pair({"describe": describe, "same": lambda f: f, "is_map": lambda f: f is map,
+              "parts": lambda f: (f.args, f.keywords, f(3))})  # fmt: skip
+
+    def callback(x, y=2, *rest, k, **more):
+        return x
+
+    assert p.call("describe", callback) == str(inspect.signature(callback))
+    assert p.call("describe", lambda: None) == "()"
+    getter = operator.itemgetter(1)
+    assert p.call("describe", getter).startswith("ValueError: ")  # as inspect fails on it
+    assert p.call("is_map", map) is True and p.call("same", map) is map
+    assert p.call("same", all) is all and p.call("describe", all) == str(inspect.signature(all))
+    assert p.call("parts", functools.partial(lambda a, b, k: (a, b, k), 1, k=2)) == (
+        (1,),
+        {"k": 2},
+        (1, 3, 2),
+    )

@@ -7,9 +7,9 @@ model's function spliced in (or the original, when checking that a task's calls 
 at all) and none of the project's test files; a worker process (``worker.py``) serves
 calls from it in a sandbox of its own. Both get the channel's frames (the sandbox
 channel's ``wire``, one framing for every channel to hostile code), the data codec
-(``codec.py``), the mirror (``mirror.py``, ``state.py``, ``kinds.py``, ``liveness.py``,
-``changes.py``, ``deltas.py``), the references (``refs.py``) and the conversation
-(``session.py``), under names no project module has.
+(``codec.py``, ``classes.py``), the mirror (``mirror.py``, ``state.py``, ``kinds.py``,
+``liveness.py``, ``changes.py``, ``deltas.py``), the references (``refs.py``,
+``callables.py``) and the conversation (``session.py``), under names no project module has.
 """
 
 from __future__ import annotations
@@ -27,14 +27,17 @@ HERE = Path(__file__).resolve().parent
 WIRE, CODEC, MIRROR = "_beyondpass_wire", "_beyondpass_codec", "_beyondpass_mirror"
 REFS, SESSION, STATE = "_beyondpass_refs", "_beyondpass_session", "_beyondpass_state"
 KINDS, LIVENESS, CHANGES = "_beyondpass_kinds", "_beyondpass_liveness", "_beyondpass_changes"
-DELTAS = "_beyondpass_deltas"
+DELTAS, CLASSES = "_beyondpass_deltas", "_beyondpass_classes"
+CALLABLES = "_beyondpass_callables"
 PROXY, WORKER = "_beyondpass_proxy", "_beyondpass_worker"
 IMPORT_CHECK = "_beyondpass_importcheck"
 _SOURCES = {
     WIRE: Path(wire.__file__),  # the sandbox channel's frames, the one framing
     CODEC: HERE / "codec.py",
+    CLASSES: HERE / "classes.py",
     MIRROR: HERE / "mirror.py",
     REFS: HERE / "refs.py",
+    CALLABLES: HERE / "callables.py",
     STATE: HERE / "state.py",
     KINDS: HERE / "kinds.py",
     LIVENESS: HERE / "liveness.py",
@@ -46,7 +49,20 @@ _SOURCES = {
     IMPORT_CHECK: HERE / "importcheck.py",
 }
 #: what both copies get: the channel, the codec, the mirror, the references, the session
-_BOTH = (WIRE, CODEC, MIRROR, STATE, KINDS, LIVENESS, CHANGES, DELTAS, REFS, SESSION)
+_BOTH = (
+    WIRE,
+    CODEC,
+    CLASSES,
+    MIRROR,
+    STATE,
+    KINDS,
+    LIVENESS,
+    CHANGES,
+    DELTAS,
+    REFS,
+    CALLABLES,
+    SESSION,
+)
 #: pytest's default test file names, and its fixtures' file
 TEST_PATTERNS = ("test_*.py", "*_test.py", "conftest.py")
 

@@ -21,7 +21,7 @@ import collections
 import itertools
 import operator
 
-import _beyondpass_codec as codec
+import _beyondpass_classes as classes
 import _beyondpass_state as state
 
 _CONTENTS, _ATTRS, _SLOTS = (operator.itemgetter(i) for i in range(3))
@@ -35,10 +35,10 @@ _SEQUENCES = {
 
 def changed(objects: list, snaps: list) -> set:
     """The indices of ``objects`` that may differ from ``snaps``, their last snapshots."""
-    classes = list(map(id, map(type, objects)))
-    by_class = sorted(range(len(objects)), key=classes.__getitem__)
+    class_ids = list(map(id, map(type, objects)))
+    by_class = sorted(range(len(objects)), key=class_ids.__getitem__)
     found: set = set()
-    for _, group in itertools.groupby(by_class, classes.__getitem__):
+    for _, group in itertools.groupby(by_class, class_ids.__getitem__):
         indices = list(group)
         objs = list(map(objects.__getitem__, indices))
         olds = list(map(snaps.__getitem__, indices))
@@ -53,7 +53,7 @@ def changed(objects: list, snaps: list) -> set:
 def _group(cls: type, objs: list, olds: list) -> set:
     """Local indices of the objects of one class that may have changed."""
     kind = state.KINDS.get(cls)
-    base = cls if kind else codec._base_of(cls)
+    base = cls if kind else classes.base_of(cls)
     hits: set = set()
     if base is not None:
         hits |= _contents(base, objs, list(map(_CONTENTS, olds)))
@@ -69,7 +69,7 @@ def _group(cls: type, objs: list, olds: list) -> set:
         )
     elif any(map(operator.is_not, attrs, itertools.repeat(None))):
         raise TypeError("some snapshots without attributes")
-    for column, desc in enumerate(codec._slots(cls).values()):
+    for column, desc in enumerate(classes.slots(cls).values()):
         old = list(map(operator.itemgetter(column), map(_SLOTS, olds)))
         new = list(map(desc.__get__, objs, itertools.repeat(cls)))  # an unset slot raises
         hits.update(itertools.compress(itertools.count(), map(operator.is_not, old, new)))

@@ -9,7 +9,8 @@ never calls a class's own code: it builds ``None``, ``bool``, ``int``, ``float``
 ``defaultdict`` and ``deque``, the standard library's values ``range``, ``slice``,
 ``date``, ``time``, ``datetime`` (naive or at a fixed offset), ``timedelta``,
 ``timezone``, ``Decimal`` and ``Fraction`` (each through its own constructor from
-numbers and strings), enum members, and instances of classes that the receiving
+numbers and strings), ``functools.partial`` (of a function that crosses, by reference
+when it is not data), enum members, and instances of classes that the receiving
 side's ``find_class`` admits (the project's own classes), created with the builtin
 base's ``__new__`` and filled by writing their ``__dict__`` and slots directly (no
 ``__init__``, ``__setstate__`` or ``__setattr__`` runs). The only code of a project class
@@ -36,10 +37,12 @@ import datetime
 import decimal
 import enum
 import fractions
+import functools
 import json
 
+import _beyondpass_classes as classes
+
 MAX_DEPTH = 150  # nesting of containers and objects
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 _STDLIB = {
     ("collections", "Counter"): collections.Counter,
     ("collections", "OrderedDict"): collections.OrderedDict,
@@ -57,26 +60,6 @@ _BUILTIN_TYPES.update(
     for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException)
 )
-#: the builtin base whose __new__ builds an instance of a subclass, in lookup order
-_BASES = (
-    collections.OrderedDict,
-    collections.defaultdict,
-    collections.deque,
-    dict,
-    list,
-    set,
-    frozenset,
-    tuple,
-    bytearray,
-    bool,
-    int,
-    float,
-    complex,
-    str,
-    bytes,
-)
-
-
 #: standard-library value types, crossing as ``["v", kind, ...]`` (exact types only)
 VALUE_TYPES = {
     range: "range",
@@ -88,6 +71,7 @@ VALUE_TYPES = {
     datetime.timezone: "timezone",
     decimal.Decimal: "decimal",
     fractions.Fraction: "fraction",
+    functools.partial: "partial",  # its function, arguments and keywords, each as they cross
 }
 
 
@@ -116,52 +100,6 @@ def _class_ref(cls: type) -> list:
     if "<" in cls.__qualname__:
         raise CannotCross(f"class {cls.__qualname__} is defined inside a function")
     return [cls.__module__, cls.__qualname__]
-
-
-#: id(class) -> (class, its slots, its base): asked at every snapshot, worked out once
-#: (keyed by id, the class kept alive beside it, so no hash of a metaclass runs; a class
-#: whose ``__bases__`` are reassigned later keeps the facts of its first bases)
-_CLASS_FACTS: dict = {}
-
-
-def _facts(cls: type) -> tuple:
-    entry = _CLASS_FACTS.get(id(cls))
-    if entry is None or entry[0] is not cls:
-        base = next((b for b in _BASES if issubclass(cls, b)), None)
-        entry = _CLASS_FACTS[id(cls)] = (cls, _find_slots(cls), base)
-    return entry
-
-
-def _slots(cls: type) -> dict:
-    """Stored (mangled) slot name -> its member descriptor, over the class's bases (the
-    same dict at every call: read it, do not change it)."""
-    return _facts(cls)[1]
-
-
-def _find_slots(cls: type) -> dict:
-    found: dict = {}
-    for klass in cls.__mro__:
-        declared = klass.__dict__.get("__slots__", ())
-        for name in (declared,) if isinstance(declared, str) else declared:
-            if name in ("__dict__", "__weakref__"):
-                continue
-            if name.startswith("__") and not name.endswith("__"):
-                name = f"_{klass.__name__.lstrip('_')}{name}"
-            desc = klass.__dict__.get(name)
-            if type(desc).__name__ == "member_descriptor" and name not in found:
-                found[name] = desc
-    return found
-
-
-def items(base: type, value: object) -> object:
-    """The pairs of a dict-based object in its own order (an ``OrderedDict``'s, which
-    ``move_to_end`` changes, is not its dict's), no code of a subclass run."""
-    return (collections.OrderedDict.items if base is collections.OrderedDict else dict.items)(value)
-
-
-def _base_of(cls: type) -> "type | None":
-    """The first builtin base of ``_BASES`` the class derives from (None: plain object)."""
-    return _facts(cls)[2]
 
 
 class Encoder:
@@ -217,17 +155,18 @@ class Encoder:
     def _object(self, value: object, ref: int, depth: int) -> list:
         cls = type(value)
         for klass in cls.__mro__:
-            if klass is object or klass in _BASES or (klass.__flags__ & _HEAPTYPE):
+            if klass is object or klass in classes.BASES or classes.in_python(klass):
                 continue
             raise CannotCross(f"a {cls.__qualname__} object is not data ({klass.__name__})")
         if getattr(value, "__class__", cls) is not cls:
             raise CannotCross(f"a {cls.__qualname__} object disguises its class")
-        base = _base_of(cls)
+        base = classes.base_of(cls)
         payload: object = None
         extra: object = None
         if base in (dict, collections.OrderedDict, collections.defaultdict):
             payload = [
-                [self.encode(k, depth), self.encode(v, depth)] for k, v in items(base, value)
+                [self.encode(k, depth), self.encode(v, depth)]
+                for k, v in classes.items(base, value)
             ]
             if base is collections.defaultdict:
                 factory = value.default_factory
@@ -251,7 +190,7 @@ class Encoder:
                 raise CannotCross("an attribute name is not a string")
             state[name] = self.encode(item, depth)
         slots = {}
-        for name, desc in _slots(cls).items():
+        for name, desc in classes.slots(cls).items():
             try:
                 item = desc.__get__(value, cls)
             except AttributeError:
@@ -297,6 +236,9 @@ def value_node(value: object, encode, depth: int) -> list:
         return ["v", kind, str(value)]
     if kind == "fraction":
         return ["v", kind, hex(value.numerator), hex(value.denominator)]
+    if kind == "partial":  # the keywords as pairs: a dict of its own, never a kept object
+        parts = (value.func, value.args, tuple(value.keywords.items()))
+        return ["v", kind, *(encode(x, deeper) for x in parts)]
     zone = value.tzinfo if kind != "date" else None
     if zone is not None and type(zone) is not datetime.timezone:
         raise CannotCross(f"a {kind} in the zone {type(zone).__name__} is not data")
@@ -325,6 +267,14 @@ def build_value(rest: list, decode, depth: int) -> object:
         return decimal.Decimal(_str(rest[1]))
     if kind == "fraction":
         return fractions.Fraction(int(_str(rest[1]), 16), int(_str(rest[2]), 16))
+    if kind == "partial":
+        func, args, keywords = (decode(x, depth) for x in rest[1:4])
+        if not callable(func) or type(args) is not tuple or type(keywords) is not tuple:
+            raise CannotCross("malformed partial")
+        if not all(type(pair) is tuple and len(pair) == 2 and type(pair[0]) is str
+                   for pair in keywords):  # fmt: skip
+            raise CannotCross("malformed partial")
+        return functools.partial(func, *args, **dict(keywords))
     builders = {"date": datetime.date, "time": datetime.time, "datetime": datetime.datetime}
     if kind not in builders:
         raise CannotCross(f"unknown value kind {kind[:20]!r}")
@@ -430,7 +380,7 @@ class Decoder:
 
     def _object(self, ref, class_ref, base_name, payload, extra, state, slots, depth=1) -> object:
         cls = self.cls(class_ref)
-        base = _base_of(cls)
+        base = classes.base_of(cls)
         if (base.__name__ if base else None) != base_name:
             raise CannotCross(f"{cls.__qualname__} does not have the builtin base {base_name}")
         if base in (tuple, frozenset):
@@ -482,7 +432,7 @@ class Decoder:
         if type(attrs) is dict:
             dict.clear(attrs)
             dict.update(attrs, values)
-        known = _slots(cls)
+        known = classes.slots(cls)
         if set(slots) - set(known):
             raise CannotCross(f"{cls.__qualname__} has no such slots")
         for name, desc in known.items():

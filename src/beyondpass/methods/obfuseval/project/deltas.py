@@ -16,6 +16,7 @@ This file imports nothing from beyondpass: it is copied into both sandboxes as
 import itertools
 import operator
 
+import _beyondpass_classes as classes
 import _beyondpass_codec as codec
 import _beyondpass_state as state
 
@@ -92,7 +93,7 @@ class Deltas:
         """A ``D`` entry: keys deleted, then set, in a dict or an instance's ``__dict__``;
         or places set in a list."""
         where, pairs, gone = parts[:3]
-        base = dict if type(obj) is dict else codec._base_of(type(obj))
+        base = dict if type(obj) is dict else classes.base_of(type(obj))
         if where == "l" and base is list:
             self._set_places(obj, pairs, gone, depth)
             return

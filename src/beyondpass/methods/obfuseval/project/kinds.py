@@ -11,6 +11,10 @@ This file imports nothing from beyondpass: it is copied into both sandboxes as
 ``_beyondpass_kinds``.
 """
 
+import inspect
+
+import _beyondpass_callables as callables
+import _beyondpass_classes as classes
 import _beyondpass_codec as codec
 import _beyondpass_refs as refs
 import _beyondpass_state as state
@@ -22,9 +26,7 @@ _VALUES = state.VALUES
 def shadowable(cls: type) -> bool:
     """A class defined in Python whose every base is too (or a builtin base the codec
     builds): a test's class, rebuilt as a shadow on the worker."""
-    return all(
-        k is object or k in codec._BASES or k.__flags__ & codec._HEAPTYPE for k in cls.__mro__
-    )
+    return all(k is object or k in classes.BASES or classes.in_python(k) for k in cls.__mro__)
 
 
 def admitted(decoder: "codec.Decoder", cls: type) -> bool:
@@ -51,7 +53,7 @@ class Kinds:
         cls = value if is_class else kind
         known = self._sendable.get((cls, is_class))
         if known is None:
-            data = is_class or kind.__flags__ & codec._HEAPTYPE or kind in codec._BASES
+            data = is_class or classes.in_python(kind) or kind in classes.BASES
             data = data or isinstance(value, codec.enum.Enum)
             known = bool(data) and (
                 self.sendable(cls)
@@ -80,14 +82,37 @@ class Kinds:
         try:
             table = object.__getattribute__(function, "__dict__")
         except AttributeError:
-            return {}
+            table = None
         found = {}
         for name, value in list(table.items()) if type(table) is dict else ():
             if type(name) is not str or name.startswith("__"):
                 continue
             if type(value) in _SCALARS or (callable(value) and not self._as_data(value)):
                 found[name] = self._enc(value, 1)
+        signature = self._signature(function)
+        if signature is not None:
+            found["__signature__"] = signature
         return found
+
+    def _signature(self, function: object) -> "list | None":
+        """What ``inspect.signature`` says of a callable, for its stand-in (code that
+        inspects a callback sees the callback's parameters): each parameter's name, kind
+        and default (as it crosses; null: none), or the error it raises (a builtin without
+        one: ``["!", "ValueError", message]``); None when a default cannot cross."""
+        try:
+            found = inspect.signature(function)
+        except (ValueError, TypeError) as exc:
+            return ["!", type(exc).__name__, str(exc)[: callables.MESSAGE_LIMIT]]
+        except Exception:
+            return None
+        params = []
+        try:
+            for param in found.parameters.values():
+                default = None if param.default is param.empty else self._enc(param.default, 1)
+                params.append([param.name, int(param.kind), default])
+        except codec.CannotCross:
+            return None
+        return params
 
     def _shape(self, cls: type) -> dict:
         """A test class as the worker rebuilds it (``refs`` kind ``cls``): its bases, slots,

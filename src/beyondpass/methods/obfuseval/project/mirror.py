@@ -8,13 +8,12 @@ and one entry per object that is new (``N``: its whole contents) or changed sinc
 crossed — what changed in its one changed part (``D``: ``_beyondpass_deltas``), or its
 whole contents (``U``). Entries are flat: an object holds the handles of the objects
 it holds, so a linked list of 10,000 nodes is 10,000 entries, not a value nested 10,000
-deep. A change is a different object at a place (identity against the snapshot), so
-``1`` replaced by ``True`` is a change, and an unchanged cache of 2,000 entries costs one
-identity pass, not 2,000 encodings. Every live kept object is checked at every message,
-whether the value reaches it or not (each once), and only those:
-``_beyondpass_liveness`` puts to sleep what no code of this side can reach any more.
-Received changes are written into the receiver's own objects in place: on the test side
-every object the call changed, at any depth, is the caller's own object with the new state.
+deep. A change is a different object at a place (identity against the snapshot: ``1``
+replaced by ``True`` is one). Every live kept object is checked at every message, a class
+at a time (``_beyondpass_changes``), whether the value reaches it or not; what no code of
+this side reaches any more sleeps (``_beyondpass_liveness``). Received changes are
+written into the receiver's own objects in place: on the test side every object the call
+changed, at any depth, is the caller's own object with the new state.
 
 Values are built by the rules of ``_beyondpass_codec`` (data only, classes admitted by
 ``find_class``, no code of a class runs); a message that does not fit them, or names a
@@ -23,8 +22,7 @@ decoding are transactions: :meth:`Mirror.encode` keeps its new handles and snaps
 pending until :meth:`Mirror.commit` (after the frame was sent), :meth:`Mirror.rollback`
 forgets them; a message one side cannot take makes both sides :meth:`Mirror.reset`
 (the next message says so), so one bad call never leaves the two views apart. This file
-imports nothing from beyondpass: it is copied into both sandboxes
-as ``_beyondpass_mirror``.
+imports nothing from beyondpass: it is copied into both sandboxes as ``_beyondpass_mirror``.
 
 What the mirror keeps of each object between crossings (its shallow snapshot, whether it
 changed) is ``_beyondpass_state``; how a value crosses — as data, as an instance of a
@@ -36,6 +34,7 @@ import collections
 import contextlib
 
 import _beyondpass_changes as changes
+import _beyondpass_classes as classes
 import _beyondpass_codec as codec
 import _beyondpass_deltas as deltas
 import _beyondpass_kinds as kinds
@@ -45,9 +44,7 @@ import _beyondpass_state as state
 
 _DICTS, _MUTABLE_BASES, _KINDS = state.DICTS, state.MUTABLE_BASES, state.KINDS
 _VALUES = state.VALUES
-#: the number of live objects at which the mirror first looks for those no code reaches
-#: (then each time their number doubles: the look costs a pass over them all)
-_PRUNE_FIRST = 64
+_PRUNE_FIRST = 64  # live objects at the first look for the unreachable (then at doubling)
 _SCALAR_TAGS = frozenset("nbifcsyek")
 
 
@@ -265,19 +262,19 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         with every part encoded by this mirror."""
         kind = type(value)
         for klass in kind.__mro__:
-            if klass is object or klass in codec._BASES or (klass.__flags__ & codec._HEAPTYPE):
+            if klass is object or klass in classes.BASES or classes.in_python(klass):
                 continue
             raise codec.CannotCross(f"a {kind.__qualname__} object is not data ({klass.__name__})")
         if getattr(value, "__class__", kind) is not kind:
             raise codec.CannotCross(f"a {kind.__qualname__} object disguises its class")
         cls = self._class_node(kind)
-        base = codec._base_of(kind)
+        base = classes.base_of(kind)
         base_name = base.__name__ if base else None
         payload: object = None
         extra: object = None
         if base in _DICTS:
             payload = [
-                [self._enc(k, depth), self._enc(v, depth)] for k, v in codec.items(base, value)
+                [self._enc(k, depth), self._enc(v, depth)] for k, v in classes.items(base, value)
             ]
             if base is collections.defaultdict:
                 extra = self._enc(value.default_factory, depth)
@@ -296,7 +293,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
             attrs = {}
         state = {name: self._enc(item, depth) for name, item in dict.items(attrs)}
         slots = {}
-        for name, desc in codec._slots(kind).items():
+        for name, desc in classes.slots(kind).items():
             try:
                 slots[name] = self._enc(desc.__get__(value, kind), depth)
             except AttributeError:
@@ -367,6 +364,8 @@ class Mirror(kinds.Kinds, deltas.Deltas):
             return self._immutable(rest, deeper)
         if tag == "R":
             return self.refs.resolve(rest, self.decoder, self._dec, self._shadow)
+        if tag == "G":
+            return self.refs.builtin(rest)
         if tag == "v":
             return codec.build_value(rest, self._dec, deeper)
         if tag not in _SCALAR_TAGS:
@@ -381,7 +380,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
             raise codec.CannotCross("a handle made twice")
         if kind == "o":
             cls = self._cls(parts[0])
-            base = codec._base_of(cls)
+            base = classes.base_of(cls)
             if base not in _MUTABLE_BASES or (base.__name__ if base else None) != parts[1]:
                 raise codec.CannotCross(f"{cls.__qualname__}: not a mutable object")
             obj = (base or object).__new__(cls)
@@ -423,7 +422,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         cls = type(obj)
         if self._cls(class_ref) is not cls:
             raise codec.CannotCross("an object's class changed")
-        base = codec._base_of(cls)
+        base = classes.base_of(cls)
         if (base.__name__ if base else None) != base_name:
             raise codec.CannotCross(f"{cls.__qualname__} does not have the base {base_name}")
         if base in _DICTS:
@@ -466,7 +465,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         if type(attrs) is dict:
             dict.clear(attrs)
             dict.update(attrs, values)
-        known = codec._slots(cls)
+        known = classes.slots(cls)
         if set(slots) - set(known):
             raise codec.CannotCross(f"{cls.__qualname__} has no such slots")
         for name, desc in known.items():
@@ -480,7 +479,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         """An ``O`` node: an instance of an immutable builtin base, built anew."""
         class_ref, base_name, payload = parts[:3]
         cls = self._cls(class_ref)
-        base = codec._base_of(cls)
+        base = classes.base_of(cls)
         if base in _MUTABLE_BASES or base.__name__ != base_name:
             raise codec.CannotCross(f"{cls.__qualname__}: not an immutable value")
         if base in (tuple, frozenset):

@@ -43,8 +43,11 @@ import builtins
 import datetime
 import decimal
 import fractions
+import functools
 import types
 
+import _beyondpass_callables as callables
+import _beyondpass_classes as classes
 import _beyondpass_codec as codec
 
 KINDS = ("call", "iter", "obj", "exc", "cls")
@@ -73,12 +76,12 @@ NOT_SHADOWED = frozenset(
         "__classcell__",
     ]
 )
-_NAME_LIMIT = 100
-_MESSAGE_LIMIT = 2000
+_NAME_LIMIT, MESSAGE_LIMIT = callables.NAME_LIMIT, callables.MESSAGE_LIMIT
 #: standard-library types whose values cross as data (the codec's ``v`` values), never
 #: as references, though some are iterable or callable
 _DATA_TYPES = (range, slice, datetime.date, datetime.time, datetime.timedelta,
-               datetime.timezone, decimal.Decimal, fractions.Fraction)  # fmt: skip
+               datetime.timezone, decimal.Decimal, fractions.Fraction,
+               functools.partial)  # fmt: skip
 
 
 class ArgumentsCannotCross(Exception):
@@ -114,11 +117,14 @@ class Stand:
 
     def __getattr__(self, name: str) -> object:
         names = object.__getattribute__(self, "_names")
-        if name in NAMES and name in names:
+        if name in callables.NAMES and name in names:
             return names[name]
         attrs = object.__getattribute__(self, "_attrs")
         if name in attrs:  # a function's own attributes (``cache_info`` of a cached one)
-            return attrs[name]
+            found = attrs[name]
+            if name == "__signature__" and type(found) is tuple:  # as the original fails
+                raise found[0](found[1])
+            return found
         raise NoRemoteAttribute(
             f"a remote reference offers no attribute {name[:_NAME_LIMIT]!r} (it is used only "
             "by calling or iterating it, as it was handed over)"
@@ -137,7 +143,7 @@ class Call(Stand):
     __slots__ = ()
 
     def __getattribute__(self, name: str) -> object:
-        if name in NAMES:  # its own names, not this class's
+        if name in callables.NAMES:  # its own names, not this class's
             names = object.__getattribute__(self, "_names")
             return names.get(name)
         return object.__getattribute__(self, name)
@@ -177,7 +183,7 @@ def kind_of(value: object, side: int) -> "str | None":
     reference (data, or something this side may not hand over)."""
     if isinstance(value, BaseException):
         return "exc"
-    if isinstance(value, type) and value.__flags__ & codec._HEAPTYPE and side == 0:
+    if isinstance(value, type) and classes.in_python(value) and side == 0:
         return "cls"
     if isinstance(value, _DATA_TYPES):
         return None
@@ -205,6 +211,7 @@ class References:
         self.stood: dict = {}  # id(stand-in) -> id of the other side
         self.next = side
         self.ask = _no_session
+        self.named: set = set()  # (module, name) of the builtins that crossed by name
 
     def home(self, value: object) -> "list | None":
         """``["R", id]`` when ``value`` is a stand-in of the other side's object."""
@@ -217,10 +224,15 @@ class References:
         """The ``R`` node of ``value``: a stand-in going home, or this side's object
         exported (the same id every time); None when it is not for a reference.
         ``error_of``/``shape_of``/``attrs_of``: the mirror's data of an exception, of a
-        class and of a function's own attributes."""
+        class and of a function's own attributes. A standard-library builtin goes by
+        name instead (:func:`builtin_name`): from the test process, or back to it."""
         going_home = self.home(value)
         if going_home is not None:
             return going_home
+        named = callables.builtin_name(value)
+        if named is not None and (self.side == 0 or (named[1], named[2]) in self.named):
+            self.named.add((named[1], named[2]))
+            return named
         kind = kind_of(value, self.side)
         if kind is None:
             return None
@@ -236,7 +248,7 @@ class References:
                 raise codec.CannotCross("a class crosses only through the mirror")
             return ["R", ref, kind, shape_of(value)]
         if kind == "call":
-            return ["R", ref, kind, _names(value), attrs_of(value) if attrs_of else {}]
+            return ["R", ref, kind, callables.names(value), attrs_of(value) if attrs_of else {}]
         if kind == "obj":  # true unless its class says otherwise (read, not called)
             cls = type(value)
             return [
@@ -273,12 +285,15 @@ class References:
             attrs = rest[3] if len(rest) > 3 and isinstance(rest[3], dict) else {}
             if attrs and decode is None:
                 raise codec.CannotCross("a function's attributes cross only through the mirror")
+            signature = callables.signature_from(attrs.pop("__signature__", None), decode)
             made = Call(
                 ref,
                 self,
-                _names_of(rest[2] if len(rest) > 2 else None),
+                callables.names_of(rest[2] if len(rest) > 2 else None),
                 {codec._str(k): decode(v, 1) for k, v in attrs.items()},
             )
+            if signature is not None:
+                object.__getattribute__(made, "_attrs")["__signature__"] = signature
         elif kind == "obj":
             shape = rest[2] if len(rest) > 2 and isinstance(rest[2], dict) else {}
             made = Opaque(ref, self, {"plain": shape.get("plain") is True})
@@ -287,6 +302,17 @@ class References:
         self.stands[ref] = made
         self.stood[id(made)] = ref
         return made
+
+    def builtin(self, rest: list) -> object:
+        """The builtin a ``G`` node names. The worker imports its standard-library module;
+        the test process takes only a builtin it handed over itself (an answer cannot have
+        it call ``os.system``)."""
+        module, name = codec._str(rest[0]), codec._str(rest[1])
+        if self.side == 0 and (module, name) not in self.named:
+            raise codec.CannotCross("a builtin the test process never handed over")
+        found = callables.find_builtin(module, name)
+        self.named.add((module, name))
+        return found
 
     def target(self, ref: object, op: str) -> object:
         """This side's exported object a request names, if it may be used that way."""
@@ -312,29 +338,6 @@ def _no_session(op: str, ref: int, value: object) -> object:
     raise ArgumentsCannotCross("a remote reference used outside a call")
 
 
-#: what a callable's stand-in tells of it: its names and documentation, as strings
-NAMES = ("__name__", "__qualname__", "__module__", "__doc__")
-
-
-def _names(value: object) -> dict:
-    """A callable's names, as this side reads them (a non-string is left out)."""
-    found = {}
-    for name in NAMES:
-        try:
-            text = getattr(value, name, None)
-        except Exception:
-            continue
-        if type(text) is str:
-            found[name] = text[:_MESSAGE_LIMIT]
-    return found
-
-
-def _names_of(node: object) -> dict:
-    if not isinstance(node, dict):
-        return {}
-    return {k: v[:_MESSAGE_LIMIT] for k, v in node.items() if k in NAMES and type(v) is str}
-
-
 def builtin_base(bases: object) -> type:
     for other in bases if isinstance(bases, list) else ():
         candidate = getattr(builtins, other, None) if isinstance(other, str) else None
@@ -349,7 +352,7 @@ def error_of(exc: BaseException, class_node=None) -> dict:
     ``class_node``: its class by reference when the other side has it only that way."""
     cls = type(exc)
     try:
-        message = str(exc)[:_MESSAGE_LIMIT]
+        message = str(exc)[:MESSAGE_LIMIT]
     except Exception:
         message = ""
     try:
@@ -374,20 +377,30 @@ def error_of(exc: BaseException, class_node=None) -> dict:
 
 
 def build_error(error: object, decoder: "codec.Decoder", decode=None) -> BaseException:
+    """:func:`_error` of ``error``, raised ``from None`` there when it was so raised."""
+    made = _error(error, decoder, decode)
+    if isinstance(error, dict) and error.get("suppress_context") is True:
+        made.__suppress_context__ = True  # (``popitem``'s ``KeyError`` of a mapping)
+    return made
+
+
+def _error(error: object, decoder: "codec.Decoder", decode=None) -> BaseException:
     """The exception ``error`` (from :func:`error_of`) as one of this process: of the class
     its ``cref`` names (``decode``: the receiver's decoder of nodes), a builtin exception by
     name, an admitted class of that name, or else a new class of that name on its nearest
-    builtin base. ``SystemExit`` and the like become plain exceptions of their name (a
-    failure here, never the end of the process)."""
+    builtin base. ``SystemExit`` is itself (pytest reports it as the test's failure, unless
+    the test expects it); ``KeyboardInterrupt`` and ``GeneratorExit`` become plain
+    exceptions of their name (a failure here, never the end of the run)."""
     if not isinstance(error, dict):
         raise codec.CannotCross("malformed exception")
     name = error.get("type")
     if not isinstance(name, str) or not name.isidentifier() or len(name) > _NAME_LIMIT:
         name = "Exception"
     message = error.get("message")
-    message = message[:_MESSAGE_LIMIT] if isinstance(message, str) else ""
+    message = message[:MESSAGE_LIMIT] if isinstance(message, str) else ""
     try:
-        args = decoder.decode(error["args"]) if error.get("args") else (message,)
+        fresh = codec.Decoder(decoder.find_class)  # the args' ids are their own encoding's
+        args = fresh.decode(error["args"]) if error.get("args") else (message,)
         if type(args) is not tuple:
             args = (message,)
     except (codec.CannotCross, ValueError, TypeError):
@@ -405,7 +418,7 @@ def build_error(error: object, decoder: "codec.Decoder", decode=None) -> BaseExc
     except (codec.CannotCross, TypeError):
         pass
     builtin = getattr(builtins, name, None)
-    if cls is None and isinstance(builtin, type) and issubclass(builtin, Exception):
+    if cls is None and isinstance(builtin, type) and issubclass(builtin, (Exception, SystemExit)):
         try:
             return builtin(*args)
         except Exception:  # an odd argument list for this type

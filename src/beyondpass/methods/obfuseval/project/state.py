@@ -11,6 +11,7 @@ import collections
 import itertools
 import operator
 
+import _beyondpass_classes as classes
 import _beyondpass_codec as codec
 import _beyondpass_refs as refs
 
@@ -33,19 +34,19 @@ def tracked(value: object) -> bool:
     kind = type(value)
     if kind in KINDS:
         return True
-    if kind in VALUES or not (kind.__flags__ & codec._HEAPTYPE or kind in codec._BASES):
+    if kind in VALUES or not (classes.in_python(kind) or kind in classes.BASES):
         return False
     if isinstance(value, (type, codec.enum.Enum, BaseException, refs.Stand)):
         return False
-    return codec._base_of(kind) in MUTABLE_BASES
+    return classes.base_of(kind) in MUTABLE_BASES
 
 
 def snapshot(value: object) -> tuple:
     """(contents, attributes, slots) as references, taken without running its code."""
     kind = type(value)
-    base = kind if kind in KINDS else codec._base_of(kind)
+    base = kind if kind in KINDS else classes.base_of(kind)
     if base in DICTS:
-        contents: object = dict(codec.items(base, value))  # in the object's own order
+        contents: object = dict(classes.items(base, value))  # in the object's own order
     elif base is collections.deque:
         contents = list(collections.deque.__iter__(value))
     elif base in (list, set):
@@ -61,7 +62,7 @@ def snapshot(value: object) -> tuple:
         except AttributeError:
             attrs = None
         slots = []
-        for desc in codec._slots(kind).values():
+        for desc in classes.slots(kind).values():
             try:
                 slots.append(desc.__get__(value, kind))
             except AttributeError:
