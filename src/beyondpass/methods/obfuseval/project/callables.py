@@ -22,10 +22,6 @@ import _beyondpass_codec as codec
 
 NAME_LIMIT = 100
 MESSAGE_LIMIT = 2000
-_P = inspect.Parameter
-#: ``inspect.Parameter`` kinds by their numbers (``int(kind)``)
-_PARAMETER_KINDS = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.VAR_POSITIONAL,
-                    _P.KEYWORD_ONLY, _P.VAR_KEYWORD)  # fmt: skip
 #: the errors a callable's ``inspect.signature`` may give, which its stand-in gives too
 _SIGNATURE_ERRORS = {"ValueError": ValueError, "TypeError": TypeError}
 
@@ -100,23 +96,7 @@ def signature_from(data: object, decode) -> object:
         if len(data) != 3 or data[1] not in _SIGNATURE_ERRORS:
             raise codec.CannotCross("malformed signature")
         return (_SIGNATURE_ERRORS[data[1]], codec._str(data[2])[:MESSAGE_LIMIT])
-    params = []
-    for entry in data:
-        name, kind, default = codec._list(entry)
-        if type(kind) is not int or not 0 <= kind < len(_PARAMETER_KINDS):
-            raise codec.CannotCross("malformed signature")
-        empty = inspect.Parameter.empty
-        try:
-            params.append(
-                inspect.Parameter(
-                    codec._str(name)[:NAME_LIMIT],
-                    _PARAMETER_KINDS[kind],
-                    default=empty if default is None else decode(default, 1),
-                )
-            )
-        except ValueError:
-            raise codec.CannotCross("malformed signature") from None
-    try:
-        return inspect.Signature(params)
-    except ValueError:
-        raise codec.CannotCross("malformed signature") from None
+    found = decode(data, 1)  # a codec ``signature`` value
+    if type(found) is not inspect.Signature:
+        raise codec.CannotCross("malformed signature")
+    return found

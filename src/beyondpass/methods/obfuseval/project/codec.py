@@ -38,6 +38,7 @@ import decimal
 import enum
 import fractions
 import functools
+import inspect
 import json
 
 import _beyondpass_classes as classes
@@ -72,7 +73,12 @@ VALUE_TYPES = {
     decimal.Decimal: "decimal",
     fractions.Fraction: "fraction",
     functools.partial: "partial",  # its function, arguments and keywords, each as they cross
+    inspect.Signature: "signature",  # each parameter's name, kind, default and annotation
 }
+_P = inspect.Parameter
+#: ``inspect.Parameter`` kinds by their numbers (``int(kind)``)
+_PARAMETER_KINDS = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD, _P.VAR_POSITIONAL,
+                    _P.KEYWORD_ONLY, _P.VAR_KEYWORD)  # fmt: skip
 
 
 class CannotCross(Exception):
@@ -236,6 +242,17 @@ def value_node(value: object, encode, depth: int) -> list:
         return ["v", kind, str(value)]
     if kind == "fraction":
         return ["v", kind, hex(value.numerator), hex(value.denominator)]
+    if kind == "signature":  # null: none (``Parameter.empty``)
+        empty = inspect.Parameter.empty
+
+        def part(x: object) -> object:
+            return None if x is empty else encode(x, deeper)
+
+        params = [
+            [p.name, int(p.kind), part(p.default), part(p.annotation)]
+            for p in value.parameters.values()
+        ]
+        return ["v", kind, params, part(value.return_annotation)]
     if kind == "partial":  # the keywords as pairs: a dict of its own, never a kept object
         parts = (value.func, value.args, tuple(value.keywords.items()))
         return ["v", kind, *(encode(x, deeper) for x in parts)]
@@ -267,6 +284,8 @@ def build_value(rest: list, decode, depth: int) -> object:
         return decimal.Decimal(_str(rest[1]))
     if kind == "fraction":
         return fractions.Fraction(int(_str(rest[1]), 16), int(_str(rest[2]), 16))
+    if kind == "signature":
+        return _signature(rest, decode, depth)
     if kind == "partial":
         func, args, keywords = (decode(x, depth) for x in rest[1:4])
         if not callable(func) or type(args) is not tuple or type(keywords) is not tuple:
@@ -285,6 +304,33 @@ def build_value(rest: list, decode, depth: int) -> object:
     if zone is not None and type(zone) is not datetime.timezone:
         raise CannotCross("malformed zone")
     return made.replace(tzinfo=zone, fold=1 if rest[3] == 1 else 0)
+
+
+def _signature(rest: list, decode, depth: int) -> inspect.Signature:
+    empty = inspect.Parameter.empty
+
+    def part(x: object) -> object:
+        return empty if x is None else decode(x, depth)
+
+    params = []
+    for entry in _list(rest[1]):
+        name, kind, default, annotation = _list(entry)
+        if type(kind) is not int or not 0 <= kind < len(_PARAMETER_KINDS):
+            raise CannotCross("malformed signature")
+        try:
+            made = inspect.Parameter(
+                _str(name),
+                _PARAMETER_KINDS[kind],
+                default=part(default),
+                annotation=part(annotation),
+            )
+        except ValueError:
+            raise CannotCross("malformed signature") from None
+        params.append(made)
+    try:
+        return inspect.Signature(params, return_annotation=part(rest[2]))
+    except ValueError:
+        raise CannotCross("malformed signature") from None
 
 
 # -- decoding -----------------------------------------------------------------------------

@@ -1,18 +1,22 @@
-"""What changed inside one kept object, as a small change, and writing it back.
+"""What changed inside one kept object, and writing what crossed back into it.
 
 When an object the mirror keeps changed in one part only — the contents of a dict or a
 list, or an instance's ``__dict__`` — a message carries that change (a ``D`` entry), not
 the object: the keys deleted and then set of a dict, in its own order (an
 ``OrderedDict``'s ``move_to_end`` is a key deleted and set again at the end), or the
 places of a list that hold another object now and its new length (a heap's push and pop
-touch a few places). The receiver writes the change with the base type's own methods, so
-no code of the object's class runs. A mixin of the mirror (``_beyondpass_mirror``), whose
-encoder and decoder it uses for the keys and values.
+touch a few places). The receiver writes the change — or an object's whole state, when it
+is new or changed in more than one part (``U``) — with the base types' own methods and
+straight into ``__dict__`` and slots, so no code of the object's class runs. A mixin of
+the mirror (``_beyondpass_mirror``), whose encoder and decoder it uses for the parts.
 
 This file imports nothing from beyondpass: it is copied into both sandboxes as
 ``_beyondpass_deltas``.
 """
 
+import base64
+import collections
+import contextlib
 import itertools
 import operator
 
@@ -127,3 +131,84 @@ class Deltas:
         list.extend(obj, itertools.repeat(None, max(0, length - now)))
         for place, value in found.items():
             list.__setitem__(obj, place, value)
+
+    def _fill(self, obj: object, kind: str, parts: list, depth: int) -> None:
+        """Replace ``obj``'s whole state in place."""
+        expected = _KINDS.get(type(obj), "o")
+        if kind != expected:
+            raise codec.CannotCross("an object's kind changed")
+        if kind == "l":
+            list.__setitem__(obj, slice(None), [self._dec(v, depth) for v in codec._list(parts[0])])
+        elif kind == "S":
+            items = [self._dec(v, depth) for v in codec._list(parts[0])]
+            set.clear(obj)
+            set.update(obj, items)
+        elif kind == "d":
+            made = self._pairs(parts[0], depth)
+            dict.clear(obj)
+            for key, value in made:
+                dict.__setitem__(obj, key, value)
+        elif kind == "B":
+            bytearray.__setitem__(
+                obj, slice(None), base64.b64decode(codec._str(parts[0]), validate=True)
+            )
+        else:
+            self._fill_object(obj, parts, depth)
+
+    def _fill_object(self, obj: object, parts: list, depth: int) -> None:
+        class_ref, base_name, payload, extra, state, slots = parts[:6]
+        cls = type(obj)
+        if self._cls(class_ref) is not cls:
+            raise codec.CannotCross("an object's class changed")
+        base = classes.base_of(cls)
+        if (base.__name__ if base else None) != base_name:
+            raise codec.CannotCross(f"{cls.__qualname__} does not have the base {base_name}")
+        if base in _DICTS:
+            made = self._pairs(payload, depth)
+            if base is collections.defaultdict:
+                factory = self._dec(extra, depth)
+                if factory is not None and not isinstance(factory, type):
+                    raise codec.CannotCross("a defaultdict's factory is not a class")
+                obj.default_factory = factory
+            base.clear(obj)
+            for key, value in made:
+                base.__setitem__(obj, key, value)
+        elif base is collections.deque:
+            items = [self._dec(v, depth) for v in codec._list(payload)]
+            collections.deque.clear(obj)
+            collections.deque.extend(obj, items)
+        elif base is list:
+            list.__setitem__(obj, slice(None), [self._dec(v, depth) for v in codec._list(payload)])
+        elif base is bytearray:
+            data = self._dec(payload, depth)
+            if type(data) is not bytes:
+                raise codec.CannotCross("malformed bytearray payload")
+            bytearray.__setitem__(obj, slice(None), data)
+        elif base is set:
+            items = [self._dec(v, depth) for v in codec._list(payload)]
+            set.clear(obj)
+            set.update(obj, items)
+        self._state(obj, cls, state, slots, depth)
+
+    def _state(self, obj: object, cls: type, state: object, slots: object, depth: int) -> None:
+        if not isinstance(state, dict) or not isinstance(slots, dict):
+            raise codec.CannotCross("malformed object state")
+        values = {codec._str(k): self._dec(v, depth) for k, v in state.items()}
+        try:
+            attrs = object.__getattribute__(obj, "__dict__")
+        except AttributeError:
+            attrs = None
+        if values and type(attrs) is not dict:
+            raise codec.CannotCross(f"{cls.__qualname__} objects have no plain __dict__")
+        if type(attrs) is dict:
+            dict.clear(attrs)
+            dict.update(attrs, values)
+        known = classes.slots(cls)
+        if set(slots) - set(known):
+            raise codec.CannotCross(f"{cls.__qualname__} has no such slots")
+        for name, desc in known.items():
+            if name in slots:
+                desc.__set__(obj, self._dec(slots[name], depth))
+            else:
+                with contextlib.suppress(AttributeError):
+                    desc.__delete__(obj)

@@ -71,10 +71,9 @@ class Kinds:
             return home
         if self.sendable(cls):
             return codec._class_ref(cls)
-        node = self.refs.node(cls, self._error, self._shape)
-        if node is None or node[2] != "cls":
+        if refs.kind_of(cls, self.side) != "cls":
             raise codec.CannotCross(f"class {cls.__qualname__} is not data")
-        return node
+        return self.refs.node(cls, self._error, self._shape)
 
     def _attrs(self, function: object) -> dict:
         """A function's own attributes that cross with its reference: the functions among
@@ -96,23 +95,19 @@ class Kinds:
 
     def _signature(self, function: object) -> "list | None":
         """What ``inspect.signature`` says of a callable, for its stand-in (code that
-        inspects a callback sees the callback's parameters): each parameter's name, kind
-        and default (as it crosses; null: none), or the error it raises (a builtin without
-        one: ``["!", "ValueError", message]``); None when a default cannot cross."""
+        inspects a callback sees the callback's parameters): the signature as a value, or
+        the error it raises (a builtin without one: ``["!", "ValueError", message]``);
+        None when a default or an annotation cannot cross."""
         try:
             found = inspect.signature(function)
         except (ValueError, TypeError) as exc:
             return ["!", type(exc).__name__, str(exc)[: callables.MESSAGE_LIMIT]]
         except Exception:
             return None
-        params = []
         try:
-            for param in found.parameters.values():
-                default = None if param.default is param.empty else self._enc(param.default, 1)
-                params.append([param.name, int(param.kind), default])
-        except codec.CannotCross:
+            return self._enc(found, 1)  # a codec ``signature`` value
+        except codec.CannotCross:  # a default or an annotation that cannot cross
             return None
-        return params
 
     def _shape(self, cls: type) -> dict:
         """A test class as the worker rebuilds it (``refs`` kind ``cls``): its bases, slots,

@@ -31,7 +31,6 @@ shadow of a test's class, or by reference (``_beyondpass_refs``) — is ``_beyon
 
 import base64
 import collections
-import contextlib
 
 import _beyondpass_changes as changes
 import _beyondpass_classes as classes
@@ -69,6 +68,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         self.sleeping: dict = {}  # id(object) -> the times sleeping objects hold it
         self.next = side
         self._pending: dict = {}  # handle -> (object, snapshot) of the message being made
+        self._new: dict = {}  # handle -> ``N`` entry of the message being read
         self._seen: dict = {}
         self._fresh: dict = {}  # handle -> snapshot of each live object that may have changed
         self._checked: set = set()  # the live objects looked at, while encoding
@@ -113,6 +113,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         return ["M", node, entries]
 
     def commit(self) -> None:
+        self.refs.commit()
         for handle, (obj, snap) in self._pending.items():
             self._keep(handle, obj, snap)
         if self._asleep is not None:  # the live objects were looked at: next look later
@@ -168,12 +169,14 @@ class Mirror(kinds.Kinds, deltas.Deltas):
     def reset(self) -> None:
         """Forget every object (handles are not reused): after a message one side could
         not take, both sides start again from whole objects."""
+        self.refs.rollback(forget=True)
         self.objects, self.handles, self.snaps, self.kids = {}, {}, {}, {}
         self.live, self.sleeping = {}, {}
         self._pending, self._seen, self._asleep = {}, {}, None
         self._prune_at = _PRUNE_FIRST
 
     def rollback(self) -> None:
+        self.refs.rollback()
         self.next -= 2 * sum(1 for h in self._pending if h not in self.objects)
         self._pending, self._seen, self._asleep = {}, {}, None
 
@@ -303,7 +306,8 @@ class Mirror(kinds.Kinds, deltas.Deltas):
     # -- decoding --------------------------------------------------------------------------
     def decode(self, node: object) -> object:
         """The value a message carries, its entries applied: new objects made, known ones
-        changed in place (pending until :meth:`settle`). New objects are made empty first,
+        changed in place (pending until :meth:`settle`). New objects are made empty first
+        (each when first named: a shadow class's constants may be objects of the message),
         so an entry may name any object of the message; they are filled in the reverse
         order of the entries (what an object holds before the object: a set's members
         are whole when they are hashed)."""
@@ -313,8 +317,9 @@ class Mirror(kinds.Kinds, deltas.Deltas):
             if tag != "M":
                 raise codec.CannotCross("malformed message value")
             entries = [codec._list(entry) for entry in codec._list(entries)]
+            self._new = {e[1]: e for e in entries if e[0] == "N" and type(e[1]) is int}
             for entry in entries:
-                if entry[0] == "N":
+                if entry[0] == "N" and entry[1] not in self._pending:
                     self._shell(entry[1], entry[2], entry[3:])
             filled: set = set()
             for entry in reversed(entries):
@@ -331,6 +336,8 @@ class Mirror(kinds.Kinds, deltas.Deltas):
             return self._dec(value, 0)
         except (TypeError, ValueError, IndexError, KeyError, AttributeError, OverflowError) as exc:
             raise codec.CannotCross(f"malformed value ({type(exc).__name__})") from None
+        finally:
+            self._new = {}
 
     def _pairs(self, node: object, depth: int) -> list:
         return [
@@ -342,6 +349,10 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         if type(handle) is not int:
             raise codec.CannotCross("malformed handle")
         if handle in self._pending:
+            return self._pending[handle][0]
+        if handle in self._new:  # an object of this message, named before its turn
+            entry = self._new.pop(handle)  # (once: a class holding its own instance fails)
+            self._shell(handle, entry[2], entry[3:])
             return self._pending[handle][0]
         if handle not in self.objects:
             raise codec.CannotCross("a handle this side does not hold")
@@ -393,87 +404,6 @@ class Mirror(kinds.Kinds, deltas.Deltas):
                 raise codec.CannotCross("malformed kind")
             obj = kinds[kind]()
         self._pending[handle] = (obj, None)
-
-    def _fill(self, obj: object, kind: str, parts: list, depth: int) -> None:
-        """Replace ``obj``'s whole state in place."""
-        expected = _KINDS.get(type(obj), "o")
-        if kind != expected:
-            raise codec.CannotCross("an object's kind changed")
-        if kind == "l":
-            list.__setitem__(obj, slice(None), [self._dec(v, depth) for v in codec._list(parts[0])])
-        elif kind == "S":
-            items = [self._dec(v, depth) for v in codec._list(parts[0])]
-            set.clear(obj)
-            set.update(obj, items)
-        elif kind == "d":
-            made = self._pairs(parts[0], depth)
-            dict.clear(obj)
-            for key, value in made:
-                dict.__setitem__(obj, key, value)
-        elif kind == "B":
-            bytearray.__setitem__(
-                obj, slice(None), base64.b64decode(codec._str(parts[0]), validate=True)
-            )
-        else:
-            self._fill_object(obj, parts, depth)
-
-    def _fill_object(self, obj: object, parts: list, depth: int) -> None:
-        class_ref, base_name, payload, extra, state, slots = parts[:6]
-        cls = type(obj)
-        if self._cls(class_ref) is not cls:
-            raise codec.CannotCross("an object's class changed")
-        base = classes.base_of(cls)
-        if (base.__name__ if base else None) != base_name:
-            raise codec.CannotCross(f"{cls.__qualname__} does not have the base {base_name}")
-        if base in _DICTS:
-            made = self._pairs(payload, depth)
-            if base is collections.defaultdict:
-                factory = self._dec(extra, depth)
-                if factory is not None and not isinstance(factory, type):
-                    raise codec.CannotCross("a defaultdict's factory is not a class")
-                obj.default_factory = factory
-            base.clear(obj)
-            for key, value in made:
-                base.__setitem__(obj, key, value)
-        elif base is collections.deque:
-            items = [self._dec(v, depth) for v in codec._list(payload)]
-            collections.deque.clear(obj)
-            collections.deque.extend(obj, items)
-        elif base is list:
-            list.__setitem__(obj, slice(None), [self._dec(v, depth) for v in codec._list(payload)])
-        elif base is bytearray:
-            data = self._dec(payload, depth)
-            if type(data) is not bytes:
-                raise codec.CannotCross("malformed bytearray payload")
-            bytearray.__setitem__(obj, slice(None), data)
-        elif base is set:
-            items = [self._dec(v, depth) for v in codec._list(payload)]
-            set.clear(obj)
-            set.update(obj, items)
-        self._state(obj, cls, state, slots, depth)
-
-    def _state(self, obj: object, cls: type, state: object, slots: object, depth: int) -> None:
-        if not isinstance(state, dict) or not isinstance(slots, dict):
-            raise codec.CannotCross("malformed object state")
-        values = {codec._str(k): self._dec(v, depth) for k, v in state.items()}
-        try:
-            attrs = object.__getattribute__(obj, "__dict__")
-        except AttributeError:
-            attrs = None
-        if values and type(attrs) is not dict:
-            raise codec.CannotCross(f"{cls.__qualname__} objects have no plain __dict__")
-        if type(attrs) is dict:
-            dict.clear(attrs)
-            dict.update(attrs, values)
-        known = classes.slots(cls)
-        if set(slots) - set(known):
-            raise codec.CannotCross(f"{cls.__qualname__} has no such slots")
-        for name, desc in known.items():
-            if name in slots:
-                desc.__set__(obj, self._dec(slots[name], depth))
-            else:
-                with contextlib.suppress(AttributeError):
-                    desc.__delete__(obj)
 
     def _immutable(self, parts: list, depth: int) -> object:
         """An ``O`` node: an instance of an immutable builtin base, built anew."""

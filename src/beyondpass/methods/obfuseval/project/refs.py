@@ -44,6 +44,7 @@ import datetime
 import decimal
 import fractions
 import functools
+import inspect
 import types
 
 import _beyondpass_callables as callables
@@ -81,7 +82,7 @@ _NAME_LIMIT, MESSAGE_LIMIT = callables.NAME_LIMIT, callables.MESSAGE_LIMIT
 #: as references, though some are iterable or callable
 _DATA_TYPES = (range, slice, datetime.date, datetime.time, datetime.timedelta,
                datetime.timezone, decimal.Decimal, fractions.Fraction,
-               functools.partial)  # fmt: skip
+               functools.partial, inspect.Signature)  # fmt: skip
 
 
 class ArgumentsCannotCross(Exception):
@@ -212,6 +213,8 @@ class References:
         self.next = side
         self.ask = _no_session
         self.named: set = set()  # (module, name) of the builtins that crossed by name
+        self.sent: set = set()  # ids of this side whose whole node the other side has
+        self._sending: set = set()  # ... in the message being made (kept on commit)
 
     def home(self, value: object) -> "list | None":
         """``["R", id]`` when ``value`` is a stand-in of the other side's object."""
@@ -241,6 +244,9 @@ class References:
             ref, self.next = self.next, self.next + 2
             self.exported[ref] = value
             self.ids[id(value)] = ref
+        if ref in self.sent:  # the other side has its stand-in: the id is enough
+            return ["R", ref]
+        self._sending.add(ref)  # (whole in every place of this message: read in any order)
         if kind == "exc":
             return ["R", ref, kind, error_of(value)]
         if kind == "cls":
@@ -302,6 +308,18 @@ class References:
         self.stands[ref] = made
         self.stood[id(made)] = ref
         return made
+
+    def commit(self) -> None:
+        """The message was sent: the other side has the stand-ins of its whole nodes."""
+        self.sent |= self._sending
+        self._sending = set()
+
+    def rollback(self, forget: bool = False) -> None:
+        """The message was not sent (``forget``: nor did the other side take the last one
+        whole; send whole nodes again)."""
+        self._sending = set()
+        if forget:
+            self.sent = set()
 
     def builtin(self, rest: list) -> object:
         """The builtin a ``G`` node names. The worker imports its standard-library module;
