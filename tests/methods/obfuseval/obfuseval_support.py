@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import sys
 
+from beyondpass.execution import wire
 from beyondpass.methods.obfuseval.project import classes
 
 sys.modules.setdefault("_beyondpass_classes", classes)
@@ -23,4 +24,16 @@ def copied(monkeypatch, name: str, as_name: str):
     return module
 
 
-__all__ = ["codec", "copied"]
+#: the support modules both copies get, in the order they import one another
+ORDER = ("classes", "callables", "refs", "state", "kinds", "liveness", "changes", "deltas",
+         "mirror", "session")  # fmt: skip
+
+
+def copied_all(monkeypatch) -> dict:
+    """Every support module of both copies, loaded under its copied name: name -> module."""
+    monkeypatch.setitem(sys.modules, "_beyondpass_codec", codec)
+    monkeypatch.setitem(sys.modules, "_beyondpass_wire", wire)
+    return {name: copied(monkeypatch, name, f"_beyondpass_{name}") for name in ORDER}
+
+
+__all__ = ["codec", "copied", "copied_all"]

@@ -8,24 +8,16 @@ from __future__ import annotations
 
 import collections
 import random
-import sys
 
 import pytest
 
-from beyondpass.execution import wire
-from obfuseval_support import codec, copied
+from obfuseval_support import copied_all
 
 
 @pytest.fixture
 def modules(monkeypatch):
-    monkeypatch.setitem(sys.modules, "_beyondpass_codec", codec)
-    monkeypatch.setitem(sys.modules, "_beyondpass_wire", wire)
-    copied(monkeypatch, "callables", "_beyondpass_callables")
-    copied(monkeypatch, "refs", "_beyondpass_refs")
-    copied(monkeypatch, "classes", "_beyondpass_classes")
-    state = copied(monkeypatch, "state", "_beyondpass_state")
-    changes = copied(monkeypatch, "changes", "_beyondpass_changes")
-    return state, changes
+    found = copied_all(monkeypatch)
+    return found["state"], found["changes"]
 
 
 class Slotted:

@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from beyondpass.execution import wire
-from obfuseval_support import codec, copied
+from obfuseval_support import codec, copied, copied_all
 
 
 class Node:
@@ -123,27 +123,23 @@ def test_a_frame_that_is_not_one_json_object_is_refused(body):
 
 
 @pytest.fixture
-def refs(monkeypatch):
-    monkeypatch.setitem(sys.modules, "_beyondpass_codec", codec)
-    monkeypatch.setitem(sys.modules, "_beyondpass_wire", wire)
-    copied(monkeypatch, "callables", "_beyondpass_callables")
-    return copied(monkeypatch, "refs", "_beyondpass_refs")
+def modules(monkeypatch):
+    return copied_all(monkeypatch)
 
 
 @pytest.fixture
-def mirror(monkeypatch, refs):
-    copied(monkeypatch, "classes", "_beyondpass_classes")
-    copied(monkeypatch, "state", "_beyondpass_state")
-    copied(monkeypatch, "kinds", "_beyondpass_kinds")
-    copied(monkeypatch, "liveness", "_beyondpass_liveness")
-    copied(monkeypatch, "changes", "_beyondpass_changes")
-    copied(monkeypatch, "deltas", "_beyondpass_deltas")
-    return copied(monkeypatch, "mirror", "_beyondpass_mirror")
+def refs(modules):
+    return modules["refs"]
 
 
 @pytest.fixture
-def session(monkeypatch, mirror):
-    return copied(monkeypatch, "session", "_beyondpass_session")
+def mirror(modules):
+    return modules["mirror"]
+
+
+@pytest.fixture
+def session(modules):
+    return modules["session"]
 
 
 @pytest.fixture

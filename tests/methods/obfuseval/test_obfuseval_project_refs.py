@@ -19,25 +19,13 @@ import threading
 
 import pytest
 
-from beyondpass.execution import wire
-from obfuseval_support import codec, copied
+from obfuseval_support import codec, copied_all
 
 
 @pytest.fixture
 def modules(monkeypatch):
-    monkeypatch.setitem(__import__("sys").modules, "_beyondpass_codec", codec)
-    monkeypatch.setitem(__import__("sys").modules, "_beyondpass_wire", wire)
-    copied(monkeypatch, "callables", "_beyondpass_callables")
-    refs = copied(monkeypatch, "refs", "_beyondpass_refs")
-    copied(monkeypatch, "classes", "_beyondpass_classes")
-    copied(monkeypatch, "state", "_beyondpass_state")
-    copied(monkeypatch, "kinds", "_beyondpass_kinds")
-    copied(monkeypatch, "liveness", "_beyondpass_liveness")
-    copied(monkeypatch, "changes", "_beyondpass_changes")
-    copied(monkeypatch, "deltas", "_beyondpass_deltas")
-    mirror = copied(monkeypatch, "mirror", "_beyondpass_mirror")
-    session = copied(monkeypatch, "session", "_beyondpass_session")
-    return refs, mirror, session
+    found = copied_all(monkeypatch)
+    return found["refs"], found["mirror"], found["session"]
 
 
 class Pair:
