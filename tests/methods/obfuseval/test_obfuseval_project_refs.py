@@ -538,3 +538,46 @@ def test_a_reference_crosses_whole_once_and_then_as_its_id(pair):
     first, second = (message for message in sent if f'["R", {ref}' in message)
     assert f'["R", {ref}, "call"' in first and f'["R", {ref}]' in second
     assert len(second) < len(first) / 2
+
+
+def test_what_the_answer_prints_is_printed_by_the_test_process_in_order(modules, capsys):
+    """A command-line function prints its result: a test reads it with ``capsys``, so the
+    worker's output crosses with its next message, before a callback's and after it."""
+    import io
+
+    refs, mirror, session = modules
+    ours, theirs = socket.socketpair()
+    buffers = {"stdout": io.StringIO(), "stderr": io.StringIO()}
+
+    def printed():  # the worker's capture (worker.py's, on buffers of this test)
+        found = tuple(buffers[name].getvalue() for name in ("stdout", "stderr"))
+        for name in buffers:
+            buffers[name].seek(0)
+            buffers[name].truncate()
+        return found
+
+    def shout(callback):
+        buffers["stdout"].write("before\n")
+        callback()
+        buffers["stdout"].write("after\n")
+        buffers["stderr"].write("warned\n")
+        return 0
+
+    worker = session.Session(
+        theirs, mirror.Mirror(1, lambda m, q: None), printed=printed,
+        serve_target=lambda target, args, kwargs: shout(*args),
+    )  # fmt: skip
+    thread = threading.Thread(target=worker.serve_forever, daemon=True)
+    thread.start()
+    test_side = session.Session(ours, mirror.Mirror(0, lambda m, q: None, lambda c: False))
+    try:
+        assert (
+            test_side.request({"op": "target", "target": "shout"}, ((lambda: print("in"),), {}))
+            == 0
+        )
+    finally:
+        ours.close()
+        thread.join(5)
+        theirs.close()
+    captured = capsys.readouterr()
+    assert captured.out == "before\nin\nafter\n" and captured.err == "warned\n"

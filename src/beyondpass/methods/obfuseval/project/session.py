@@ -29,6 +29,7 @@ This file imports nothing from beyondpass: it is copied into both sandboxes as
 ``_beyondpass_session``.
 """
 
+import sys
 import threading
 import time
 
@@ -37,6 +38,7 @@ import _beyondpass_refs as refs
 import _beyondpass_wire as wire
 
 _CALLS = ("target", "call")
+_PRINTED_LIMIT = 1 << 20  # characters of the answer's output per message
 
 
 class WorkerTimeout(Exception):
@@ -56,8 +58,9 @@ class Session:
     calls the model's function; ``timeout``: how long to wait for the other side (None:
     for ever, the worker's)."""
 
-    def __init__(self, sock, view, timeout=None, serve_target=None) -> None:
+    def __init__(self, sock, view, timeout=None, serve_target=None, printed=None) -> None:
         self.sock = sock
+        self.printed = printed  # the worker's: () -> (stdout, stderr) since it last asked
         self.view = view
         self.refs = view.refs
         self.refs.ask = self.ask
@@ -189,6 +192,10 @@ class Session:
             raise codec.CannotCross(str(exc)) from None
         if self.reset_due:
             message["reset"] = True
+        if self.printed is not None:  # what the answer printed crosses where it was due
+            for stream, text in zip(("out", "err"), self.printed(), strict=True):
+                if text:
+                    message[stream] = text[:_PRINTED_LIMIT]
         try:
             wire.send_frame(self.sock, message)
         except wire.EncodeError as exc:  # larger than a frame may be: nothing was sent
@@ -204,11 +211,17 @@ class Session:
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         try:
             self.sock.settimeout(self.timeout)
-            return codec.message(wire.recv_frame(self.sock, deadline))
+            found = codec.message(wire.recv_frame(self.sock, deadline))
         except (TimeoutError, wire.DeadlineExceeded):
             raise self._break(WorkerTimeout, f"no answer within {self.timeout:g} s") from None
         except (wire.PeerGone, wire.ProtocolError, ValueError, OSError) as exc:
             raise self._break(WorkerGone, f"the worker ended ({exc})") from None
+        if self.printed is None:  # the test process prints what the answer printed
+            for stream, name in (("out", "stdout"), ("err", "stderr")):
+                text = found.get(stream)
+                if type(text) is str:
+                    getattr(sys, name).write(text[:_PRINTED_LIMIT])
+        return found
 
     def _break(self, kind: type, why: str) -> Exception:
         self.broken = kind

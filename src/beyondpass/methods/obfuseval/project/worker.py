@@ -16,6 +16,7 @@ Usage: ``python _beyondpass_worker.py FD MODULE``.
 """
 
 import importlib
+import io
 import socket
 import sys
 
@@ -62,7 +63,25 @@ def main() -> None:
         return _target(module, str(target))(*args, **kwargs)
 
     view = mirror.Mirror(1, find_class)
-    session.Session(sock, view, serve_target=serve_target).serve_forever()
+    printed = _Printed()
+    session.Session(sock, view, serve_target=serve_target, printed=printed).serve_forever()
+
+
+class _Printed:
+    """What the answer prints while it serves calls, sent with the worker's next message
+    and printed by the test process (``capsys`` sees it, as in one process). Made after
+    the module imported: what it printed then is no test's."""
+
+    def __init__(self) -> None:
+        sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+
+    def __call__(self) -> tuple:
+        found = []
+        for name in ("stdout", "stderr"):
+            stream = getattr(sys, name)
+            found.append(stream.getvalue() if isinstance(stream, io.StringIO) else "")
+            setattr(sys, name, io.StringIO())
+        return tuple(found)
 
 
 if __name__ == "__main__":
