@@ -44,7 +44,7 @@ def changed(objects: list, snaps: list) -> set:
         olds = list(map(snaps.__getitem__, indices))
         try:
             hits = _group(type(objs[0]), objs, olds)
-        except (AttributeError, TypeError, ValueError, IndexError):
+        except (AttributeError, TypeError, ValueError, IndexError, KeyError):
             hits = range(len(objs))  # not comparable in bulk: each on its own
         found.update(map(indices.__getitem__, hits))
     return found
