@@ -78,7 +78,8 @@ def _group(cls: type, objs: list, olds: list) -> set:
 
 def _contents(base: type, objs: list, olds: list) -> set:
     if base is bytearray:
-        return set(itertools.compress(itertools.count(), map(operator.ne, olds, map(bytes, objs))))
+        # the base's own comparison, no copy (a bytearray sieve of a million numbers)
+        return set(itertools.compress(itertools.count(), map(bytearray.__ne__, objs, olds)))
     if base in state.DICTS:
         ordered = base is collections.OrderedDict
         keys = collections.OrderedDict.keys if ordered else dict.keys
