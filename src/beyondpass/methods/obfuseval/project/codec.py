@@ -3,28 +3,23 @@
 Project mode runs a project's tests in one sandboxed process (trusted: the project's own
 code and tests) and the model's function in another (hostile). Arguments, results and
 exceptions cross between them as JSON trees built here. Decoding never unpickles and
-never calls a class's own code: it builds ``None``, ``bool``, ``int``, ``float``,
-``complex``, ``str``, ``bytes``, ``bytearray``, ``list``, ``tuple``, ``dict``, ``set``,
-``frozenset``, the ``collections`` containers ``Counter``, ``OrderedDict``,
-``defaultdict`` and ``deque``, the standard library's values ``range``, ``slice``,
-``date``, ``time``, ``datetime`` (naive or at a fixed offset), ``timedelta``,
-``timezone``, ``Decimal`` and ``Fraction`` (each through its own constructor from
-numbers and strings), ``functools.partial`` (of a function that crosses, by reference
-when it is not data), enum members, and instances of classes that the receiving
-side's ``find_class`` admits (the project's own classes), created with the builtin
-base's ``__new__`` and filled by writing their ``__dict__`` and slots directly (no
-``__init__``, ``__setstate__`` or ``__setattr__`` runs). The only code of a project class
-that decoding can reach is ``__hash__``/``__eq__`` of dict keys and set members. Shared
-and cyclic references are kept (an id per container). Anything else — functions,
-generators, files, locks, classes defined inside functions — cannot cross as data:
-:class:`CannotCross` (project mode hands them over by reference instead: ``refs.py``).
+never calls a class's own code: it builds the builtin scalars and containers, the
+``collections`` containers, the standard library's values (``VALUE_TYPES``: ``range``,
+``slice``, dates and times at fixed offsets, ``Decimal``, ``Fraction``, each through its
+own constructor; ``functools.partial``; ``inspect.Signature``), enum members, and
+instances of classes that the receiving side's ``find_class`` admits (the project's own),
+made with the builtin base's ``__new__`` and filled by writing their ``__dict__`` and
+slots directly (no ``__init__``, ``__setstate__`` or ``__setattr__`` runs). The only code
+of a project class that decoding can reach is ``__hash__``/``__eq__`` of dict keys and
+set members. Anything else — functions, generators, files, classes defined inside
+functions — is not data: :class:`CannotCross` (it goes by reference: ``refs.py``).
 
 Frames are the sandbox channel's (``wire``: a length-prefixed JSON body of at most 64 MiB,
 read with deadlines); this module is what is inside them. Its rules differ from
-``wire``'s value tags on purpose: ``wire`` lets no object of the candidate reach the judge
-(plain values and opaque handles only), while here the project's own class instances
-cross, with identity, so the proxy can write a call's effects back into the caller's
-objects. A message is one JSON object (:func:`message`), its values trees of this module.
+``wire``'s on purpose: ``wire`` lets no object of the candidate reach the judge, while
+here the project's own class instances cross, with identity, so the proxy can write a
+call's effects back into the caller's objects. A message is one JSON object
+(:func:`message`), its values trees of this module (and of the mirror, ``mirror.py``).
 
 This file imports nothing from beyondpass: it is copied into both sandboxes.
 """
@@ -288,10 +283,8 @@ def build_value(rest: list, decode, depth: int) -> object:
         return _signature(rest, decode, depth)
     if kind == "partial":
         func, args, keywords = (decode(x, depth) for x in rest[1:4])
-        if not callable(func) or type(args) is not tuple or type(keywords) is not tuple:
-            raise CannotCross("malformed partial")
-        if not all(type(pair) is tuple and len(pair) == 2 and type(pair[0]) is str
-                   for pair in keywords):  # fmt: skip
+        pairs = keywords if type(keywords) is tuple else ((None,),)
+        if not callable(func) or type(args) is not tuple or {type(k) for k, *_ in pairs} - {str}:
             raise CannotCross("malformed partial")
         return functools.partial(func, *args, **dict(keywords))
     builders = {"date": datetime.date, "time": datetime.time, "datetime": datetime.datetime}
