@@ -26,6 +26,8 @@ import itertools
 import sys
 import weakref
 
+import _beyondpass_state as state
+
 _PROBE = -1  # a key no handle has (handles are never negative)
 
 
@@ -102,15 +104,7 @@ def _mark(roots: list, marked: set, live: dict, kids: dict, by_id: dict) -> None
     stack = [h for h in roots if h not in marked]
     marked.update(stack)
     while stack:
-        values = list(kids[stack.pop()])
-        while values:
-            value = values.pop()
-            if isinstance(value, tuple):  # no code of a subclass runs
-                values.extend(tuple.__iter__(value))
-                continue
-            if isinstance(value, frozenset):
-                values.extend(frozenset.__iter__(value))
-                continue
+        for value in state.reached(kids[stack.pop()]):
             handle = by_id.get(id(value))
             if handle is not None and handle not in marked:
                 marked.add(handle)

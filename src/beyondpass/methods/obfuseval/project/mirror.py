@@ -137,15 +137,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
             self.live[handle] = self.objects[handle]
             kids = self.kids[handle]
             self._hold(kids, -1)
-            values = list(kids)
-            while values:
-                value = values.pop()
-                if isinstance(value, tuple):
-                    values.extend(tuple.__iter__(value))
-                elif isinstance(value, frozenset):
-                    values.extend(frozenset.__iter__(value))
-                elif id(value) in self.handles:
-                    stack.append(self.handles[id(value)])
+            stack += [self.handles[id(v)] for v in state.reached(kids) if id(v) in self.handles]
 
     def _keep(self, handle: int, obj: object, snap: tuple) -> None:
         if handle in self.objects:

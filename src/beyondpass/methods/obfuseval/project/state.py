@@ -87,6 +87,21 @@ def unchanged(old: tuple, new: tuple) -> bool:
     return True
 
 
+def reached(values: object) -> list:
+    """The values ``values`` holds, and those inside the tuples and frozensets among them
+    (at any depth; no code of a subclass runs): where held objects can be."""
+    pending, found = list(values), []
+    while pending:
+        value = pending.pop()
+        if isinstance(value, tuple):
+            pending.extend(tuple.__iter__(value))
+        elif isinstance(value, frozenset):
+            pending.extend(frozenset.__iter__(value))
+        else:
+            found.append(value)
+    return found
+
+
 def kids(snap: tuple) -> list:
     """The values of a snapshot that are not plain scalars (type checks at C speed)."""
     contents, attrs, slots = snap
