@@ -80,8 +80,8 @@ def tasks(
         click.echo(f"{task.task_id}  ({task.path}, {len(task.tests)} covering tests)")
     click.echo(
         f"{len(prepared.tasks)} tasks; {len(prepared.flaky)} flaky tests excluded; "
-        f"{len(prepared.not_crossing)} tests left out (they fail with the original function "
-        "behind the process boundary)"
+        f"{len(prepared.not_crossing)} tests left out (with the original function behind the "
+        "process boundary they fail, or together take over half the time limit)"
     )
     for item in prepared.dropped:
         click.echo(f"  dropped {item['task_id']}: {item['reason']}")

@@ -167,8 +167,9 @@ class ProjectSection:
         if record:
             notes.append(
                 f"Left out up front: {len(record.get('flaky_excluded') or [])} flaky tests, "
-                f"{len(record.get('not_crossing') or [])} tests that fail with the original "
-                f"function behind the process boundary, {len(record.get('dropped') or [])} "
+                f"{len(record.get('not_crossing') or [])} tests that fail (or are too slow) "
+                "with the original function behind the process boundary, "
+                f"{len(record.get('dropped') or [])} "
                 "tasks without a usable covering test."
             )
         return SectionOutput(

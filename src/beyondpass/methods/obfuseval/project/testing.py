@@ -15,7 +15,7 @@ import socket
 import threading
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from beyondpass.jsonl import json_values
@@ -78,7 +78,8 @@ def pytest_runtest_makereport(item, call):
     error = call.excinfo
     row = {"nodeid": item.nodeid, "when": call.when,
            "error": error.typename if error is not None else None,
-           "message": _message(error) if error is not None else None}
+           "message": _message(error) if error is not None else None,
+           "seconds": call.duration}
     _OUT.write(json.dumps(row) + "\\n")
     _OUT.flush()
 '''
@@ -134,10 +135,12 @@ def _install_plugin(copy: Path) -> None:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One test's result in one run: None (passed) or its first failure."""
+    """One test's result in one run: None (passed) or its first failure, and the seconds
+    its setup, call and teardown took."""
 
     error: str | None
     message: str = ""
+    seconds: float = 0.0
 
 
 def _rows(data: bytes) -> list[dict]:
@@ -153,13 +156,17 @@ def _rows(data: bytes) -> list[dict]:
 def _outcomes(data: bytes) -> dict[str, Outcome]:
     """nodeid -> its outcome, from the plugin's JSON lines."""
     result: dict[str, Outcome] = {}
+    seconds: dict[str, float] = {}
     for row in _rows(data):
         node, error = row["nodeid"], row.get("error")
+        took = row.get("seconds")
+        if isinstance(took, (int, float)) and took >= 0:
+            seconds[node] = seconds.get(node, 0.0) + float(took)
         if row.get("when") == "call" or error is not None:
             result.setdefault(node, Outcome(None))
             if error is not None and result[node].error is None:
                 result[node] = Outcome(str(error), str(row.get("message") or ""))
-    return result
+    return {node: replace(o, seconds=seconds.get(node, 0.0)) for node, o in result.items()}
 
 
 def pytest_words(
