@@ -27,6 +27,14 @@ os.environ["BEYONDPASS_CACHE_DIR"] = _SESSION_CACHE
 atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest test files first, for the workers (tests/scheduling.py)."""
+    from scheduling import longest_files_first
+
+    longest_files_first(items, config.rootpath)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker more than the cores this process may use. Much of the suite
     waits on processes it starts (sandboxes, compilers, JVMs, model servers); the extra
