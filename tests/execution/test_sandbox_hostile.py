@@ -645,7 +645,9 @@ def test_compiled_forged_frames_on_every_descriptor_fail(executor, language):
         #include <unistd.h>
         #include <arpa/inet.h>
         int main() {
+          // a forged kept build too: the real one was sent before this program ran
           const char* messages[] = {"[\\"ready\\"]", "[\\"compiled\\"]",
+              "[\\"compiled\\", {\\"main\\": \\"eA==\\"}]",
               "{\\"status\\": \\"passed\\"}"};
           for (const char* m : messages) {
             unsigned int n = htonl(strlen(m));

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from beyondpass.benchmarks.task import TestCase
+from beyondpass.execution import builds
 from beyondpass.execution.base import ExecutionRequest, ExecutionResult, Executor, Status
 from beyondpass.execution.launch import Sandboxes, Started
 from beyondpass.execution.sandbox import SANDBOX_ENV, SCRATCH, Bind, SandboxSpec
@@ -179,8 +180,12 @@ def _unsupported(request: ExecutionRequest) -> str:
     return ""
 
 
-def _job(request: ExecutionRequest, timed: bool, seed: int) -> job_schema.Job:
-    """The judge's job for ``request`` (sandboxed/job.py: one schema for both halves)."""
+def _job(
+    request: ExecutionRequest, timed: bool, seed: int, built: dict[str, str] | None, keep: bool
+) -> job_schema.Job:
+    """The judge's job for ``request`` (sandboxed/job.py: one schema for both halves);
+    ``built``: the program's kept build, written instead of compiling; ``keep``: send the
+    build back to be kept."""
     launch = compile_step = None
     kind = job_schema.IO if request.io else job_schema.CALL
     if request.launcher is not None:  # started by a runner: compiled_judge.py
@@ -199,6 +204,10 @@ def _job(request: ExecutionRequest, timed: bool, seed: int) -> job_schema.Job:
             timeout_s=step.timeout_s,
             memory_mb=step.memory_mb,
         )
+        if built is not None:
+            compile_step["built"] = built
+        elif keep:
+            compile_step["keep"] = True
     limits = request.limits
     return job_schema.make_job(
         kind,
@@ -246,6 +255,7 @@ class SandboxExecutor(Executor):
         budget_mb: int = 4096,
         fresh_workers: bool = False,
         process_budget: str = "auto",
+        compile_cache: bool = True,
     ) -> None:
         self._workers = workers or os.cpu_count() or 1
         # decided (and the budget probed) before any sample runs: a budget that does not
@@ -261,6 +271,9 @@ class SandboxExecutor(Executor):
         self.scratch_mb = scratch_mb
         self.budget_mb = budget_mb
         self.fresh_workers = fresh_workers
+        # a program compiled once per process (execution/builds.py); off for benchmarks
+        # that measure the compile itself
+        self.compile_cache = compile_cache
         self._idle: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
         for _ in range(self._workers):
             self._idle.put(None)  # started lazily, on first use
@@ -284,6 +297,7 @@ class SandboxExecutor(Executor):
             "python": sys.version.split()[0],
             "workers": self._workers,
             "fresh_worker_per_sample": self.fresh_workers,
+            "compile_cache": self.compile_cache,
             "random_seed": self.seed,
         }
 
@@ -297,7 +311,11 @@ class SandboxExecutor(Executor):
 
     def _judge(self, request: ExecutionRequest) -> ExecutionResult:
         timed = request.io and request.io_timing and request.timing_repeats > 0
-        job = _job(request, timed, self.seed)
+        key = built = None
+        if request.compile is not None and self.compile_cache:
+            key = builds.key(request.program, request.compile, HERE)
+            built = builds.BUILDS.get(key) if key is not None else None
+        job = _job(request, timed, self.seed, built, keep=key is not None and built is None)
         worker = self._idle.get()
         report: dict[str, Any] | None = None
         try:
@@ -324,6 +342,10 @@ class SandboxExecutor(Executor):
                 self._retire(worker)
                 worker = None
             self._idle.put(worker)
+        kept = report.pop("build", None) if report is not None else None
+        compiled = kept is not None and report.get("compile_error") is None
+        if key is not None and built is None and compiled:
+            builds.BUILDS.put(key, kept)
         result = verdict(report, request)
         if request.io and request.timing_repeats and result.passed and not timed:
             result.timing_error = IO_TIMING_UNSUPPORTED

@@ -103,6 +103,13 @@ def _compile(job: dict, ctl: socket.socket, report: dict) -> bool:
         return False
     if reply == ["compiled"]:
         return True
+    if isinstance(reply, list) and len(reply) == 2 and reply[0] == "compiled":
+        pairs = reply[1] if isinstance(reply[1], list) else []
+        # for the harness to keep (execution/builds.py checks every name)
+        report["build"] = {
+            str(p[0]): str(p[1]) for p in pairs if isinstance(p, list) and len(p) == 2
+        }
+        return True
     if isinstance(reply, list) and reply[:1] == ["compile_error"] and len(reply) == 4:
         report["compile_error"] = {"error_type": str(reply[1]), "message": str(reply[3])}
     else:

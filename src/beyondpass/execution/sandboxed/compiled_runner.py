@@ -4,7 +4,11 @@ program (``languages.py`` says how).
 The fork server's child runs :func:`serve` after its limits are set. A compile job
 writes the program to the build directory and runs the compile step there, then answers
 ``["compiled"]`` or ``["compile_error", type, base, message]`` (the compiler's output,
-clipped). A launch job answers ``["ready"]`` and starts the launcher. A batch launch (the
+clipped). Asked to (``keep``), it sends the build's files back with ``"compiled"``, before
+the program ever runs; a job carrying a kept build (``built``) gets those files written
+instead of a compile (the harness's cache, ``execution/builds.py``).
+
+A launch job answers ``["ready"]`` and starts the launcher. A batch launch (the
 Java runner) ``exec``s it with the channel as stdin and stdout; the runner takes its tests
 over it. A one-test launch gets the test's input as stdin (an in-memory file): this
 process forks the program without the channel, waits for it, and ends with its exit
@@ -23,6 +27,7 @@ import patient_fork
 import wire
 
 COMPILER_MESSAGE = 4000  # characters of the compiler's output kept (its last lines)
+BUILD_LIMIT = 16 << 20  # bytes of a build sent back to be kept (builds.MAX_BUILD_BYTES)
 FORK_RETRY_S = patient_fork.RETRY_S
 
 
@@ -98,6 +103,8 @@ def _compile(job: dict, build: str, runner: str) -> list:
     name = os.path.basename(str(step["source_name"]))
     shutil.rmtree(build, ignore_errors=True)  # nothing of an earlier program's build remains
     os.makedirs(build, 0o700, exist_ok=True)
+    if "built" in step:  # the harness kept this program's build: its files, no compile
+        return _place(step["built"], build)
     with open(os.path.join(build, name), "w", encoding="utf-8") as fh:
         fh.write(job["program"])
     try:
@@ -119,4 +126,46 @@ def _compile(job: dict, build: str, runner: str) -> list:
         status = f"exit status {done.returncode}" if done.returncode > 0 else "killed"
         message = text[-COMPILER_MESSAGE:] or f"the compiler failed ({status})"
         return ["compile_error", "CompileError", "", message]
+    if step.get("keep"):  # before the program ever runs here: the build as compiled
+        files = _build_files(build)
+        if files is not None:
+            return ["compiled", files]
+    return ["compiled"]
+
+
+def _build_files(build: str):
+    """Every regular file of the build: ``[relative path, base64]`` pairs (a frame's
+    objects are tagged values, so a list), or None when it is too large."""
+    import base64
+
+    files, size = [], 0
+    for folder, _, names in os.walk(build):
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            with open(path, "rb") as fh:
+                data = fh.read(BUILD_LIMIT + 1)
+            size += len(data)
+            if size > BUILD_LIMIT:
+                return None
+            files.append([os.path.relpath(path, build), base64.b64encode(data).decode("ascii")])
+    return files
+
+
+def _place(built, build: str) -> list:
+    """Write a kept build's files (relative path -> base64) into the build directory."""
+    import base64
+
+    if not isinstance(built, dict):
+        return ["compile_error", "BuildRefused", "", "a kept build that is not a file table"]
+    for rel, text in built.items():
+        parts = str(rel).split("/")
+        if str(rel).startswith("/") or ".." in parts or "" in parts:
+            return ["compile_error", "BuildRefused", "", f"a kept build names {rel!r}"]
+        path = os.path.join(build, *parts)
+        os.makedirs(os.path.dirname(path), 0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o700)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(base64.b64decode(text))
     return ["compiled"]

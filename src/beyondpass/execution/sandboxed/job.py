@@ -14,7 +14,7 @@ This file must import nothing from beyondpass: it runs in the sandboxed judge.
 
 from typing import NotRequired, TypedDict
 
-VERSION = 2
+VERSION = 3
 #: call-style tests run by the judge against the candidate's functions; I/O tests of a
 #: Python program; I/O tests of a program started by a launcher (C++ and Java, compiled
 #: first; Python function mode's runner)
@@ -56,6 +56,11 @@ class Compile(TypedDict):
     source_name: str
     timeout_s: float
     memory_mb: int
+    #: a build the harness kept for this very program and step (relative path -> base64):
+    #: written into the build directory instead of compiling (execution/builds.py)
+    built: NotRequired[dict[str, str]]
+    #: send the build's files back after a compile that succeeded, for the harness to keep
+    keep: NotRequired[bool]
 
 
 class Job(TypedDict):
