@@ -16,6 +16,7 @@ compile instead of several (a javac is about a second of CPU).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -110,12 +111,7 @@ def key(program: str, step: CompileStep, runners: Path) -> str | None:
     if compiler is None:
         return None
     named = sorted({p[len(_RUNNER) :] for p in step.command if p.startswith(_RUNNER)})
-    runner_digests = [
-        hashlib.sha256((runners / name).read_bytes()).hexdigest()
-        if (runners / name).is_file()
-        else None
-        for name in named
-    ]
+    runner_digests = [_digest(runners / name) for name in named]
     parts = [
         list(step.command),
         step.source_name,
@@ -127,6 +123,21 @@ def key(program: str, step: CompileStep, runners: Path) -> str | None:
         hashlib.sha256(program.encode("utf-8", "surrogatepass")).hexdigest(),
     ]
     return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def _digest(path: Path) -> str | None:
+    """sha256 of a runner source (None: no such file), read again only when it changed."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return _digest_of(str(path), info.st_size, info.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _digest_of(path: str, size: int, mtime_ns: int) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
 
 
 def _compiler(command: str) -> list[Any] | None:
