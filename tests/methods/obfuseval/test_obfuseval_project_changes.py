@@ -97,6 +97,15 @@ def _change(obj: object, rng: random.Random) -> None:
         list.append(obj, 1) if rng.random() < 0.5 else list.__setitem__(obj, slice(0, 1), [1])
 
 
+def _found(changes, objects: list, snaps: list) -> set:
+    """The indices ``changes.changed`` reports, the objects filed by class as the mirror
+    files them (index as handle)."""
+    groups: dict = {}
+    for index, obj in enumerate(objects):
+        groups.setdefault(type(obj), {})[index] = obj
+    return set(changes.changed(groups, dict(enumerate(snaps))))
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_every_changed_object_is_found(modules, seed):
     state, changes = modules
@@ -108,7 +117,7 @@ def test_every_changed_object_is_found(modules, seed):
     truly = {
         i for i, obj in enumerate(objects) if not state.unchanged(snaps[i], state.snapshot(obj))
     }
-    found = changes.changed(objects, snaps)
+    found = _found(changes, objects, snaps)
     assert truly and truly <= found
     assert found == truly  # every kind here compares in bulk: no unchanged object reported
 
@@ -120,7 +129,7 @@ def test_an_unset_slot_sends_its_class_to_the_one_by_one_check(modules):
         obj.a = obj.b = 1
     snaps = [state.snapshot(obj) for obj in objects]
     del objects[2].b
-    assert changes.changed(objects, snaps) == {0, 1, 2, 3}  # unchanged ones too: never fewer
+    assert _found(changes, objects, snaps) == {0, 1, 2, 3}  # unchanged ones too: never fewer
 
 
 def test_an_object_whose_length_changed_does_not_hide_a_change_after_it(modules):
@@ -129,4 +138,69 @@ def test_an_object_whose_length_changed_does_not_hide_a_change_after_it(modules)
     snaps = [state.snapshot(obj) for obj in objects]
     objects[0].append(7)  # the flat lists no longer line up after it
     objects[3][0] = True
-    assert changes.changed(objects, snaps) == {0, 3}
+    assert _found(changes, objects, snaps) == {0, 3}
+
+
+class Guarded:
+    """Slots read in one C call must not reach code of the class: reading an unset slot
+    would call ``__getattr__``."""
+
+    __slots__ = ("a", "b")
+
+    def __getattr__(self, name):
+        raise AssertionError(f"__getattr__({name!r}) ran")
+
+
+class Watched:
+    __slots__ = ("a",)
+
+    def __getattribute__(self, name):
+        raise AssertionError(f"__getattribute__({name!r}) ran")
+
+
+class Shadowed(Slotted):
+    """A subclass whose property hides the base's slot ``a``: the slot is what is read."""
+
+    __slots__ = ()
+
+    @property
+    def a(self):
+        raise AssertionError("the property ran")
+
+
+class One:
+    __slots__ = ("only",)
+
+
+class Other:
+    pass
+
+
+@pytest.mark.parametrize("cls", [Guarded, Watched, Shadowed, One, Slotted])
+def test_slots_are_compared_without_running_code_of_the_class(modules, cls):
+    state, changes = modules
+    objects = [cls() for _ in range(6)]
+    for obj in objects:
+        for desc in changes.classes.slots(cls).values():
+            desc.__set__(obj, 1)
+    snaps = [state.snapshot(obj) for obj in objects]
+    first = next(iter(changes.classes.slots(cls).values()))
+    first.__set__(objects[1], True)  # equal to 1, but another object
+    first.__set__(objects[4], [1])
+    assert _found(changes, objects, snaps) == {1, 4}
+    first.__delete__(objects[2])  # an unset slot: the class is checked one by one
+    assert _found(changes, objects, snaps) == set(range(6))
+
+
+def test_an_object_whose_class_was_reassigned_is_reported(modules):
+    """The mirror files objects by the class they had when kept; one whose ``__class__``
+    was set since is reported, to be checked alone, and the others are still compared."""
+    state, changes = modules
+    objects = [Plain() for _ in range(4)]
+    for obj in objects:
+        obj.p = 1
+    snaps = [state.snapshot(obj) for obj in objects]
+    objects[1].__class__ = Other
+    objects[3].p = 2
+    groups = {Plain: dict(enumerate(objects))}  # filed before the reassignment
+    assert set(changes.changed(groups, dict(enumerate(snaps)))) == {1, 3}

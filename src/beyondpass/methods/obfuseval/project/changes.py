@@ -4,9 +4,11 @@ At every message the mirror must find, among all the objects it keeps live, the 
 code changed since the last message. A fresh snapshot of each (``_beyondpass_state``)
 costs microseconds of Python per object, so a cache of 2,000 linked nodes that a test
 fills with 2,000 calls would cost seconds per call. Here the objects of one class are
-compared with their last snapshots column by column — each slot, the keys and the values
-of their ``__dict__``s, their contents — by identity, with ``map`` and ``itertools`` at C
-speed; only the objects found different are snapshotted again. No code of an object's
+compared with their last snapshots by identity — the keys and the values of their
+``__dict__``s, their contents, and their slots (all of an object's slots in one
+``operator.attrgetter`` call where that reaches only the slots' own descriptors) — with
+``map`` and ``itertools`` at C speed; only the objects found different are snapshotted
+again. The mirror files its live objects by class as it keeps them, so no pass sorts them. No code of an object's
 class runs: the base types' own methods are called, as the snapshot does. An object that
 cannot be compared in bulk (an unset slot, a ``__dict__`` that is not a dict) is reported
 as changed, to be checked on its own: the answer may hold unchanged objects, never miss a
@@ -33,20 +35,27 @@ _SEQUENCES = {
 }
 
 
-def changed(objects: list, snaps: list) -> set:
-    """The indices of ``objects`` that may differ from ``snaps``, their last snapshots."""
-    class_ids = list(map(id, map(type, objects)))
-    by_class = sorted(range(len(objects)), key=class_ids.__getitem__)
-    found: set = set()
-    for _, group in itertools.groupby(by_class, class_ids.__getitem__):
-        indices = list(group)
-        objs = list(map(objects.__getitem__, indices))
-        olds = list(map(snaps.__getitem__, indices))
+def changed(groups: dict, snaps: dict) -> list:
+    """The handles of the kept objects that may differ from ``snaps``, their last
+    snapshots. ``groups``: class -> {handle: object} of that class, as the mirror files
+    them; an object whose class was reassigned since is reported, to be checked alone."""
+    found: list = []
+    for cls, members in groups.items():
+        handles, objs = list(members), list(members.values())
+        kinds = list(map(type, objs))
+        if kinds.count(cls) != len(kinds):  # ``obj.__class__ = ...`` since it was filed
+            alike = list(map(operator.is_, kinds, itertools.repeat(cls)))
+            found += itertools.compress(handles, map(operator.not_, alike))
+            handles = list(itertools.compress(handles, alike))
+            objs = list(itertools.compress(objs, alike))
+            if not objs:
+                continue
+        olds = list(map(snaps.__getitem__, handles))
         try:
-            hits = _group(type(objs[0]), objs, olds)
+            hits = _group(cls, objs, olds)
         except (AttributeError, TypeError, ValueError, IndexError, KeyError):
             hits = range(len(objs))  # not comparable in bulk: each on its own
-        found.update(map(indices.__getitem__, hits))
+        found += map(handles.__getitem__, hits)
     return found
 
 
@@ -69,11 +78,38 @@ def _group(cls: type, objs: list, olds: list) -> set:
         )
     elif any(map(operator.is_not, attrs, itertools.repeat(None))):
         raise TypeError("some snapshots without attributes")
-    for column, desc in enumerate(classes.slots(cls).values()):
+    slots = classes.slots(cls)
+    if not slots:
+        return hits
+    width = len(slots)
+    getter = _slot_getter(cls, slots)
+    if getter is not None:  # all slots of an object in one C call (an unset one raises)
+        new = map(getter, objs)  # one slot: the value itself
+        if width > 1:
+            new = itertools.chain.from_iterable(new)
+        old = itertools.chain.from_iterable(map(_SLOTS, olds))
+        places = itertools.compress(itertools.count(), map(operator.is_not, old, new))
+        hits.update(place // width for place in places)
+        return hits
+    for column, desc in enumerate(slots.values()):
         old = list(map(operator.itemgetter(column), map(_SLOTS, olds)))
         new = list(map(desc.__get__, objs, itertools.repeat(cls)))  # an unset slot raises
         hits.update(itertools.compress(itertools.count(), map(operator.is_not, old, new)))
     return hits
+
+
+def _slot_getter(cls: type, slots: dict):
+    """``operator.attrgetter`` of every slot where reading the attribute runs exactly the
+    slot's own member descriptor — no ``__getattribute__`` or ``__getattr__`` of the class
+    or its bases, and each name found first at its descriptor — else None (each slot is
+    then read through its descriptor)."""
+    mro = [klass.__dict__ for klass in cls.__mro__ if klass is not object]
+    if any("__getattribute__" in table or "__getattr__" in table for table in mro):
+        return None
+    for name, desc in slots.items():
+        if next((table[name] for table in mro if name in table), None) is not desc:
+            return None
+    return operator.attrgetter(*slots)
 
 
 def _contents(base: type, objs: list, olds: list) -> set:

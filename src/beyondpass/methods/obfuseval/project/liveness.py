@@ -35,6 +35,10 @@ class _Plain:
     pass
 
 
+class _Probe:
+    """The key of the probe's own group while references are counted."""
+
+
 def _dict_references(obj: object) -> int:
     table = object.__getattribute__(obj, "__dict__")
     return sys.getrefcount(table)
@@ -45,16 +49,18 @@ _PROBE_OBJECT = _Plain()
 _DICT_ALONE = _dict_references(_PROBE_OBJECT)
 
 
-def references(live: dict) -> dict:
-    """handle -> the references to each object of ``live`` beyond the ``live`` table and
-    this count's own (measured against a probe object held nowhere else). Taken before
-    anything of the turn holds a reference."""
+def references(live: dict, also: dict) -> dict:
+    """handle -> the references to each object of ``live`` beyond the ``live`` table,
+    ``also`` (the mirror's filing of the live objects by class: class -> {handle: object})
+    and this count's own, measured against a probe object held by the same tables and
+    nowhere else. Taken before anything of the turn holds a reference."""
     probe: list = []
     live[_PROBE] = probe
+    also[_Probe] = {_PROBE: probe}
     try:
         counts = {handle: sys.getrefcount(obj) for handle, obj in live.items()}
     finally:
-        del live[_PROBE]
+        del live[_PROBE], also[_Probe]
     base = counts.pop(_PROBE) - 1  # the probe's own name
     return {handle: count - base for handle, count in counts.items()}
 
@@ -77,18 +83,18 @@ def asleep(live: dict, counts: dict, kids: dict, stored: dict, sleeping: dict) -
     """The handles of ``live`` that no code can reach.
 
     ``counts``: :func:`references` of each; ``kids``: the values each holds now, and
-    ``stored``: those of its snapshot as the mirror keeps it, with the snapshot
-    (``_beyondpass_state.kids``); ``sleeping``: id -> the times sleeping objects hold it."""
+    ``stored``: those of the snapshot the mirror keeps of it (``_beyondpass_state.kids``,
+    listed after ``counts`` were taken); ``sleeping``: id -> the times sleeping objects hold it."""
     by_id = {id(obj): handle for handle, obj in live.items()}
     inside = collections.Counter(map(id, itertools.chain.from_iterable(kids.values())))
     kept = collections.Counter(map(id, itertools.chain.from_iterable(stored.values())))
     roots = []
     for handle, obj in live.items():
         key = id(obj)
-        # the mirror's table of every kept object (1); a live object's snapshot and kid
-        # list (2 per place); a sleeping object itself, its snapshot and kid list (3 per
-        # place); what live objects hold now
-        outside = counts[handle] - 1 - 2 * kept[key] - 3 * sleeping.get(key, 0)
+        # the mirror's table of every kept object (1); a live object's snapshot (1 per
+        # place); a sleeping object itself and its snapshot (2 per place); what live
+        # objects hold now
+        outside = counts[handle] - 1 - kept[key] - 2 * sleeping.get(key, 0)
         if outside - inside[key] > 0:
             roots.append(handle)
     marked: set = set()

@@ -62,16 +62,17 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         self._sendable: dict = {}  # class -> sendable (asked once per class)
         self.objects: dict = {}  # handle -> object
         self.live: dict = {}  # handle -> object, of those code of this side can still reach
+        self.groups: dict = {}  # class -> {handle: object} of the live ones, by class
+        self._filed: dict = {}  # handle -> the class it is filed under in ``groups``
         self.handles: dict = {}  # id(object) -> handle
         self.snaps: dict = {}  # handle -> shallow contents when it last crossed
-        self.kids: dict = {}  # handle -> the values in it that may hold tracked objects
         self.sleeping: dict = {}  # id(object) -> the times sleeping objects hold it
         self.next = side
         self._pending: dict = {}  # handle -> (object, snapshot) of the message being made
         self._new: dict = {}  # handle -> ``N`` entry of the message being read
         self._seen: dict = {}
         self._fresh: dict = {}  # handle -> snapshot of each live object that may have changed
-        self._checked: set = set()  # the live objects looked at, while encoding
+        self._unchecked: set = set()  # objects woken while encoding: not looked at
         self._asleep: list | None = None  # handles that go to sleep when the message is sent
         self._prune_at = _PRUNE_FIRST  # the number of live objects of the next look
 
@@ -87,15 +88,14 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         self._pending, self._seen, self._asleep, self._queue = {}, {}, None, []
         prune = len(self.live) >= self._prune_at
         # references first: before anything of this turn holds one
-        counts = liveness.references(self.live) if prune else {}
-        handles, objs = list(self.live), list(self.live.values())
-        found = changes.changed(objs, list(map(self.snaps.__getitem__, handles)))
-        self._checked = set(handles)
-        self._fresh = {handles[i]: state.snapshot(objs[i]) for i in found}
-        del objs
+        counts = liveness.references(self.live, self.groups) if prune else {}
+        handles = list(self.live) if prune else []
+        found = changes.changed(self.groups, self.snaps)
+        self._unchecked = set()
+        self._fresh = {handle: state.snapshot(self.objects[handle]) for handle in found}
         try:
             node = self._enc(value, 0)
-            stored = {handle: self.kids[handle] for handle in handles} if prune else {}
+            stored = {handle: self._kids(handle) for handle in handles} if prune else {}
             kids = dict(stored)
             for handle, snap in list(self._fresh.items()):
                 if not state.unchanged(self.snaps[handle], snap):
@@ -109,7 +109,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
                 live = {handle: self.objects[handle] for handle in handles}
                 self._asleep = liveness.asleep(live, counts, kids, stored, self.sleeping)
         finally:
-            self._fresh, self._checked, self._queue = {}, set(), []
+            self._fresh, self._unchecked, self._queue = {}, set(), []
         return ["M", node, entries]
 
     def commit(self) -> None:
@@ -125,7 +125,8 @@ class Mirror(kinds.Kinds, deltas.Deltas):
     def _sleep(self, handle: int) -> None:
         """No code of this side reaches the object: stop checking it; count what it holds."""
         if self.live.pop(handle, None) is not None:
-            self._hold(self.kids[handle], 1)
+            self._unfile(handle)
+            self._hold(self._kids(handle), 1)
 
     def _wake(self, handle: int) -> None:
         """A message named a sleeping object: code reaches it, and what it holds, again."""
@@ -134,8 +135,9 @@ class Mirror(kinds.Kinds, deltas.Deltas):
             handle = stack.pop()
             if handle in self.live or handle not in self.objects:
                 continue
-            self.live[handle] = self.objects[handle]
-            kids = self.kids[handle]
+            self._file(handle, self.objects[handle])
+            self._unchecked.add(handle)
+            kids = self._kids(handle)
             self._hold(kids, -1)
             stack += [self.handles[id(v)] for v in state.reached(kids) if id(v) in self.handles]
 
@@ -143,10 +145,32 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         if handle in self.objects:
             self._wake(handle)
         self.objects[handle] = obj
-        self.live[handle] = obj
+        self._file(handle, obj)
         self.handles[id(obj)] = handle
         self.snaps[handle] = snap
-        self.kids[handle] = state.kids(snap)
+
+    def _file(self, handle: int, obj: object) -> None:
+        """Make ``obj`` live, filed under its class (the change finder takes a class at
+        a time)."""
+        cls = type(obj)
+        if self._filed.get(handle, cls) is not cls:
+            self._unfile(handle)
+        self.live[handle] = obj
+        self.groups.setdefault(cls, {})[handle] = obj
+        self._filed[handle] = cls
+
+    def _unfile(self, handle: int) -> None:
+        cls = self._filed.pop(handle, None)
+        if cls is not None:
+            members = self.groups[cls]
+            del members[handle]
+            if not members:
+                del self.groups[cls]
+
+    def _kids(self, handle: int) -> list:
+        """The values the object held when it last crossed that may hold tracked objects
+        (worked out when asked: its snapshot does not change while it sleeps)."""
+        return state.kids(self.snaps[handle])
 
     def _hold(self, kids: object, step: int) -> None:
         held = self.sleeping
@@ -162,8 +186,8 @@ class Mirror(kinds.Kinds, deltas.Deltas):
         """Forget every object (handles are not reused): after a message one side could
         not take, both sides start again from whole objects."""
         self.refs.rollback(forget=True)
-        self.objects, self.handles, self.snaps, self.kids = {}, {}, {}, {}
-        self.live, self.sleeping = {}, {}
+        self.objects, self.handles, self.snaps = {}, {}, {}
+        self.live, self.sleeping, self.groups, self._filed = {}, {}, {}, {}
         self._pending, self._seen, self._asleep = {}, {}, None
         self._prune_at = _PRUNE_FIRST
 
@@ -222,7 +246,7 @@ class Mirror(kinds.Kinds, deltas.Deltas):
             self._wake(handle)  # code held it after all: check it from now on
         snap = self._fresh.get(handle)
         if snap is None:
-            if handle in self._checked:
+            if handle not in self._unchecked:
                 return handle  # found unchanged with the others of its class
             snap = state.snapshot(value)
         old = self.snaps[handle]
