@@ -25,6 +25,7 @@ from beyondpass.cli.options import (
 )
 from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.obfuseval.project.cli import project
+from beyondpass.methods.obfuseval.published.cli import published
 
 
 def parse_levels(raw: str) -> list[str]:
@@ -167,6 +168,7 @@ def obfuseval() -> None:
 
 
 obfuseval.add_command(project)
+obfuseval.add_command(published)
 
 
 def _groups(run: Path) -> dict:

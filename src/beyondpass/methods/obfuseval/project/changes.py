@@ -8,8 +8,9 @@ compared with their last snapshots by identity — the keys and the values of th
 ``__dict__``s, their contents, and their slots (all of an object's slots in one
 ``operator.attrgetter`` call where that reaches only the slots' own descriptors) — with
 ``map`` and ``itertools`` at C speed; only the objects found different are snapshotted
-again. The mirror files its live objects by class as it keeps them, so no pass sorts them. No code of an object's
-class runs: the base types' own methods are called, as the snapshot does. An object that
+again. The mirror files its live objects by class as it keeps them, so no pass sorts
+them. No code of an object's class runs: the base types' own methods are called, as the
+snapshot does. An object that
 cannot be compared in bulk (an unset slot, a ``__dict__`` that is not a dict) is reported
 as changed, to be checked on its own: the answer may hold unchanged objects, never miss a
 changed one.

@@ -1,0 +1,150 @@
+"""``beyondpass obfuseval published``: ObfusEval's own benchmark as its authors published it.
+
+``table``: the paper's CPR/TPR tables regenerated from the recorded first-round outcomes,
+each cell beside the paper's; ``answers``: every answer file's schema, the column
+replayed and the census of its recorded outcomes; ``tasks``: a setting's tasks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from beyondpass.cli.base import emit_json
+from beyondpass.cli.options import data_dir_option, json_option
+
+_PUBLISHED_HELP = (
+    "checkout of ObfusEval's published repository (default: "
+    "$BEYONDPASS_OBFUSEVAL_PUBLISHED, then obfuseval-c/seed under the data directory)"
+)
+
+
+def _root(published: str | None, data_dir: str | None) -> Path:
+    from beyondpass.methods.obfuseval.published.location import checkout
+
+    return checkout(published, data_dir)
+
+
+def _projects(root: Path, chosen: tuple[str, ...]) -> list:
+    from beyondpass.errors import DataError
+    from beyondpass.methods.obfuseval.published import settings
+
+    here = settings.available(root)
+    if not chosen:
+        if not here:
+            raise DataError(f"{root}: the checkout holds no project's folder")
+        return here
+    found = [settings.project(name) for name in chosen]
+    for project in found:
+        if project not in here:
+            raise DataError(f"{root}: the checkout does not hold {project.name} ({project.folder})")
+    return found
+
+
+@click.group("published")
+def published() -> None:
+    """ObfusEval's own C benchmark, from the authors' published files."""
+
+
+@published.command("table")
+@click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
+@data_dir_option
+@click.option("--project", "projects", multiple=True, help="only these projects (repeatable)")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="write files here")
+@json_option()
+def table(
+    published_dir: str | None, data_dir: str | None, projects: tuple[str, ...],
+    out: Path | None, as_json: bool,
+) -> None:  # fmt: skip
+    """The paper's CPR/TPR tables from the recorded first-round outcomes (compat), cell by
+    cell beside the paper's, with the TPR decrease ratios."""
+    from beyondpass.methods.obfuseval.published import report
+    from beyondpass.methods.obfuseval.published import table as regenerated
+
+    root = _root(published_dir, data_dir)
+    cells = regenerated.cells(root, _projects(root, projects))
+    decreases = regenerated.decreases(cells)
+    rows = report.table_rows(cells)
+    text = report.markdown(cells, decreases)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "published-table.md").write_text(text, encoding="utf-8")
+        payload = {"cells": rows, "decreases": decreases}
+        (out / "published-table.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    if as_json:
+        emit_json({"cells": rows, "decreases": decreases})
+    else:
+        click.echo(text)
+
+
+@published.command("answers")
+@click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
+@data_dir_option
+@click.option("--project", "projects", multiple=True, help="only these projects (repeatable)")
+@json_option()
+def answers(
+    published_dir: str | None, data_dir: str | None, projects: tuple[str, ...], as_json: bool
+) -> None:
+    """Every answer file: its schema, the column replayed, and its recorded outcomes."""
+    from beyondpass.methods.obfuseval.published import answers as recorded
+    from beyondpass.methods.obfuseval.published import report, settings, tasks
+
+    root = _root(published_dir, data_dir)
+    found = []
+    for project in _projects(root, projects):
+        for setting in settings.SETTINGS:
+            listed = tasks.load(root, project, setting)
+            for path, model in recorded.answer_files(root, project, setting):
+                found += recorded.read(path, model, project, setting, listed)
+    rows = report.census(found)
+    if as_json:
+        emit_json({"files": rows})
+        return
+    for row in rows:
+        click.echo(
+            f"{row['project']} {row['setting']} {row['model']}: {row['reading']} — "
+            f"{row['schema']}, replays {row['replayed']}; {row['answers']} answers, "
+            f"{row['with_code']} with code; build {row['build']}; test {row['test']}"
+        )
+    click.echo("statuses:\n" + report.LEGEND)
+
+
+@published.command("tasks")
+@click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
+@data_dir_option
+@click.option("--project", required=True, help="redis, lvgl, fluent-bit, libgit2 or libvips")
+@click.option("--setting", "setting_key", default="generation/original", show_default=True)
+@json_option()
+def tasks_command(
+    published_dir: str | None, data_dir: str | None, project: str, setting_key: str,
+    as_json: bool,
+) -> None:  # fmt: skip
+    """A setting's tasks: source file, function, header, and whether the reference and a
+    symbol dictionary are there."""
+    from beyondpass.methods.obfuseval.published import settings, tasks
+
+    root = _root(published_dir, data_dir)
+    (where,) = _projects(root, (project,))
+    setting = settings.setting(setting_key)
+    listed = tasks.load(root, where, setting)
+    mapping = tasks.dictionary(root, where, setting)
+    if as_json:
+        emit_json(
+            {
+                "project": where.name,
+                "setting": setting.key,
+                "dictionary_entries": len(mapping),
+                "tasks": [t.__dict__ for t in listed],
+            }  # fmt: skip
+        )
+        return
+    for task in listed:
+        click.echo(
+            f"{task.index:4d} {task.source_file}:{task.function} — reference "
+            f"{'yes' if task.reference else 'no'}, prompt {len(task.prompt)} chars"
+        )
+    click.echo(f"{len(listed)} tasks; symbol dictionary: {len(mapping)} names")
+
+
+published.add_command(tasks_command, "tasks")
