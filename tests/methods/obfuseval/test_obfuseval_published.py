@@ -170,8 +170,10 @@ def test_tasks_carry_the_reference_and_symbol_settings_their_dictionary(root):
     assert sum(1 for t in completion if t.reference) >= 70  # from the context file
     mapping = published_tasks.dictionary(root, project, settings.setting("generation/symbol"))
     # the symbol answer of gpt-3.5 names it so before the names are mapped back
-    assert mapping["duplicate_git_network_url"] == "git_net_url_dup"
-    assert published_tasks.dictionary(root, project, settings.setting("generation/original")) == {}
+    assert mapping.back["duplicate_git_network_url"] == "git_net_url_dup"
+    assert mapping.pairs[0][0] == "Used_Macros"  # the seed maps macros first
+    unobfuscated = settings.setting("generation/original")
+    assert len(published_tasks.dictionary(root, project, unobfuscated)) == 0
 
 
 def test_a_file_that_is_not_xlsx_is_one_clear_error(tmp_path):

@@ -134,7 +134,7 @@ def tasks_command(
             {
                 "project": where.name,
                 "setting": setting.key,
-                "dictionary_entries": len(mapping),
+                "dictionary_entries": len(mapping.back),
                 "tasks": [t.__dict__ for t in listed],
             }  # fmt: skip
         )
@@ -144,7 +144,7 @@ def tasks_command(
             f"{task.index:4d} {task.source_file}:{task.function} — reference "
             f"{'yes' if task.reference else 'no'}, prompt {len(task.prompt)} chars"
         )
-    click.echo(f"{len(listed)} tasks; symbol dictionary: {len(mapping)} names")
+    click.echo(f"{len(listed)} tasks; symbol dictionary: {len(mapping.back)} names")
 
 
 published.add_command(tasks_command, "tasks")

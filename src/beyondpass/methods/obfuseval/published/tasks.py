@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from beyondpass.errors import DataError
+from beyondpass.methods.obfuseval.cproject.names import COLUMNS, Dictionary
 from beyondpass.methods.obfuseval.published import settings as names
 from beyondpass.methods.obfuseval.published.location import DATA
 from beyondpass.methods.obfuseval.published.workbook import Sheet, sheets
@@ -90,22 +91,28 @@ def load(root: Path, project: names.Project, setting: names.Setting) -> list[Pub
     return tasks
 
 
-def dictionary(root: Path, project: names.Project, setting: names.Setting) -> dict[str, str]:
-    """Obfuscated name -> original name, over the setting's dictionaries (functions, macros,
-    global variables, structs); empty for a setting without symbol obfuscation."""
+def dictionary(root: Path, project: names.Project, setting: names.Setting) -> Dictionary:
+    """The setting's symbol dictionary, its pairs in the order the seed applies them
+    (macros, functions, global variables, structs; row by row); empty for a setting
+    without symbol obfuscation. Values are kept as written: the seed's patterns use them
+    so."""
     folder = names.folder(root, project, setting)
-    mapping: dict[str, str] = {}
+    pairs: list[tuple[str, str, str]] = []
     for path in sorted(p for p in folder.glob("*.xlsx") if names.is_dictionary(p)):
         sheet = sheets(path)[0]
-        header = list(sheet.header)
-        pairs = [
-            (header.index(name), header.index(f"{name}_confused"))
-            for name in header
-            if isinstance(name, str) and f"{name}_confused" in header
-        ]
-        for row in sheet.rows:
-            for original, obfuscated in pairs:
+        for column in COLUMNS:
+            original = sheet.column(column)
+            if original is None and column == "FuncName":
+                original = sheet.column("Function")  # the project-wide dictionaries' name
+            obfuscated = sheet.column(f"{column}_confused")
+            if obfuscated is None and column == "FuncName":
+                obfuscated = sheet.column("Function_confused")
+            if original is None or obfuscated is None:
+                continue
+            for row in sheet.rows:
                 before, after = row[original], row[obfuscated]
-                if before and after and str(after) != str(before):
-                    mapping.setdefault(str(after).strip(), str(before).strip())
-    return mapping
+                if before is None or after is None:
+                    continue
+                if str(before).strip() and str(after).strip():
+                    pairs.append((column, str(before), str(after)))
+    return Dictionary(tuple(pairs))
