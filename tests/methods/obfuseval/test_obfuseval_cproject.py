@@ -178,3 +178,60 @@ def test_the_splice_keeps_the_projects_own_and_reports_what_the_answer_adds():
         splice.splice(source, "add", "int other(void) { return 1; }")
     with pytest.raises(splice.SpliceError, match="the file defines no function nothere"):
         splice.splice(source, "nothere", answer)
+
+
+@pytest.mark.parametrize(
+    "log, category",
+    [
+        ("a.c: In function ‘f’:\na.c:3:5: warning: implicit declaration of function ‘g’ "
+         "[-Wimplicit-function-declaration]\n/usr/bin/ld: a.o: in function `f':\n"
+         "a.c:(.text+0x9): undefined reference to `g'\ncollect2: error: ld returned 1 exit status",
+         "implicit declaration of function"),
+        ("/usr/bin/ld: a.o: undefined reference to `h'\ncollect2: error: ld returned 1 exit status",
+         "undefined function"),
+        ("src/util/net.c:12:5: error: C++ style comments are not allowed in ISO C90",
+         "C++ style comment in ISO C90"),
+        ("t.c:9:7: error: too few arguments to function ‘f’", "API parameter count mismatch"),
+        ("t.c:9:7: error: ‘client’ has no member named ‘flagz’", "non-existent structure member"),
+        ("t.c:9:7: error: ‘c’ is a pointer; did you mean to use ‘->’?",
+         "misuse of structure pointer"),
+        ("t.c:9:7: error: assignment to ‘char *’ from ‘int’ makes pointer from integer without "
+         "a cast [-Wint-conversion]", "making a pointer from an integer without a cast"),
+        ("t.c:9:7: error: passing argument 1 of ‘f’ from incompatible pointer type",
+         "incompatible pointer type"),
+        ("t.c:9:7: error: redefinition of ‘sdslen’", "redefinition"),
+        ("t.c:9:7: error: static declaration of ‘f’ follows non-static declaration",
+         "conflict between static and non-static declarations"),
+        ("t.c:9:7: error: lvalue required as left operand of assignment",
+         "lvalue required as the left operand of assignment"),
+        ("t.c:1:1: warning: unused variable ‘x’\nt.c:9:7: error: expected ‘;’ before ‘int’",
+         "expected token (parse error)"),
+        ("/bin/sh: 1: pkg-config: not found\nt.c:9:7: error: redefinition of ‘x’",
+         "the build machine"),
+        ("t.c:9:7: error: something gcc says rarely", "others"),
+    ],
+)  # fmt: skip
+def test_a_build_log_gets_the_seeds_category(log, category):
+    from beyondpass.methods.obfuseval.cproject import taxonomy
+
+    found = taxonomy.classify(log)
+    assert found.category == category
+    assert found.major in {major for major, _, _ in taxonomy.RULES} | {taxonomy.OTHER}
+
+
+def test_libgit2s_most_frequent_build_failure_is_the_iso_c90_comment(root):
+    """The issue's observation, from the recorded logs: libgit2 builds as C90, and a
+    ``//`` comment in an answer fails its build."""
+    from collections import Counter
+
+    project = settings.project("libgit2")
+    found: Counter = Counter()
+    for setting in settings.SETTINGS:
+        listed = published_tasks.load(root, project, setting)
+        for path, model in answers.answer_files(root, project, setting):
+            for answer in answers.read(path, model, project, setting, listed):
+                if answer.build.status == "compile_failed":
+                    found[answer.build.detail] += 1
+    (top, count), *_ = found.most_common()
+    assert top == "language standard violations / C++ style comment in ISO C90"
+    assert count > sum(found.values()) / 2

@@ -52,14 +52,18 @@ def _percents(cell: table.Cell) -> list[float]:
     [
         ("test success\ntest success！", "passed", ""),
         ("compile fail\n/bin/sh: 1: pkg-config: not found\nmake[1]: ***", "compile_failed",
-         "build environment: pkg-config is missing"),
-        ("compile fail\nnet.c: In function ‘f’:\nnet.c:12:3: error: x", "compile_failed", ""),
-        ("conpile fail\n/usr/include/tiffio.h:413:25: note: expected", "compile_failed", ""),
+         "build environment / the build machine"),
+        ("compile fail\nnet.c: In function ‘f’:\nnet.c:12:3: error: ‘q’ undeclared (first use "
+         "in this function)", "compile_failed",
+         "scope and definition errors / undeclared identifier"),
+        ("conpile fail\n/usr/include/tiffio.h:413:25: note: expected", "compile_failed",
+         "other syntax errors / others"),
         ("test fail\nmake test Command timed out, moving on to the next one.", "test_failed",
          "timeout"),
         ("89% tests passed, 1 tests failed out of 9\n\nThe following tests FAILED:\n\n"
          "\t  9 - util (Failed)\n\nErrors while running CTest\n", "test_failed", "util (Failed)"),
-        ("/libgit2/src/libgit2/remote.c:88:5: error: unknown type name", "compile_failed", ""),
+        ("/libgit2/src/libgit2/remote.c:88:5: error: unknown type name ‘x’", "compile_failed",
+         "function and type declaration errors / undeclared type"),
         ("can't find code from response", "no_code", ""),
         ("没有在文件中找到该函数\nxx", "not_spliced", ""),
         ("not find fun in the file\nfun relace fail", "not_spliced", ""),

@@ -1,8 +1,9 @@
 """``beyondpass obfuseval published``: ObfusEval's own benchmark as its authors published it.
 
 ``table``: the paper's CPR/TPR tables regenerated from the recorded first-round outcomes,
-each cell beside the paper's; ``answers``: every answer file's schema, the column
-replayed and the census of its recorded outcomes; ``tasks``: a setting's tasks."""
+each cell beside the paper's; ``failures``: the seed's Table VI from the recorded build
+logs; ``answers``: every answer file's schema, the column replayed and the census of its
+recorded outcomes; ``tasks``: a setting's tasks."""
 
 from __future__ import annotations
 
@@ -78,6 +79,43 @@ def table(
         click.echo(text)
 
 
+def _answers(root: Path, projects: list) -> list:
+    from beyondpass.methods.obfuseval.published import answers as recorded
+    from beyondpass.methods.obfuseval.published import settings, tasks
+
+    found = []
+    for project in projects:
+        for setting in settings.SETTINGS:
+            listed = tasks.load(root, project, setting)
+            for path, model in recorded.answer_files(root, project, setting):
+                found += recorded.read(path, model, project, setting, listed)
+    return found
+
+
+@published.command("failures")
+@click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
+@data_dir_option
+@click.option("--project", "projects", multiple=True, help="only these projects (repeatable)")
+@json_option()
+def failures(
+    published_dir: str | None, data_dir: str | None, projects: tuple[str, ...], as_json: bool
+) -> None:
+    """Why the recorded answers did not build: the seed's Table VI categories, from gcc's
+    and the linker's messages in the recorded logs (first round, every setting)."""
+    from beyondpass.methods.obfuseval.published import report
+
+    root = _root(published_dir, data_dir)
+    rows = report.failures(_answers(root, _projects(root, projects)))
+    if as_json:
+        emit_json({"failures": rows})
+        return
+    for row in rows:
+        click.echo(
+            f"{row['project']:10} {100 * row['share']:5.1f} % {row['count']:6d}  "
+            f"{row['major']} / {row['category']}"
+        )
+
+
 @published.command("answers")
 @click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
 @data_dir_option
@@ -87,17 +125,10 @@ def answers(
     published_dir: str | None, data_dir: str | None, projects: tuple[str, ...], as_json: bool
 ) -> None:
     """Every answer file: its schema, the column replayed, and its recorded outcomes."""
-    from beyondpass.methods.obfuseval.published import answers as recorded
-    from beyondpass.methods.obfuseval.published import report, settings, tasks
+    from beyondpass.methods.obfuseval.published import report
 
     root = _root(published_dir, data_dir)
-    found = []
-    for project in _projects(root, projects):
-        for setting in settings.SETTINGS:
-            listed = tasks.load(root, project, setting)
-            for path, model in recorded.answer_files(root, project, setting):
-                found += recorded.read(path, model, project, setting, listed)
-    rows = report.census(found)
+    rows = report.census(_answers(root, _projects(root, projects)))
     if as_json:
         emit_json({"files": rows})
         return

@@ -10,13 +10,16 @@ never an "unknown" status.
 
 Three kinds of cell are read: ``round`` (one cell per repair round, ``v1Inform``: the
 round's whole outcome), ``compile`` and ``test`` (the summary columns ``compilationV1``/
-``testV1`` or ``compile_result``/``test_result``).
+``testV1`` or ``compile_result``/``test_result``). A failed build's detail is the category
+of the seed's Table VI that its log shows (``cproject.taxonomy``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from beyondpass.methods.obfuseval.cproject import taxonomy
 
 #: status -> what it means (the report's legend)
 STATUSES = {
@@ -60,9 +63,9 @@ def _text(value: object) -> str:
 
 
 def _build_failure(text: str) -> Outcome:
-    if "pkg-config" in text and ("not found" in text or "No such file" in text):
-        return Outcome("compile_failed", "build environment: pkg-config is missing")
-    return Outcome("compile_failed")
+    """A failed build, its detail the category of the seed's Table VI its log shows."""
+    found = taxonomy.classify(text)
+    return Outcome("compile_failed", f"{found.major} / {found.category}")
 
 
 def _test_failure(text: str) -> Outcome:

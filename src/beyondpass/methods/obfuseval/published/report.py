@@ -112,4 +112,28 @@ def census(answers: list[RecordedAnswer]) -> list[dict]:
     return rows
 
 
+def failures(answers: list[RecordedAnswer]) -> list[dict]:
+    """The seed's Table VI from the recorded build logs: per project, each category's
+    count and share of the failed builds."""
+    by_project: dict[str, Counter] = {}
+    for answer in answers:
+        if answer.build.status == "compile_failed":
+            by_project.setdefault(answer.project, Counter())[answer.build.detail] += 1
+    rows = []
+    for project, found in by_project.items():
+        total = sum(found.values())
+        for detail, count in found.most_common():
+            major, _, category = detail.partition(" / ")
+            rows.append(
+                {
+                    "project": project,
+                    "major": major,
+                    "category": category,
+                    "count": count,
+                    "share": count / total,
+                }  # fmt: skip
+            )
+    return rows
+
+
 LEGEND = "\n".join(f"- `{status}`: {meaning}" for status, meaning in STATUSES.items())
