@@ -1,12 +1,15 @@
 """A project description: where the source is, how to build it, how to test it.
 
 One TOML file per project (docs/obfuseval.md, "Project-level mode"). The format fits a
-Python project (install command, pytest) and a C project (a build command, a test command),
-as the seed's redis and libgit2; only Python projects are run here.
+Python project (install command, pytest) and a C project (a build command, a build command
+with coverage, a test command that takes test names, and the pattern of one test's result
+line), as the seed's redis and libgit2. Python projects run in ``project``, C projects in
+``cproject``.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,8 +24,8 @@ MIN_REPEATS = 5
 _KEYS = {
     "": {"name", "language", "source", "build", "test", "select", "descriptions"},
     "source": {"checkout", "sdist"},
-    "build": {"install", "pythonpath"},
-    "test": {"command", "repeats", "timeout_s"},
+    "build": {"install", "pythonpath", "coverage"},
+    "test": {"command", "repeats", "timeout_s", "result", "passed"},
     "select": {"paths", "functions", "max_functions", "min_lines"},
 }
 
@@ -46,6 +49,11 @@ class ProjectSpec:
     max_functions: int = 20
     min_lines: int = 2  # body statements' lines, docstring excluded
     descriptions: dict[str, str] = field(default_factory=dict)  # qualified name -> text
+    # C projects: the build command with coverage instrumentation (gcov), the pattern of one
+    # test's result line (named groups ``name`` and ``status``) and the passing status
+    coverage_build: str = ""
+    result_pattern: str = ""
+    passed_status: str = "ok"
 
     def as_dict(self) -> dict[str, Any]:
         """For the run record."""
@@ -58,6 +66,9 @@ class ProjectSpec:
             "install": self.install,
             "pythonpath": list(self.pythonpath),
             "test_command": list(self.test_command),
+            "coverage_build": self.coverage_build,
+            "result_pattern": self.result_pattern,
+            "passed_status": self.passed_status,
             "repeats": self.repeats,
             "timeout_s": self.timeout_s,
             "paths": list(self.paths),
@@ -164,6 +175,7 @@ def load_project(path: str | Path) -> ProjectSpec:
         if "functions" in select
         else ()
     )
+    coverage_build, result, passed = _c_parts(build, test, language, install, where)
     descriptions = raw.get("descriptions", {})
     if not isinstance(descriptions, dict) or not all(
         isinstance(v, str) for v in descriptions.values()
@@ -187,4 +199,39 @@ def load_project(path: str | Path) -> ProjectSpec:
         ),
         min_lines=int(_positive(select.get("min_lines", 2), "[select] min_lines", where)),
         descriptions=dict(descriptions),
+        coverage_build=coverage_build,
+        result_pattern=result,
+        passed_status=passed,
     )
+
+
+def _c_parts(
+    build: dict[str, Any], test: dict[str, Any], language: str, install: str, where: str
+) -> tuple[str, str, str]:
+    """A C project's coverage build, result pattern and passing status (checked)."""
+    keys = [k for k in ("coverage",) if k in build] + [k for k in ("result", "passed") if k in test]
+    if language != "c":
+        if keys:
+            raise ConfigError(f'{where}: {keys[0]!r} applies to C projects (language = "c")')
+        return "", "", "ok"
+    values = {
+        "[build] install": install,
+        "[build] coverage": build.get("coverage", ""),
+        "[test] result": test.get("result", ""),
+    }
+    for name, value in values.items():
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: a C project needs {name} (a non-empty string)")
+    result = values["[test] result"]
+    try:
+        groups = set(re.compile(result, re.MULTILINE).groupindex)
+    except re.error as exc:
+        raise ConfigError(f"{where}: [test] result is not a regular expression ({exc})") from None
+    if not {"name", "status"} <= groups:
+        raise ConfigError(
+            f"{where}: [test] result needs the named groups (?P<name>...) and (?P<status>...)"
+        )
+    passed = test.get("passed", "ok")
+    if not isinstance(passed, str) or not passed:
+        raise ConfigError(f"{where}: [test] passed must be the status of a passing test")
+    return str(values["[build] coverage"]).strip(), result, passed

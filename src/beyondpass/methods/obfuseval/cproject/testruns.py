@@ -1,0 +1,75 @@
+"""One run of a C project's tests in the sandbox, and what its runner reported.
+
+The description's test command takes the tests to run in place of a ``{tests}`` word
+(without one, every run is the whole suite: the seed's ``make test``). Each test's result
+is a line of its output that the description's ``result`` pattern matches (named groups
+``name`` and ``status``). A test counts as passed only when its own line says so: a runner
+that stops early, or an answer that ends the process before the tests report (a
+constructor calling ``exit(0)``), leaves tests without a line, and they fail.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from beyondpass.methods.obfuseval.project.spec import ProjectSpec
+from beyondpass.methods.obfuseval.project.workspace import Completed, ProjectSandbox
+
+TESTS_WORD = "{tests}"
+
+
+@dataclass(frozen=True)
+class TestRun:
+    statuses: dict[str, str]  # test -> the status its line reported
+    completed: Completed
+
+    def failing(self, expected: list[str], passed: str) -> dict[str, str]:
+        """test -> why, for each expected test that did not report ``passed``."""
+        why = {}
+        for name in expected:
+            status = self.statuses.get(name)
+            if status is None:
+                end = (
+                    "the run timed out"
+                    if self.completed.timed_out
+                    else f"the run ended with status {self.completed.returncode}"
+                )
+                why[name] = f"no result line ({end})"
+            elif status != passed:
+                why[name] = f"reported {status!r}"
+        return why
+
+
+def argv(spec: ProjectSpec, names: list[str] | None) -> list[str]:
+    """The test command for ``names`` (every test when None or when it takes no names)."""
+    words: list[str] = []
+    for word in spec.test_command:
+        if word == TESTS_WORD:
+            words += names or []
+        else:
+            words.append(word)
+    return words
+
+
+def parse(spec: ProjectSpec, output: str) -> dict[str, str]:
+    """test -> status, from the result lines of a run's output (the last line of a test
+    wins)."""
+    pattern = re.compile(spec.result_pattern, re.MULTILINE)
+    return {m.group("name"): m.group("status") for m in pattern.finditer(output)}
+
+
+def run(
+    sandbox: ProjectSandbox, copy: Path, spec: ProjectSpec, names: list[str] | None,
+    output: Path,
+) -> TestRun:  # fmt: skip
+    """Run the tests once; the whole output goes to ``output`` in the copy (a log may be
+    long), and its result lines are read from there."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.unlink(missing_ok=True)  # a result line of an earlier run must not count
+    inside = f"{sandbox.root_inside(copy)}/{output.relative_to(copy).as_posix()}"
+    words = ["sh", "-c", 'out="$1"; shift; exec "$@" > "$out" 2>&1', "sh", inside]
+    done = sandbox.run(copy, words + argv(spec, names), spec.timeout_s)
+    text = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else ""
+    return TestRun(parse(spec, text), Completed(done.returncode, text[-4000:], done.stderr))
