@@ -7,6 +7,7 @@ outside the copy) and what is not (a function that prints its own passing line).
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,24 @@ def test_a_c_description_without_a_usable_result_pattern_is_one_error(tmp_path, 
     (tmp_path / "strlib.toml").write_text(broken)
     with pytest.raises(ConfigError, match=message):
         load_project(tmp_path / "strlib.toml")
+
+
+def test_the_check_and_judge_commands(run_cli, tmp_path):
+    project = FIXTURE / "strlib.toml"
+    done = run_cli(["obfuseval", "cproject", "check", project, "--json"], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["tests"], summary["compiled"], summary["passed"]) == (6, 7, 7)
+    wrong = tmp_path / "answer.c"
+    wrong.write_text("int clamp(int x, int lo, int hi) { return x; }\n")
+    judged = run_cli(
+        ["obfuseval", "cproject", "judge", project, "--task", "lib/mathutil.c::clamp",
+         "--answer", wrong],
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert judged.returncode == 1 and "FAIL (test: 1 of 1 covering tests fail)" in judged.stdout
+    unknown = run_cli(
+        ["obfuseval", "cproject", "judge", project, "--task", "x", "--answer", wrong], cwd=tmp_path
+    )
+    assert unknown.returncode == 2 and "no task 'x'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr

@@ -247,7 +247,9 @@ def test_bad_input_is_one_line_and_non_zero(projects, run_cli, tmp_path):
     c_project = tmp_path / "c.toml"
     c_project.write_text(
         f'name = "redis"\nlanguage = "c"\n[source]\ncheckout = "{tmp_path}"\n'
-        '[build]\ninstall = "make"\n[test]\ncommand = "make test"\n[select]\npaths = ["src/*.c"]\n'
+        '[build]\ninstall = "make"\ncoverage = "make CFLAGS=--coverage"\n'
+        '[test]\ncommand = "make test"\nresult = "^(?P<status>ok|err) (?P<name>.+)$"\n'
+        '[select]\npaths = ["src/*.c"]\n'
     )
     assert load_project(c_project).test_command == ("make", "test")  # the format fits C
     for args in (
@@ -258,3 +260,5 @@ def test_bad_input_is_one_line_and_non_zero(projects, run_cli, tmp_path):
         done = run_cli(["obfuseval", "project", *args], cwd=tmp_path)
         assert done.returncode == 2, done.stderr
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        if args[:3] == ["run", c_project, "--reference"]:  # C project mode's
+            assert "beyondpass obfuseval cproject check" in done.stderr

@@ -24,6 +24,7 @@ from beyondpass.cli.options import (
     json_option,
 )
 from beyondpass.errors import ConfigError, DataError
+from beyondpass.methods.obfuseval.cproject.cli import cproject
 from beyondpass.methods.obfuseval.project.cli import project
 from beyondpass.methods.obfuseval.published.cli import published
 
@@ -168,6 +169,7 @@ def obfuseval() -> None:
 
 
 obfuseval.add_command(project)
+obfuseval.add_command(cproject)
 obfuseval.add_command(published)
 
 

@@ -20,8 +20,8 @@ def _load(project: str) -> Any:
     spec = load_project(project)
     if spec.language != "python":
         raise ConfigError(
-            f"{project}: language {spec.language!r} is described but only Python projects can "
-            "be run (coverage, splicing and the import check are Python-only)"
+            f"{project}: a {spec.language!r} project runs in C project mode — "
+            f"beyondpass obfuseval cproject check {project}"
         )
     return spec
 
