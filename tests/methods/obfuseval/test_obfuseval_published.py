@@ -212,3 +212,17 @@ def test_the_table_command(root, run_cli, tmp_path):
     assert missing.returncode != 0
     assert "no checkout of ObfusEval's published files" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_the_ranking_stability_of_the_four_models(root, libgit2_cells):
+    """libgit2, completion: the paper's TPRs are 10.3, 10.3, 12.8, 21.8 (gpt-4-1106,
+    gpt-4-0125, gpt-3.5, deepseek) on the original and 6.4, 7.7, 12.8, 19.2 with symbols:
+    five concordant pairs, one tied, so Kendall's tau-b is 5 / sqrt(5 * 6)."""
+    found = table.rankings(root, [settings.project("libgit2")], libgit2_cells)
+    by_setting = {(r["scenario"], r["setting"]): r for r in found}
+    symbol = by_setting[(settings.COMPLETION, "Symbol")]
+    assert symbol["tau"] == pytest.approx(5 / (5 * 6) ** 0.5)
+    assert symbol["n_tasks"] == 78 and symbol["ci_low"] <= symbol["tau"] <= symbol["ci_high"]
+    assert by_setting[(settings.GENERATION, "Structure")]["n_tasks"] == 32
+    # the semantic functions are not among the original setting's published answers
+    assert by_setting[(settings.COMPLETION, "Semantic")]["tau"] is None

@@ -53,28 +53,31 @@ def published() -> None:
 @data_dir_option
 @click.option("--project", "projects", multiple=True, help="only these projects (repeatable)")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="write files here")
+@click.option("--seed", default=0, show_default=True, help="bootstrap seed (Kendall tau CI)")
 @json_option()
 def table(
     published_dir: str | None, data_dir: str | None, projects: tuple[str, ...],
-    out: Path | None, as_json: bool,
+    out: Path | None, seed: int, as_json: bool,
 ) -> None:  # fmt: skip
     """The paper's CPR/TPR tables from the recorded first-round outcomes (compat), cell by
-    cell beside the paper's, with the TPR decrease ratios."""
+    cell beside the paper's, with the TPR decrease ratios and the ranking stability."""
     from beyondpass.methods.obfuseval.published import report
     from beyondpass.methods.obfuseval.published import table as regenerated
 
     root = _root(published_dir, data_dir)
-    cells = regenerated.cells(root, _projects(root, projects))
+    chosen = _projects(root, projects)
+    cells = regenerated.cells(root, chosen)
     decreases = regenerated.decreases(cells)
+    rankings = regenerated.rankings(root, chosen, cells, seed)
     rows = report.table_rows(cells)
-    text = report.markdown(cells, decreases)
+    text = report.markdown(cells, decreases, rankings)
+    payload = {"cells": rows, "decreases": decreases, "rankings": rankings}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "published-table.md").write_text(text, encoding="utf-8")
-        payload = {"cells": rows, "decreases": decreases}
         (out / "published-table.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")
     if as_json:
-        emit_json({"cells": rows, "decreases": decreases})
+        emit_json(payload)
     else:
         click.echo(text)
 

@@ -37,7 +37,7 @@ def table_rows(cells: list[Cell]) -> list[dict]:
     return rows
 
 
-def markdown(cells: list[Cell], decreases: list[dict]) -> str:
+def markdown(cells: list[Cell], decreases: list[dict], rankings: list[dict] | None = None) -> str:
     """Per project and scenario: the paper's cell beside the compat reading."""
     lines = ["# ObfusEval's table from the authors' recorded first-round outcomes", ""]
     equal = sum(1 for c in cells if c.equal is not None)
@@ -72,7 +72,25 @@ def markdown(cells: list[Cell], decreases: list[dict]) -> str:
                 f"{_ratio(row['compat'])} | {_ratio(row['paper'])} |"
             )
         lines.append("")
+    if rankings:
+        lines += ["## Ranking stability: the four models by TPR, original against obfuscated", ""]
+        lines += ["| project | scenario | setting | functions | Kendall tau [95% CI] |"]
+        lines += ["|---|---|---|---|---|"]
+        for row in rankings:
+            if row.get("tau") is None:
+                value = row.get("why", "—")
+            else:
+                value = f"{row['tau']:.2f} [{_tau(row['ci_low'])}, {_tau(row['ci_high'])}]"
+            count = int(row["n_tasks"]) if "n_tasks" in row else "—"
+            lines.append(
+                f"| {row['project']} | {row['scenario']} | {row['setting']} | {count} | {value} |"
+            )
+        lines.append("")
     return "\n".join(lines)
+
+
+def _tau(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
 
 
 def _ratio(value: float | None) -> str:

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from beyondpass.methods.obfuseval.analysis import decrease_ratio
+from beyondpass.methods.obfuseval.analysis import decrease_ratio, rank_stability
 from beyondpass.methods.obfuseval.published import answers as recorded
 from beyondpass.methods.obfuseval.published import paper, tasks
 from beyondpass.methods.obfuseval.published import settings as names
@@ -156,6 +156,54 @@ def cells(root: Path, projects: list[names.Project]) -> list[Cell]:
                             )  # fmt: skip
                         )
     return rows
+
+
+def _passes(answers: list, reading: str | None) -> dict[tuple[str, str], bool]:
+    """function -> passed, over one reading's answers (functions named twice are left out:
+    their answers cannot be told apart across settings)."""
+    chosen = [a for a in answers if reading is None or a.reading == reading]
+    keys = [_key(a.source_file, a.function) for a in chosen]
+    twice = {k for k in keys if keys.count(k) > 1}
+    return {k: a.passed for k, a in zip(keys, chosen, strict=True) if k not in twice}
+
+
+def rankings(
+    root: Path, projects: list[names.Project], rows: list[Cell], seed: int = 0
+) -> list[dict]:
+    """Whether obfuscation keeps the models' order: Kendall tau between the four models'
+    TPR rankings on the original setting and on each obfuscated one, over the functions both
+    hold, with a percentile bootstrap CI over functions (``obfuseval decrease``'s
+    measure), from the readings the table shows."""
+    shown = {
+        (c.project, c.scenario, c.column, c.model): c.compat for c in rows if c.metric == "TPR"
+    }
+    found = []
+    for project in projects:
+        for scenario in (names.GENERATION, names.COMPLETION):
+            chosen = [s for s in names.SETTINGS if s.scenario == scenario]
+            by_setting = {s.key: _setting_answers(root, project, s) for s in chosen}
+            original = next(s for s in chosen if s.name == "original")
+            for setting in chosen:
+                if setting is original:
+                    continue
+                before, after = {}, {}
+                for _, _, model in names.MODELS:
+                    left = shown.get((project.name, scenario, "Original", model))
+                    right = shown.get((project.name, scenario, setting.paper, model))
+                    if left is None or right is None:
+                        break
+                    before[model] = _passes(by_setting[original.key].get(model, []), left.reading)
+                    after[model] = _passes(by_setting[setting.key].get(model, []), right.reading)
+                else:
+                    try:
+                        stability = rank_stability(before, after, seed=seed, resamples=1000)
+                    except ValueError as exc:
+                        stability = {"tau": None, "why": str(exc)}
+                    found.append(
+                        {"project": project.name, "scenario": scenario, "setting": setting.paper,
+                         **stability}
+                    )  # fmt: skip
+    return found
 
 
 def decreases(rows: list[Cell]) -> list[dict]:
