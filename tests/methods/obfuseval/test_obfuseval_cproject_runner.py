@@ -172,3 +172,38 @@ def test_the_check_and_judge_commands(run_cli, tmp_path):
     )
     assert unknown.returncode == 2 and "no task 'x'" in unknown.stderr
     assert "Traceback" not in unknown.stderr
+
+
+def test_the_test_command_takes_the_tests_as_the_runner_wants_them():
+    from dataclasses import replace
+
+    from beyondpass.methods.obfuseval.cproject import testruns
+
+    spec = load_project(FIXTURE / "strlib.toml")
+    assert testruns.argv(spec, ["gcd", "clamp"]) == ["./run_tests", "gcd", "clamp"]
+    assert testruns.argv(spec, None) == ["./run_tests"]  # the whole suite
+    clar = replace(spec, test_command=("build/libgit2_tests", "-v", "-s{test}"))
+    assert testruns.argv(clar, ["refs::create", "index"]) == [
+        "build/libgit2_tests", "-v", "-srefs::create", "-sindex"
+    ]  # fmt: skip
+    whole = replace(spec, test_command=("make", "test"))
+    assert testruns.argv(whole, ["gcd"]) == ["make", "test"]  # the seed's compat
+
+
+def test_the_seeds_whole_suite_mode_judges_every_function_by_every_test(tmp_path):
+    """``[test] select = "whole-suite"``: no coverage build; each run is the whole suite
+    and every test must pass (the seed's ``make test``)."""
+    text = (FIXTURE / "strlib.toml").read_text()
+    text = text.replace('command = "./run_tests {tests}"', 'command = "./run_tests"')
+    text = text.replace("[test]\n", '[test]\nselect = "whole-suite"\n')
+    text = text.replace("coverage = ", "# coverage = ")
+    (tmp_path / "strlib").symlink_to(FIXTURE / "strlib")
+    (tmp_path / "whole.toml").write_text(text)
+    spec = load_project(tmp_path / "whole.toml")
+    assert spec.whole_suite and spec.coverage_build == ""
+    found = runner.prepare(spec, tmp_path / "scratch", Sandboxes(announce=False))
+    gcd = _task(found, "gcd")
+    assert gcd.tests == tuple(RUNNER_TESTS) and len(found.tasks) == 7
+    assert runner.judge(found, gcd, gcd.function.text, tmp_path / "w").passed
+    wrong = runner.judge(found, gcd, "int gcd(int a, int b) { return a; }", tmp_path / "w")
+    assert wrong.failing == {"gcd": "reported 'FAIL'"}  # the other five still pass

@@ -117,9 +117,20 @@ def prepare(spec: ProjectSpec, scratch: Path, sandboxes: Sandboxes, seed: int = 
     ok, log = _build(sandbox, built, spec)
     if not ok:
         raise ConfigError(f"{spec.name}: the project does not build as it is: {log[-300:]}")
-    tests, covering = coverage.measure(sandbox, fresh_copy(pristine, scratch / "coverage"), spec)
+    candidates = _candidates(spec, pristine)
+    if spec.whole_suite:  # the seed's choice: every test judges every function
+        listed = testruns.run(sandbox, built, spec, None, built / PLUGIN_DIR / "all.log")
+        tests = sorted(listed.statuses)
+        if not tests:
+            raise ConfigError(
+                f"{spec.name}: the test command printed no line that [test] result matches"
+            )
+        covering = {(f.path, f.name): set(tests) for f in candidates}
+    else:
+        copy = fresh_copy(pristine, scratch / "coverage")
+        tests, covering = coverage.measure(sandbox, copy, spec)
     prepared = CPrepared(spec, sandbox, built, tests, compiler=compiler_identity())
-    chosen = [f for f in _candidates(spec, pristine) if covering.get((f.path, f.name))]
+    chosen = [f for f in candidates if covering.get((f.path, f.name))]
     if len(chosen) > spec.max_functions:
         chosen = sorted(
             random.Random(seed).sample(chosen, spec.max_functions),
@@ -128,7 +139,8 @@ def prepare(spec: ProjectSpec, scratch: Path, sandboxes: Sandboxes, seed: int = 
     wanted = sorted({t for f in chosen for t in covering[(f.path, f.name)]})
     flaky: set[str] = set()
     for _ in range(spec.repeats):
-        run = testruns.run(sandbox, built, spec, wanted, built / PLUGIN_DIR / "baseline.log")
+        asked = None if spec.whole_suite else wanted
+        run = testruns.run(sandbox, built, spec, asked, built / PLUGIN_DIR / "baseline.log")
         flaky |= set(run.failing(wanted, spec.passed_status))
     prepared.flaky = sorted(flaky)
     for function in chosen:
@@ -180,7 +192,8 @@ def judge(
             return result
         result.compiled = True
         for _ in range(spec.repeats):
-            run = testruns.run(sandbox, copy, spec, list(task.tests), copy / PLUGIN_DIR / "run.log")
+            asked = None if spec.whole_suite else list(task.tests)
+            run = testruns.run(sandbox, copy, spec, asked, copy / PLUGIN_DIR / "run.log")
             failing = run.failing(list(task.tests), spec.passed_status)
             if failing:
                 result.failing = failing

@@ -1,7 +1,10 @@
 """One run of a C project's tests in the sandbox, and what its runner reported.
 
-The description's test command takes the tests to run in place of a ``{tests}`` word
-(without one, every run is the whole suite: the seed's ``make test``). Each test's result
+The description's test command takes the tests to run in place of a ``{tests}`` word, or
+repeats a word holding ``{test}`` once per test (clar's ``-s{test}``, redis's ``--single``
+needs ``--single {test}``: write it as one word, ``--single={test}`` where the runner
+takes that, or give a wrapper script); without either, every run is the whole suite (the
+seed's ``make test``). Each test's result
 is a line of its output that the description's ``result`` pattern matches (named groups
 ``name`` and ``status``). A test counts as passed only when its own line says so: a runner
 that stops early, or an answer that ends the process before the tests report (a
@@ -18,6 +21,7 @@ from beyondpass.methods.obfuseval.project.spec import ProjectSpec
 from beyondpass.methods.obfuseval.project.workspace import Completed, ProjectSandbox
 
 TESTS_WORD = "{tests}"
+TEST_PART = "{test}"
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,8 @@ def argv(spec: ProjectSpec, names: list[str] | None) -> list[str]:
     for word in spec.test_command:
         if word == TESTS_WORD:
             words += names or []
+        elif TEST_PART in word:
+            words += [word.replace(TEST_PART, name) for name in names or []]
         else:
             words.append(word)
     return words

@@ -25,7 +25,7 @@ _KEYS = {
     "": {"name", "language", "source", "build", "test", "select", "descriptions"},
     "source": {"checkout", "sdist"},
     "build": {"install", "pythonpath", "coverage"},
-    "test": {"command", "repeats", "timeout_s", "result", "passed"},
+    "test": {"command", "repeats", "timeout_s", "result", "passed", "select"},
     "select": {"paths", "functions", "max_functions", "min_lines"},
 }
 
@@ -54,6 +54,13 @@ class ProjectSpec:
     coverage_build: str = ""
     result_pattern: str = ""
     passed_status: str = "ok"
+    # which tests judge a function: those covering it ("coverage"), or every run is the
+    # whole suite ("whole-suite": the seed's ``make test`` / ``ctest``, no coverage build)
+    test_select: str = "coverage"
+
+    @property
+    def whole_suite(self) -> bool:
+        return self.test_select == "whole-suite"
 
     def as_dict(self) -> dict[str, Any]:
         """For the run record."""
@@ -69,6 +76,7 @@ class ProjectSpec:
             "coverage_build": self.coverage_build,
             "result_pattern": self.result_pattern,
             "passed_status": self.passed_status,
+            "test_select": self.test_select,
             "repeats": self.repeats,
             "timeout_s": self.timeout_s,
             "paths": list(self.paths),
@@ -175,7 +183,7 @@ def load_project(path: str | Path) -> ProjectSpec:
         if "functions" in select
         else ()
     )
-    coverage_build, result, passed = _c_parts(build, test, language, install, where)
+    coverage_build, result, passed, chosen = _c_parts(build, test, language, install, where)
     descriptions = raw.get("descriptions", {})
     if not isinstance(descriptions, dict) or not all(
         isinstance(v, str) for v in descriptions.values()
@@ -202,21 +210,27 @@ def load_project(path: str | Path) -> ProjectSpec:
         coverage_build=coverage_build,
         result_pattern=result,
         passed_status=passed,
+        test_select=chosen,
     )
 
 
 def _c_parts(
     build: dict[str, Any], test: dict[str, Any], language: str, install: str, where: str
-) -> tuple[str, str, str]:
-    """A C project's coverage build, result pattern and passing status (checked)."""
-    keys = [k for k in ("coverage",) if k in build] + [k for k in ("result", "passed") if k in test]
+) -> tuple[str, str, str, str]:
+    """A C project's coverage build, result pattern, passing status and test selection
+    (checked)."""
+    keys = [k for k in ("coverage",) if k in build]
+    keys += [k for k in ("result", "passed", "select") if k in test]
     if language != "c":
         if keys:
             raise ConfigError(f'{where}: {keys[0]!r} applies to C projects (language = "c")')
-        return "", "", "ok"
+        return "", "", "ok", "coverage"
+    chosen = test.get("select", "coverage")
+    if chosen not in ("coverage", "whole-suite"):
+        raise ConfigError(f"{where}: [test] select is 'coverage' or 'whole-suite', not {chosen!r}")
     values = {
         "[build] install": install,
-        "[build] coverage": build.get("coverage", ""),
+        "[build] coverage": build.get("coverage", "") if chosen == "coverage" else "-",
         "[test] result": test.get("result", ""),
     }
     for name, value in values.items():
@@ -234,4 +248,4 @@ def _c_parts(
     passed = test.get("passed", "ok")
     if not isinstance(passed, str) or not passed:
         raise ConfigError(f"{where}: [test] passed must be the status of a passing test")
-    return str(values["[build] coverage"]).strip(), result, passed
+    return str(build.get("coverage", "")).strip(), result, passed, chosen
