@@ -86,8 +86,15 @@ def compiler_identity() -> str:
 
 
 def _build(sandbox: ProjectSandbox, copy: Path, spec: ProjectSpec) -> tuple[bool, str]:
-    done = sandbox.run(copy, ["sh", "-c", spec.install], spec.timeout_s)
-    return done.returncode == 0, (done.stdout + "\n" + done.stderr).strip()
+    """Run the build; its whole log (the first error decides the failure's category, and
+    a long log's tail may not hold it) is written in the copy and read back."""
+    log = copy / PLUGIN_DIR / "build.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    inside = f"{sandbox.root_inside(copy)}/{PLUGIN_DIR}/build.log"
+    words = ["sh", "-c", 'out="$1"; shift; sh -c "$1" > "$out" 2>&1', "sh", inside, spec.install]
+    done = sandbox.run(copy, words, spec.timeout_s)
+    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    return done.returncode == 0, (text + "\n" + done.stderr).strip()
 
 
 def _candidates(spec: ProjectSpec, root: Path) -> list[CFunction]:
