@@ -17,6 +17,8 @@ from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
+from shared_data import require  # noqa: E402
+
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # Tests never download anything and never touch the user's cache: every process started
@@ -60,11 +62,7 @@ def data_dir() -> pathlib.Path:
     Missing data fails the test on CI (CI=true) and skips it elsewhere.
     """
     path = _data_path()
-    if not (path / "humaneval" / "HumanEval.jsonl.gz").is_file():
-        message = f"benchmark data not found under {path} (set BEYONDPASS_DATA)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    require(path / "humaneval" / "HumanEval.jsonl.gz", "benchmark data")
     return path
 
 

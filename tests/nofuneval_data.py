@@ -6,7 +6,7 @@ import json
 import os
 import pathlib
 
-import pytest
+from shared_data import require
 
 PROMPT_KINDS = ("base_prompt", "one_shot", "chain_of_thought", "coding_concepts")
 EDIT_SUBSETS = ("latency", "resource_util", "runtime_efficiency", "security")
@@ -16,11 +16,7 @@ def nofuneval_dir() -> pathlib.Path:
     env = os.environ.get("BEYONDPASS_DATA")
     root = pathlib.Path(env) if env else pathlib.Path(__file__).parents[2] / "shared" / "data"
     path = root / "nofuneval"
-    if not (path / "latency.jsonl").is_file():
-        message = f"NoFunEval data not found under {path} (set BEYONDPASS_DATA)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    require(path / "latency.jsonl", "NoFunEval data")
     return path
 
 

@@ -5,7 +5,6 @@ published references are the oracle for finding a function with tree-sitter-c.""
 
 from __future__ import annotations
 
-import os
 import tarfile
 from pathlib import Path
 
@@ -15,20 +14,13 @@ from beyondpass.methods.obfuseval.cproject import names, seed_splice, splice
 from beyondpass.methods.obfuseval.published import answers, settings
 from beyondpass.methods.obfuseval.published import tasks as published_tasks
 from beyondpass.methods.obfuseval.published.workbook import sheets
-
-
-def _need(path: Path, what: str) -> None:
-    if not path.exists():
-        message = f"{what} not found at {path}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+from shared_data import require
 
 
 @pytest.fixture(scope="module")
 def root(data_dir: Path) -> Path:
     found = data_dir / "obfuseval-c" / "seed"
-    _need(found / "experimental data" / "4.libgit", "ObfusEval's published libgit2 files")
+    require(found / "experimental data" / "4.libgit", "ObfusEval's published libgit2 files")
     return found
 
 
@@ -43,7 +35,7 @@ def original_tasks(root):
 def libgit2(data_dir: Path, original_tasks, tmp_path_factory) -> Path:
     """The source files the tasks name, from the libgit2 1.8.0 tarball the seed names."""
     archive = data_dir / "obfuseval-c" / "libgit2-1.8.0.tar.gz"
-    _need(archive, "libgit2 1.8.0's source archive")
+    require(archive, "libgit2 1.8.0's source archive")
     wanted = {f"libgit2-1.8.0/{t.source_file}" for t in original_tasks}
     target = tmp_path_factory.mktemp("libgit2")
     with tarfile.open(archive) as tar:

@@ -7,7 +7,6 @@ the files by hand), not produced by the code under test."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -16,16 +15,13 @@ from beyondpass.errors import DataError
 from beyondpass.methods.obfuseval.published import answers, outcomes, paper, settings, table
 from beyondpass.methods.obfuseval.published import tasks as published_tasks
 from beyondpass.methods.obfuseval.published.workbook import sheets
+from shared_data import require
 
 
 @pytest.fixture(scope="module")
 def root(data_dir: Path) -> Path:
     found = data_dir / "obfuseval-c" / "seed"
-    if not (found / "experimental data" / "4.libgit").is_dir():
-        message = f"ObfusEval's published libgit2 files not found under {found}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    require(found / "experimental data" / "4.libgit", "ObfusEval's published libgit2 files")
     return found
 
 

@@ -21,6 +21,20 @@ _PUBLISHED_HELP = (
 )
 
 
+def _checkout(fn):
+    """``--published`` and ``--data-dir``: where the published files are."""
+    fn = data_dir_option(fn)
+    return click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)(fn)
+
+
+def _sources(fn):
+    """``_checkout``'s options and ``--project`` (repeatable): which projects to read."""
+    fn = click.option(
+        "--project", "projects", multiple=True, help="only these projects (repeatable)"
+    )(fn)
+    return _checkout(fn)
+
+
 def _root(published: str | None, data_dir: str | None) -> Path:
     from beyondpass.methods.obfuseval.published.location import checkout
 
@@ -49,9 +63,7 @@ def published() -> None:
 
 
 @published.command("table")
-@click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
-@data_dir_option
-@click.option("--project", "projects", multiple=True, help="only these projects (repeatable)")
+@_sources
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="write files here")
 @click.option("--seed", default=0, show_default=True, help="bootstrap seed (Kendall tau CI)")
 @json_option()
@@ -96,9 +108,7 @@ def _answers(root: Path, projects: list) -> list:
 
 
 @published.command("failures")
-@click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
-@data_dir_option
-@click.option("--project", "projects", multiple=True, help="only these projects (repeatable)")
+@_sources
 @json_option()
 def failures(
     published_dir: str | None, data_dir: str | None, projects: tuple[str, ...], as_json: bool
@@ -120,9 +130,7 @@ def failures(
 
 
 @published.command("answers")
-@click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
-@data_dir_option
-@click.option("--project", "projects", multiple=True, help="only these projects (repeatable)")
+@_sources
 @json_option()
 def answers(
     published_dir: str | None, data_dir: str | None, projects: tuple[str, ...], as_json: bool
@@ -145,8 +153,7 @@ def answers(
 
 
 @published.command("tasks")
-@click.option("--published", "published_dir", type=click.Path(), help=_PUBLISHED_HELP)
-@data_dir_option
+@_checkout
 @click.option("--project", required=True, help="redis, lvgl, fluent-bit, libgit2 or libvips")
 @click.option("--setting", "setting_key", default="generation/original", show_default=True)
 @json_option()
