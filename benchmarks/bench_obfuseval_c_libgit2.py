@@ -35,13 +35,23 @@ INSTALL = (
     "-DCMAKE_BUILD_TYPE=Debug && cmake --build build -j2"
 )
 TESTS = "build/util_tests -t; build/libgit2_tests -t -xonline"
+#: ``--gnu90``: libgit2's targets built as GNU C90 (``//`` comments and other extensions
+#: allowed), a hypothesis about the authors' build, not libgit2's own setting
+GNU90 = (
+    "for f in src/util/CMakeLists.txt src/libgit2/CMakeLists.txt; do "
+    "if grep -q 'C_EXTENSIONS OFF' $f; then sed -i 's/C_EXTENSIONS OFF/C_EXTENSIONS ON/' $f; fi; "
+    "done && "
+)  # edited once: an answer's copy keeps the built tree's files, so its build stays incremental
 
 
-def _description(scratch: Path, tarball: Path, files: list[str], functions: list[str]) -> Path:
+def _description(
+    scratch: Path, tarball: Path, files: list[str], functions: list[str], gnu90: bool
+) -> Path:
     path = scratch / "libgit2.toml"
+    install = (GNU90 if gnu90 else "") + INSTALL
     path.write_text(
         f'name = "libgit2"\nlanguage = "c"\n[source]\nsdist = "{tarball}"\n'
-        f"[build]\ninstall = {json.dumps(INSTALL)}\n"
+        f"[build]\ninstall = {json.dumps(install)}\n"
         f"[test]\ncommand = {json.dumps('sh -c ' + repr(TESTS))}\n"
         "result = '^(?P<status>ok|not ok) \\d+ - (?P<name>\\S+)'\n"
         'select = "whole-suite"\ntimeout_s = 1200\n'
@@ -59,6 +69,7 @@ def main() -> None:
     parser.add_argument("--model", default="gpt-4-1106-preview")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--gnu90", action="store_true", help="build as GNU C90 (see GNU90)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
@@ -82,7 +93,9 @@ def main() -> None:
     with_code = sorted(n for n, a in recorded.items() if a.code and n not in references)
     judged_answers = rng.sample(with_code, min(args.answers, len(with_code)))
     chosen = [t for t in listed if t.function in set(references) | set(judged_answers)]
-    out: dict = {"model": args.model, "seed": args.seed, "repeats": args.repeats}
+    out: dict = {
+        "model": args.model, "seed": args.seed, "repeats": args.repeats, "gnu90": args.gnu90
+    }  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="libgit2-") as scratch_dir:
         scratch = Path(scratch_dir)
         description = _description(
@@ -90,6 +103,7 @@ def main() -> None:
             tarball,
             sorted({t.source_file for t in chosen}),
             sorted({t.function for t in chosen}),
+            args.gnu90,
         )
         spec = replace(load_project(description), repeats=args.repeats)
         started = time.perf_counter()

@@ -16,12 +16,18 @@ from beyondpass.extraction.result import Extraction
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
+def fenced_blocks(answer: str) -> list[str]:
+    """The contents of the answer's fenced blocks (any language tag), in order."""
+    text = (answer or "").replace("\r\n", "\n")
+    return [match.group(2) for match in _FENCE.finditer(text)]
+
+
 def extract_program(answer: str, task: Task) -> Extraction:
     """The program ``answer`` holds: its first fenced block, else all of it."""
     text = (answer or "").replace("\r\n", "\n")
-    match = _FENCE.search(text)
-    if match:
-        code, note = match.group(2), "first fenced block"
+    blocks = fenced_blocks(text)
+    if blocks:
+        code, note = blocks[0], "first fenced block"
     else:
         code, note = text, "whole answer (no fenced block)"
     code = code.strip("\n")

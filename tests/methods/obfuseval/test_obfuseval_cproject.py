@@ -227,3 +227,21 @@ def test_libgit2s_most_frequent_build_failure_is_the_iso_c90_comment(root):
     (top, count), *_ = found.most_common()
     assert top == "language standard violations / C++ style comment in ISO C90"
     assert count > sum(found.values()) / 2
+
+
+def test_a_markdown_answers_code_is_the_block_that_defines_the_function():
+    answer = (
+        "You need this header:\n```c\n#include <string.h>\n```\n"
+        "Here is the function:\n```c\nint gcd(int a, int b) { return b ? gcd(b, a % b) : a; }\n"
+        "```\n"
+        'Usage:\n```c\nprintf("%d", gcd(4, 6));\n```\n'
+    )
+    assert splice.code_of(answer, "gcd").startswith("int gcd(int a, int b)")
+    assert splice.code_of("```c\nint other(void);\n```", "gcd") == "int other(void);\n"
+    assert splice.code_of("int gcd(int a, int b) { return a; }", "gcd").startswith("int gcd")
+
+
+def test_a_macro_the_file_only_tests_is_not_one_it_defines():
+    source = "#ifdef FAST\nstatic int f(void) { return 1; }\n#endif\nint g(void) { return 0; }\n"
+    done = splice.splice(source, "g", "#define FAST 1\nint g(void) { return FAST; }\n")
+    assert done.added == {"macro": ["FAST"]} and "#define FAST 1" in done.text

@@ -171,6 +171,7 @@ def judge(
     times; never raises for a bad answer."""
     spec, sandbox = prepared.spec, prepared.sandbox
     result = CResult(task.task_id)
+    answer = splice.code_of(answer, task.function.name)
     if dictionary is not None:
         answer = names.map_back(answer, dictionary)
     outside = _OUTSIDE_CALLS.search(answer)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from beyondpass.extraction.program import fenced_blocks
 from beyondpass.methods.obfuseval.cproject.grammar import declared_name, parse, walk
 
 
@@ -71,6 +72,18 @@ def _macro_name(node: Any) -> str:
     return named.text.decode("utf-8", "replace") if named is not None else ""
 
 
+def code_of(answer: str, name: str) -> str:
+    """The C code of a model's answer: the first fenced block that defines ``name``, else
+    the first fenced block, else the whole answer (an answer may hold a header, a usage
+    example or an alternative in blocks of their own)."""
+    blocks = fenced_blocks(answer)
+    for block in blocks:
+        tree, _ = parse(block)
+        if name in _definitions(tree.root_node):
+            return block
+    return blocks[0] if blocks else answer
+
+
 def splice(source: str, name: str, answer: str) -> Spliced:
     """``source`` with the answer's ``name`` in place of its own (see the module's rules)."""
     tree, data = parse(source)
@@ -85,7 +98,7 @@ def splice(source: str, name: str, answer: str) -> Spliced:
     defined_macros = {
         _macro_name(n)
         for n in walk(tree.root_node)
-        if n.type.startswith("preproc_") and n.type.endswith("def")
+        if n.type in ("preproc_def", "preproc_function_def")
     }
     includes = {
         n.text.decode("utf-8", "replace").strip()
