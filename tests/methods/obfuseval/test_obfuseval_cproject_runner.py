@@ -207,3 +207,14 @@ def test_the_seeds_whole_suite_mode_judges_every_function_by_every_test(tmp_path
     assert runner.judge(found, gcd, gcd.function.text, tmp_path / "w").passed
     wrong = runner.judge(found, gcd, "int gcd(int a, int b) { return a; }", tmp_path / "w")
     assert wrong.failing == {"gcd": "reported 'FAIL'"}  # the other five still pass
+
+
+def test_a_build_that_does_not_end_is_a_timeout(prepared, tmp_path):
+    """The build runs under the description's time limit (here 1 s against a build that
+    would take 60 s): the answer's verdict is ``timeout``, not a compile error."""
+    from dataclasses import replace
+
+    slow = replace(prepared, spec=replace(prepared.spec, install="sleep 60", timeout_s=1))
+    task = _task(prepared, "gcd")
+    result = runner.judge(slow, task, task.function.text, tmp_path / "work")
+    assert (result.compiled, result.category) == (False, "timeout")

@@ -85,7 +85,7 @@ def compiler_identity() -> str:
     return (done.stdout.splitlines() or ["cc: no version"])[0]
 
 
-def _build(sandbox: ProjectSandbox, copy: Path, spec: ProjectSpec) -> tuple[bool, str]:
+def _build(sandbox: ProjectSandbox, copy: Path, spec: ProjectSpec) -> tuple[int | None, str]:
     """Run the build; its whole log (the first error decides the failure's category, and
     a long log's tail may not hold it) is written in the copy and read back."""
     log = copy / PLUGIN_DIR / "build.log"
@@ -94,7 +94,7 @@ def _build(sandbox: ProjectSandbox, copy: Path, spec: ProjectSpec) -> tuple[bool
     words = ["sh", "-c", 'out="$1"; shift; sh -c "$1" > "$out" 2>&1', "sh", inside, spec.install]
     done = sandbox.run(copy, words, spec.timeout_s)
     text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
-    return done.returncode == 0, (text + "\n" + done.stderr).strip()
+    return done.returncode, (text + "\n" + done.stderr).strip()
 
 
 def _candidates(spec: ProjectSpec, root: Path) -> list[CFunction]:
@@ -121,8 +121,10 @@ def prepare(spec: ProjectSpec, scratch: Path, sandboxes: Sandboxes, seed: int = 
     scratch.mkdir(parents=True, exist_ok=True)
     pristine = materialise(spec, scratch)
     built = fresh_copy(pristine, scratch / "built")
-    ok, log = _build(sandbox, built, spec)
-    if not ok:
+    status, log = _build(sandbox, built, spec)
+    if status is None:
+        raise ConfigError(f"{spec.name}: the build passed [test] timeout_s ({spec.timeout_s:g} s)")
+    if status != 0:
         raise ConfigError(f"{spec.name}: the project does not build as it is: {log[-300:]}")
     candidates = _candidates(spec, pristine)
     if spec.whole_suite:  # the seed's choice: every test judges every function
@@ -190,8 +192,12 @@ def judge(
             return result
         result.added, result.dropped = spliced.added, spliced.dropped
         source.write_text(spliced.text)
-        ok, log = _build(sandbox, copy, spec)
-        if not ok:
+        status, log = _build(sandbox, copy, spec)
+        if status is None:
+            result.category = "timeout"
+            result.detail = f"the build passed {spec.timeout_s:g} s"
+            return result
+        if status != 0:
             found = taxonomy.classify(log)
             result.category, result.detail = (
                 "compile",
