@@ -30,6 +30,7 @@ from beyondpass.methods.obfuseval.project.runner import Prepared, prepare
 from beyondpass.methods.obfuseval.project.spec import load_project
 from beyondpass.methods.obfuseval.project.workspace import tree_digest
 from obfuseval_projects import FLAKY_TEST, NO_PLUGINS, PROJECTS, sha
+from shared_data import require
 
 
 @contextlib.contextmanager
@@ -168,3 +169,11 @@ def projects(sdists: dict[str, Path], _project_root: Path) -> dict[str, Any]:
         "before": kept["before"],
         "checkout": Path(kept["checkout"]),
     }
+
+
+@pytest.fixture(scope="module")
+def published_root(data_dir: Path) -> Path:
+    """The libgit2 part of ObfusEval's published files (the shared data directory's)."""
+    found = data_dir / "obfuseval-c" / "seed"
+    require(found / "experimental data" / "4.libgit", "ObfusEval's published libgit2 files")
+    return found

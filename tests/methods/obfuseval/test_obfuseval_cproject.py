@@ -18,16 +18,9 @@ from shared_data import require
 
 
 @pytest.fixture(scope="module")
-def root(data_dir: Path) -> Path:
-    found = data_dir / "obfuseval-c" / "seed"
-    require(found / "experimental data" / "4.libgit", "ObfusEval's published libgit2 files")
-    return found
-
-
-@pytest.fixture(scope="module")
-def original_tasks(root):
+def original_tasks(published_root):
     return published_tasks.load(
-        root, settings.project("libgit2"), settings.setting("generation/original")
+        published_root, settings.project("libgit2"), settings.setting("generation/original")
     )
 
 
@@ -77,15 +70,15 @@ def test_the_seeds_matcher_takes_another_function_where_a_name_is_a_prefix(libgi
     )
 
 
-def test_the_seeds_extraction_reproduces_the_authors_code(root):
+def test_the_seeds_extraction_reproduces_the_authors_code(published_root):
     """Over every libgit2 answer whose file keeps both the response and the code the
     harness extracted, ``function_in_answer`` gives that code; the one exception is a
     file whose ``v1code`` is not cut from its ``v1Response``."""
     project = settings.project("libgit2")
     checked, differing = 0, []
     for setting in settings.SETTINGS:
-        listed = published_tasks.load(root, project, setting)
-        for path, model in answers.answer_files(root, project, setting):
+        listed = published_tasks.load(published_root, project, setting)
+        for path, model in answers.answer_files(published_root, project, setting):
             for answer in answers.read(path, model, project, setting, listed):
                 if answer.schema != "rounds" or not (answer.response and answer.code):
                     continue
@@ -99,15 +92,15 @@ def test_the_seeds_extraction_reproduces_the_authors_code(root):
     ]
 
 
-def test_the_seeds_name_mapping_reproduces_the_authors_responses(root):
+def test_the_seeds_name_mapping_reproduces_the_authors_responses(published_root):
     """``map_back_compat`` of each model's own (obfuscated) text gives the published
     de-obfuscated response, for every answer of the generation symbol setting."""
     project = settings.project("libgit2")
     setting = settings.setting("generation/symbol")
-    dictionary = published_tasks.dictionary(root, project, setting)
-    listed = published_tasks.load(root, project, setting)
+    dictionary = published_tasks.dictionary(published_root, project, setting)
+    listed = published_tasks.load(published_root, project, setting)
     checked = 0
-    for path, _ in answers.answer_files(root, project, setting):
+    for path, _ in answers.answer_files(published_root, project, setting):
         for sheet in sheets(path):
             raw, mapped = sheet.column("v1confused_response"), sheet.column("v1Response")
             if raw is None or mapped is None:
@@ -211,7 +204,7 @@ def test_a_build_log_gets_the_seeds_category(log, category):
     assert found.major in {major for major, _, _ in taxonomy.RULES} | {taxonomy.OTHER}
 
 
-def test_libgit2s_most_frequent_build_failure_is_the_iso_c90_comment(root):
+def test_libgit2s_most_frequent_build_failure_is_the_iso_c90_comment(published_root):
     """The issue's observation, from the recorded logs: libgit2 builds as C90, and a
     ``//`` comment in an answer fails its build."""
     from collections import Counter
@@ -219,8 +212,8 @@ def test_libgit2s_most_frequent_build_failure_is_the_iso_c90_comment(root):
     project = settings.project("libgit2")
     found: Counter = Counter()
     for setting in settings.SETTINGS:
-        listed = published_tasks.load(root, project, setting)
-        for path, model in answers.answer_files(root, project, setting):
+        listed = published_tasks.load(published_root, project, setting)
+        for path, model in answers.answer_files(published_root, project, setting):
             for answer in answers.read(path, model, project, setting, listed):
                 if answer.build.status == "compile_failed":
                     found[answer.build.detail] += 1

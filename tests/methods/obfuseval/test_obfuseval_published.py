@@ -15,19 +15,11 @@ from beyondpass.errors import DataError
 from beyondpass.methods.obfuseval.published import answers, outcomes, paper, settings, table
 from beyondpass.methods.obfuseval.published import tasks as published_tasks
 from beyondpass.methods.obfuseval.published.workbook import sheets
-from shared_data import require
 
 
 @pytest.fixture(scope="module")
-def root(data_dir: Path) -> Path:
-    found = data_dir / "obfuseval-c" / "seed"
-    require(found / "experimental data" / "4.libgit", "ObfusEval's published libgit2 files")
-    return found
-
-
-@pytest.fixture(scope="module")
-def libgit2_cells(root: Path) -> list[table.Cell]:
-    return table.cells(root, [settings.project("libgit2")])
+def libgit2_cells(published_root: Path) -> list[table.Cell]:
+    return table.cells(published_root, [settings.project("libgit2")])
 
 
 def _cell(cells, scenario, column, metric, model) -> table.Cell:
@@ -91,7 +83,7 @@ def test_summary_cells_and_text_that_fits_no_status():
         outcomes.of_test("maybe")
 
 
-def test_every_libgit2_answer_is_read_with_a_stated_status(root):
+def test_every_libgit2_answer_is_read_with_a_stated_status(published_root):
     """The README's counts: 78 functions, 32 with structure and 10 with semantic
     obfuscation; four models in every setting (gpt-3.5-turbo's original file holds two
     sheets, and two of its symbol files exist)."""
@@ -100,9 +92,9 @@ def test_every_libgit2_answer_is_read_with_a_stated_status(root):
                 "semantic": 10, "semantic+symbol": 10}  # fmt: skip
     schemas = set()
     for setting in settings.SETTINGS:
-        listed = published_tasks.load(root, project, setting)
+        listed = published_tasks.load(published_root, project, setting)
         assert len(listed) == expected[setting.name], setting.key
-        files = answers.answer_files(root, project, setting)
+        files = answers.answer_files(published_root, project, setting)
         assert {model for _, model in files} == {m for _, m, _ in settings.MODELS}, setting.key
         for path, model in files:
             read = answers.read(path, model, project, setting, listed)
@@ -151,29 +143,35 @@ def test_the_baselines_and_the_decrease_ratios(libgit2_cells):
     assert row["compat"] == pytest.approx(1 - (7 / 78) / (23 / 78))
 
 
-def test_the_papers_tables_are_read_with_their_labels(root):
-    cells = paper.cells(root)
+def test_the_papers_tables_are_read_with_their_labels(published_root):
+    cells = paper.cells(published_root)
     assert cells[(settings.GENERATION, "redis", "GPT4-1106", "Original CPR")] == 37.0
     assert cells[(settings.GENERATION, "redis", "GPT4-1106", "Original TPR")] == 17.6
     assert cells[(settings.COMPLETION, "libgits", "Deepseek", "Symbol+Semantic TPR")] == 20.0
     assert not any(label == "dec" for *_, label in cells)  # formulas are computed, not read
 
 
-def test_tasks_carry_the_reference_and_symbol_settings_their_dictionary(root):
+def test_tasks_carry_the_reference_and_symbol_settings_their_dictionary(published_root):
     project = settings.project("libgit2")
-    original = published_tasks.load(root, project, settings.setting("generation/original"))
+    original = published_tasks.load(
+        published_root, project, settings.setting("generation/original")
+    )
     dup = next(t for t in original if t.function == "git_net_url_dup")
     assert dup.source_file == "src/util/net.c"
     assert dup.reference.startswith("int git_net_url_dup(git_net_url *out, git_net_url *in)")
     assert dup.prompt
-    completion = published_tasks.load(root, project, settings.setting("completion/original"))
+    completion = published_tasks.load(
+        published_root, project, settings.setting("completion/original")
+    )
     assert sum(1 for t in completion if t.reference) >= 70  # from the context file
-    mapping = published_tasks.dictionary(root, project, settings.setting("generation/symbol"))
+    mapping = published_tasks.dictionary(
+        published_root, project, settings.setting("generation/symbol")
+    )
     # the symbol answer of gpt-3.5 names it so before the names are mapped back
     assert mapping.back["duplicate_git_network_url"] == "git_net_url_dup"
     assert mapping.pairs[0][0] == "Used_Macros"  # the seed maps macros first
     unobfuscated = settings.setting("generation/original")
-    assert len(published_tasks.dictionary(root, project, unobfuscated)) == 0
+    assert len(published_tasks.dictionary(published_root, project, unobfuscated)) == 0
 
 
 def test_a_file_that_is_not_xlsx_is_one_clear_error(tmp_path):
@@ -183,9 +181,9 @@ def test_a_file_that_is_not_xlsx_is_one_clear_error(tmp_path):
         sheets(bad)
 
 
-def test_the_table_command(root, run_cli, tmp_path):
+def test_the_table_command(published_root, run_cli, tmp_path):
     done = run_cli(
-        ["obfuseval", "published", "table", "--published", root, "--project", "libgit2",
+        ["obfuseval", "published", "table", "--published", published_root, "--project", "libgit2",
          "--out", tmp_path, "--json"],
         cwd=tmp_path,
     )  # fmt: skip
@@ -210,11 +208,11 @@ def test_the_table_command(root, run_cli, tmp_path):
     assert "Traceback" not in missing.stderr
 
 
-def test_the_ranking_stability_of_the_four_models(root, libgit2_cells):
+def test_the_ranking_stability_of_the_four_models(published_root, libgit2_cells):
     """libgit2, completion: the paper's TPRs are 10.3, 10.3, 12.8, 21.8 (gpt-4-1106,
     gpt-4-0125, gpt-3.5, deepseek) on the original and 6.4, 7.7, 12.8, 19.2 with symbols:
     five concordant pairs, one tied, so Kendall's tau-b is 5 / sqrt(5 * 6)."""
-    found = table.rankings(root, [settings.project("libgit2")], libgit2_cells)
+    found = table.rankings(published_root, [settings.project("libgit2")], libgit2_cells)
     by_setting = {(r["scenario"], r["setting"]): r for r in found}
     symbol = by_setting[(settings.COMPLETION, "Symbol")]
     assert symbol["tau"] == pytest.approx(5 / (5 * 6) ** 0.5)

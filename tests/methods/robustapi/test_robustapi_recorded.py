@@ -9,13 +9,13 @@ say why, so fixing one makes the test say so).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from beyondpass.methods.robustapi.analysis import count
 from beyondpass.methods.robustapi.checker import ApiMisuseChecker, load_ruleset
+from shared_data import require
 
 INSPECTED = json.loads(
     (Path(__file__).parents[2] / "data" / "robustapi_inspected.json").read_text()
@@ -97,21 +97,10 @@ _ORIGINAL_CLASS = {
 }
 
 
-def _required(path: Path) -> Path:
-    """A data file this test needs: missing fails on CI (CI=true), skips elsewhere."""
-    if not path.is_file():
-        message = f"{path} not found (set BEYONDPASS_DATA)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
-
-
 def test_original_semantics_agrees_with_the_original_checker(data_dir, verdicts):
     """Answer by answer against the published checker's verdicts (JDT 3.32) on all 1208."""
-    path = _required(
-        data_dir / "robustapi" / "original-checker-verdicts-gpt-4-0613-zero_shot.jsonl"
-    )
+    name = "original-checker-verdicts-gpt-4-0613-zero_shot.jsonl"
+    path = require(data_dir / "robustapi" / name, "the published checker's verdicts")
     theirs = {str(r["id"]): r["verdict"] for r in map(json.loads, path.open(encoding="utf-8"))}
     ours = {i: _ORIGINAL_CLASS[v.verdict] for i, v in verdicts["original"].items()}
     assert set(theirs) == set(ours)
