@@ -84,8 +84,13 @@ def _schema(sheet: Sheet) -> tuple[str, str] | None:
     return None
 
 
+def _value(row: tuple, index: int | None) -> object:
+    """The cell at ``index`` (None where the sheet has no such column or the row ends)."""
+    return row[index] if index is not None and index < len(row) else None
+
+
 def _text(row: tuple, index: int | None) -> str:
-    value = row[index] if index is not None and index < len(row) else None
+    value = _value(row, index)
     return "" if value is None else str(value)
 
 
@@ -147,10 +152,10 @@ def read(
             source = _text(row, where["file"]) or (task.source_file if task else "")
             try:
                 if schema == "rounds":
-                    compile_ = test = outcomes.of_round(row[where["round"]])
+                    compile_ = test = outcomes.of_round(_value(row, where["round"]))
                 else:
-                    compile_ = outcomes.of_compile(row[where["compile"]])
-                    test = outcomes.of_test(row[where["test"]])
+                    compile_ = outcomes.of_compile(_value(row, where["compile"]))
+                    test = outcomes.of_test(_value(row, where["test"]))
             except UnrecognisedOutcome as exc:
                 raise DataError(
                     f"{path.name} [{sheet.title}] row {index + 2}: an outcome no status fits: {exc}"
