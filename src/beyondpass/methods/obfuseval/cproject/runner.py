@@ -86,14 +86,9 @@ def compiler_identity() -> str:
 
 
 def _build(sandbox: ProjectSandbox, copy: Path, spec: ProjectSpec) -> tuple[int | None, str]:
-    """Run the build; its whole log (the first error decides the failure's category, and
-    a long log's tail may not hold it) is written in the copy and read back."""
+    """Run the build; its whole log is read (the first error decides the category)."""
     log = copy / PLUGIN_DIR / "build.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    inside = f"{sandbox.root_inside(copy)}/{PLUGIN_DIR}/build.log"
-    words = ["sh", "-c", 'out="$1"; shift; sh -c "$1" > "$out" 2>&1', "sh", inside, spec.install]
-    done = sandbox.run(copy, words, spec.timeout_s)
-    text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+    done, text = testruns.logged(sandbox, copy, ["sh", "-c", spec.install], log, spec.timeout_s)
     return done.returncode, (text + "\n" + done.stderr).strip()
 
 

@@ -66,16 +66,25 @@ def parse(spec: ProjectSpec, output: str) -> dict[str, str]:
     return {m.group("name"): m.group("status") for m in pattern.finditer(output)}
 
 
+def logged(
+    sandbox: ProjectSandbox, copy: Path, words: list[str], output: Path, timeout_s: float
+) -> tuple[Completed, str]:
+    """Run ``words`` in the copy with its whole output written to ``output`` there (the
+    sandbox keeps only a stream's tail, and a build's first error or a suite's result
+    lines may be anywhere in it); the run and the whole text."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.unlink(missing_ok=True)  # nothing of an earlier run may count
+    inside = f"{sandbox.root_inside(copy)}/{output.relative_to(copy).as_posix()}"
+    redirect = ["sh", "-c", 'out="$1"; shift; exec "$@" > "$out" 2>&1', "sh", inside]
+    done = sandbox.run(copy, redirect + words, timeout_s)
+    text = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else ""
+    return done, text
+
+
 def run(
     sandbox: ProjectSandbox, copy: Path, spec: ProjectSpec, names: list[str] | None,
     output: Path,
 ) -> TestRun:  # fmt: skip
-    """Run the tests once; the whole output goes to ``output`` in the copy (a log may be
-    long), and its result lines are read from there."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.unlink(missing_ok=True)  # a result line of an earlier run must not count
-    inside = f"{sandbox.root_inside(copy)}/{output.relative_to(copy).as_posix()}"
-    words = ["sh", "-c", 'out="$1"; shift; exec "$@" > "$out" 2>&1', "sh", inside]
-    done = sandbox.run(copy, words + argv(spec, names), spec.timeout_s)
-    text = output.read_text(encoding="utf-8", errors="replace") if output.is_file() else ""
+    """Run the tests once and read their result lines from the whole output."""
+    done, text = logged(sandbox, copy, argv(spec, names), output, spec.timeout_s)
     return TestRun(parse(spec, text), Completed(done.returncode, text[-4000:], done.stderr))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from beyondpass.methods.obfuseval.analysis import decrease_ratio, rank_stability
@@ -103,8 +104,10 @@ def _counts(answers: list[recorded.RecordedAnswer], metric: str, keep: set | Non
     }
 
 
+@lru_cache(maxsize=64)
 def _setting_answers(root: Path, project: names.Project, setting: names.Setting) -> dict:
-    """paper model label -> the setting's recorded answers of that model."""
+    """paper model label -> the setting's recorded answers of that model (read once: the
+    cells and the rankings both ask; callers only read it)."""
     listed = tasks.load(root, project, setting)
     labels = {name: label for _, name, label in names.MODELS}
     found: dict[str, list] = defaultdict(list)
