@@ -166,13 +166,25 @@ def test_block_defining_entry_point_beats_larger_blocks() -> None:
     assert "picked fenced block 2 of 2 (defines entry point)" in result.notes
 
 
-def test_last_definition_of_entry_point_wins() -> None:
-    first = "def add(xs):\n    return 0"
-    second = "def add(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total"
-    answer = f"First try:\n```python\n{first}\n```\nBetter:\n```python\n{second}\n```\nDone."
-    result = extract(answer, description())
-    assert result.code == second
-    assert "picked fenced block 2 of 2 (defines entry point, last of 2)" in result.notes
+def test_a_later_definition_is_read_only_when_the_answer_names_it() -> None:
+    wrong = "def add(xs):\n    return 0"
+    loop = "def add(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total"
+    offered = (
+        f"Here it is:\n```python\n{loop}\n```\nIf you want it shorter:\n```python\n{ADD_DEF}\n```"
+    )
+    result = extract(offered, description())
+    assert result.code == loop and result.candidates == 2
+    assert result.alternative is not None and result.alternative.code == ADD_DEF
+    note = "picked fenced block 1 of 2 (defines entry point, candidate 1 of 2 (first candidate; "
+    assert note + "none named the answer))" in result.notes
+    corrected = (
+        f"First try:\n```python\n{wrong}\n```\nThe corrected version:\n```python\n{loop}\n```"
+    )
+    result = extract(corrected, description())
+    assert result.code == loop
+    assert result.alternative is not None and result.alternative.code == wrong
+    note = "picked fenced block 2 of 2 (defines entry point, candidate 2 of 2 (named the answer))"
+    assert note in result.notes
 
 
 def test_helper_and_import_blocks_are_merged_but_usage_is_not() -> None:

@@ -25,8 +25,9 @@ Rules, in order:
    if it compiles appended to ``task.code_prompt`` (also tried: indenting a flush-left
    first line, re-indenting to the prompt's indentation, expanding tabs).
 5. Selection, fenced Python blocks before unfenced regions before other-language blocks:
-   (a) the last segment that defines the entry point at top level (``def``, ``class`` or
-   assignment of that name; an import does not count); else (b) the largest segment that
+   (a) among the segments that define the entry point at top level (``def``, ``class`` or
+   assignment of that name; an import does not count), the one :mod:`.blocks` chooses (the
+   last one the answer names its answer, else the first); else (b) the largest segment that
    compiles and is real code, preferring ones with a definition or a completion body over
    top-level usage code; else (c) the largest code-looking segment that does not compile
    (``syntax_error``). Nothing left means ``no_code``. Prose is not code just because it
@@ -45,12 +46,21 @@ Rules, in order:
 from __future__ import annotations
 
 import ast
-import keyword
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from beyondpass.benchmarks.task import Task
+from beyondpass.extraction.blocks import (
+    RULE,
+    Rule,
+    alternative,
+    choose,
+    describe,
+    lead_in,
+    named_answer,
+)
+from beyondpass.extraction.python_lines import START, looks_like_code, prose_like, statement_like
 from beyondpass.extraction.python_program import (
     Kind,
     assemble,
@@ -73,42 +83,12 @@ _THINK_OPEN_LINE = re.compile(r"^[ \t]*<(?:think|thinking)\s*>", re.I | re.M)
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _PY_TAGS = frozenset({"", "python", "py", "python3", "py3", "python2", "py2", "ipython", "sage"})
 
-_START = re.compile(
-    r"""^[ \t]*(?:
-        (?:async[ \t]+)?def[ \t]+\w+[ \t]*\(
-      | class[ \t]+\w+[ \t]*[(:]
-      | import[ \t]+[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*
-        [ \t]*(?:\#.*)?$
-      | from[ \t]+[\w.]+[ \t]+import[ \t]+[\w(*]
-      | @[\w.]+(?:\(.*)?[ \t]*$
-    )""",
-    re.X,
-)
-_KEYWORD_STATEMENT = re.compile(
-    r"""^(?:
-        (?:return|yield|raise|assert|del|global|nonlocal|pass|break|continue|await)\b
-      | (?:if|elif|while|for|with|try|except|finally|else|match|case|async)\b.*:[ \t]*(?:\#.*)?$
-      | print[ \t]*\(
-      | print[ \t]+\S
-    )""",
-    re.X,
-)
-_EXPRESSION_STATEMENT = re.compile(
-    r"""^(?:
-        [A-Za-z_][\w.]*(?:\[[^\]]*\])?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*
-        [ \t]*(?:[-+*/%&|^@]|//|\*\*|>>|<<)?=(?!=)
-      | [A-Za-z_][\w.]*\(
-    )""",
-    re.X,
-)
-_STATEMENT_WORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"print", "exec"}
-_MARKDOWN = re.compile(r"^(?:[-*+][ \t]+\S|\d+[.)][ \t]+\S|>|\||\*\*|`|\$[ \t]|<[A-Za-z/!])")
 _DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_SENTENCE = re.compile(r"^\w+(?:[ \t]+[\w'’,;`-]+){2,}\.$")
 
 
-def extract_python(answer: str, task: Task) -> Extraction:
-    """Extract the Python program a model's ``answer`` gives for ``task``; never executes it."""
+def extract_python(answer: str, task: Task, rule: Rule = RULE) -> Extraction:
+    """Extract the Python program a model's ``answer`` gives for ``task``; never executes it.
+    ``rule``: how to choose among candidate blocks (:mod:`.blocks`; others for measuring)."""
     notes: list[str] = []
     text = _strip_reasoning(_normalise(answer or "", notes), notes)
     lines = text.split("\n")
@@ -124,11 +104,34 @@ def extract_python(answer: str, task: Task) -> Extraction:
         _analyse(seg, task)
     groups = [python_blocks, unfenced, other_blocks]
 
-    picked = _select(groups, task.entry_point)
+    for seg in python_blocks + other_blocks + unfenced:
+        seg.named = named_answer(lead_in(lines, seg.opening))
+
+    picked = _select(groups, task.entry_point, rule)
     if picked is None:
         notes.append("no code found" if not blocks else "fenced blocks hold no code")
         return Extraction("no_code", "", "", "none", notes=tuple(notes))
-    seg, group, reason = picked
+    seg, group, reason, hits = picked
+    result = _assembled(seg, group, reason, task, blocks, lines, notes)
+    at = next((i for i, hit in enumerate(hits) if hit is seg), None)
+    other = alternative(at, len(hits)) if at is not None else None
+    if other is None:
+        return result
+    # the program the other reading takes, so evaluators can tell whether the choice matters
+    alt = _assembled(hits[other], group, "alternative", task, blocks, lines, [])
+    return replace(result, candidates=len(hits), alternative=alt)
+
+
+def _assembled(
+    seg: _Segment,
+    group: list[_Segment],
+    reason: str,
+    task: Task,
+    blocks: list[_Segment],
+    lines: list[str],
+    notes: list[str],
+) -> Extraction:
+    """The extraction of ``seg``: helpers merged (rule 6), program assembled (rule 7)."""
     notes.append(_describe(seg, blocks, lines, reason))
     if seg.unclosed:
         notes.append("fence not closed (answer cut off?)")
@@ -136,7 +139,7 @@ def extract_python(answer: str, task: Task) -> Extraction:
         notes.append(seg.fit_note)
 
     parts = [seg]
-    if reason.startswith("defines entry point") and seg.compiles and seg.kind == "full":
+    if seg.defines and seg.compiles and seg.kind == "full":
         helpers = _helpers(seg, group, task.entry_point)
         for helper in helpers:
             notes.append(f"merged {_label(helper, blocks)} (provides {', '.join(helper.provides)})")
@@ -169,6 +172,8 @@ class _Segment:
     tag: str = ""
     unclosed: bool = False
     strong: bool = True  # unfenced: starts like a definition/import (weak ones must compile)
+    opening: int = -1  # 0-based line of its opening fence (unfenced: of its first line)
+    named: bool = False  # its lead-in names it the answer (:func:`.blocks.named_answer`)
     # filled by _analyse
     kind: Kind = "full"
     fitted: str = ""  # the code as it enters the program (dedented/re-indented if needed)
@@ -178,6 +183,10 @@ class _Segment:
     defines: bool = False
     category: int = 0  # 1: has a definition or is a completion body; 0: top-level code only
     provides: tuple[str, ...] = ()  # helper merging: names it provides to the chosen segment
+
+    def __post_init__(self) -> None:
+        if self.opening < 0:
+            self.opening = self.first_line - 1
 
 
 def _normalise(answer: str, notes: list[str]) -> str:
@@ -232,6 +241,7 @@ def _split_fences(lines: list[str]) -> tuple[list[_Segment], list[tuple[int, int
                 fenced=True,
                 tag=info.split()[0] if info.split() else "",
                 unclosed=j >= len(lines),
+                opening=i,
             )
         )
         i = outside_from = j + 1
@@ -275,20 +285,20 @@ def _unfenced_segments(lines: list[str], lo: int, hi: int, task: Task) -> list[_
     whole = _Segment("\n".join(lines[lo + a : lo + b]), lo + a + 1, lo + b, fenced=False)
     if _analyse(whole, task).compiles and whole.is_code:
         return [whole]
-    if not any(_prose_like(line) for line in lines[lo:hi]):
+    if not any(prose_like(line) for line in lines[lo:hi]):
         # code with no prose around it, even if broken; it must read as statements
-        return [whole] if _looks_like_code(whole.text, strict=True) else []
+        return [whole] if looks_like_code(whole.text, strict=True) else []
     segments = []
     i = lo
     while i < hi:
         line = lines[i]
-        strong = _START.match(line) is not None
-        weak = not strong and _statement_like(line)
+        strong = START.match(line) is not None
+        weak = not strong and statement_like(line)
         if not (strong or weak):
             i += 1
             continue
         j = i + 1
-        while j < hi and not (lines[j][:1] not in ("", " ", "\t") and _prose_like(lines[j])):
+        while j < hi and not (lines[j][:1] not in ("", " ", "\t") and prose_like(lines[j])):
             j += 1
         k = j
         while k > i and not lines[k - 1].strip():
@@ -298,43 +308,6 @@ def _unfenced_segments(lines: list[str], lo: int, hi: int, task: Task) -> list[_
             segments.append(seg)
         i = j
     return segments
-
-
-def _prose_like(line: str) -> bool:
-    """Whether a line reads as prose or Markdown rather than Python."""
-    s = line.strip()
-    if not s:
-        return False
-    if not s[0].isascii() or s.startswith(">>>") or _MARKDOWN.match(s):
-        return True
-    m = re.match(r"[A-Za-z_]\w*", s)
-    if m is None:
-        return False
-    word, rest = m.group(), s[m.end() :]
-    if word in _STATEMENT_WORDS:
-        # "return the sum of the list." / "print the result" / "for example:" read as prose
-        if word == "print" and re.match(r"[ \t]+[A-Za-z]\w*[ \t]+[A-Za-z]", rest):
-            return True
-        if word == "for" and rest.endswith(":") and " in " not in rest:
-            return True
-        return _SENTENCE.match(s) is not None and not s.endswith("..")
-    if re.match(r"(?:['’][A-Za-z]+)?[ \t]+[A-Za-z`'\"’]", rest):
-        return True  # two words in a row: "This function", "Here's the", "Note that"
-    if rest in (":", "!", ".", "?") or re.match(r"[!?][ \t]", rest):
-        return word[0].isupper() or rest != ":"  # "Explanation:", "Sure!", "Done."
-    if re.match(r":[ \t]+\S", rest) and "=" not in s:
-        return word[0].isupper() or len(rest.split()) >= 3  # "Note: ..." but not "x: int"
-    return bool(re.match(r",[ \t]+[A-Za-z]", rest)) and "=" not in s and "(" not in s
-
-
-def _statement_like(line: str, strict: bool = False) -> bool:
-    """Whether a line reads as a Python statement; ``strict`` ignores assignments and calls."""
-    s = line.strip()
-    if not s or _prose_like(line):
-        return False
-    if _START.match(s) or _KEYWORD_STATEMENT.match(s):
-        return True
-    return not strict and _EXPRESSION_STATEMENT.match(s) is not None
 
 
 # --- classification ---------------------------------------------------------------------
@@ -357,7 +330,7 @@ def _analyse(seg: _Segment, task: Task) -> _Segment:
         has_def = any(isinstance(s, _DEFINITION) for s in top)
         seg.category = 1 if kind == "body" or has_def else 0
     else:
-        seg.is_code = _looks_like_code(seg.text)
+        seg.is_code = looks_like_code(seg.text)
         seg.defines = task.entry_point is not None and _defines_by_text(seg.text, task.entry_point)
         seg.category = 1
     return seg
@@ -391,11 +364,6 @@ def _tight_call(node: ast.expr, lines: list[str]) -> bool:
     return line[col : col + 1] == "("
 
 
-def _looks_like_code(text: str, strict: bool = False) -> bool:
-    """For code that does not compile: does any line read as a Python statement?"""
-    return any(_statement_like(line, strict) for line in text.split("\n"))
-
-
 def _defines_by_text(text: str, name: str) -> bool:
     """For code that does not compile: a top-level ``def``/``class``/assignment of ``name``."""
     n = re.escape(name)
@@ -409,25 +377,27 @@ def _defines_by_text(text: str, name: str) -> bool:
 
 
 def _select(
-    groups: list[list[_Segment]], entry_point: str | None
-) -> tuple[_Segment, list[_Segment], str] | None:
-    """Rule 5: (segment, its group, reason) or None when the answer holds no code."""
+    groups: list[list[_Segment]], entry_point: str | None, rule: Rule = RULE
+) -> tuple[_Segment, list[_Segment], str, list[_Segment]] | None:
+    """Rule 5: (segment, its group, reason, the candidates it was chosen from) or None when
+    the answer holds no code. Only segments defining the entry point are candidates."""
     if entry_point:
         for group in groups:
             hits = [s for s in group if s.defines and s.is_code]
             if hits:
-                more = f", last of {len(hits)}" if len(hits) > 1 else ""
-                return hits[-1], group, f"defines entry point{more}"
+                at = choose([s.named for s in hits], rule)
+                why = describe(at, len(hits), hits[at].named, rule)
+                return hits[at], group, "defines entry point" + (f", {why}" if why else ""), hits
     for group in groups:
         good = [s for s in group if s.compiles and s.is_code]
         if good:
             best = max(reversed(good), key=lambda s: (s.category, len(s.text.strip())))
-            return best, group, "largest code that compiles"
+            return best, group, "largest code that compiles", []
     for group in groups:
         bad = [s for s in group if not s.compiles and s.is_code and (s.fenced or s.strong)]
         if bad:
             best = max(reversed(bad), key=lambda s: len(s.text.strip()))
-            return best, group, "largest code; none compiles"
+            return best, group, "largest code; none compiles", []
     return None
 
 

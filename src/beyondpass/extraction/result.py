@@ -34,6 +34,12 @@ class Extraction:
     #: function mode: the function a trusted runner calls on each I/O test (``None``: the
     #: program runs as it is)
     function: FunctionCall | None = None
+    #: how many blocks could each be the answer (docs/extraction.md, "Several candidate
+    #: blocks"); the one taken is :mod:`beyondpass.extraction.blocks`' choice
+    candidates: int = 1
+    #: with several candidates: what the other reading would take (the last candidate, or
+    #: the first when the last was taken), so its verdict can be compared
+    alternative: Extraction | None = None
 
     @property
     def ok(self) -> bool:

@@ -15,6 +15,7 @@ model, and records what it added (the condition's metadata names the mode):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from beyondpass.benchmarks.task import Task, TestCase
@@ -149,8 +150,16 @@ def function_mode_request(
 
 
 def extract_function(answer: str, task: Task) -> Extraction:
-    """Function mode: the answer's code, unchanged, followed by the generated driver."""
+    """Function mode: the answer's code, unchanged, followed by the generated driver; an
+    answer with several candidate blocks keeps the other reading, with its driver too."""
     found = extract_program(answer, task)
+    if found.alternative is None:
+        return _with_driver(found, task)
+    alternative = _with_driver(found.alternative, task)
+    return replace(_with_driver(found, task), candidates=found.candidates, alternative=alternative)
+
+
+def _with_driver(found: Extraction, task: Task) -> Extraction:
     if not found.ok:
         return found
     p = problem(str(task.metadata.get("psb2_problem", task.task_id)))

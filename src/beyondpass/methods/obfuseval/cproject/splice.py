@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from beyondpass.extraction.program import fenced_blocks
+from beyondpass.extraction.blocks import choose
+from beyondpass.extraction.program import fenced
 from beyondpass.methods.obfuseval.cproject.grammar import declared_name, parse, walk
 
 
@@ -73,15 +74,16 @@ def _macro_name(node: Any) -> str:
 
 
 def code_of(answer: str, name: str) -> str:
-    """The C code of a model's answer: the first fenced block that defines ``name``, else
-    the first fenced block, else the whole answer (an answer may hold a header, a usage
-    example or an alternative in blocks of their own)."""
-    blocks = fenced_blocks(answer)
-    for block in blocks:
-        tree, _ = parse(block)
-        if name in _definitions(tree.root_node):
-            return block
-    return blocks[0] if blocks else answer
+    """The C code of a model's answer: of the fenced blocks that define ``name``, the one
+    every answer format takes (:func:`beyondpass.extraction.blocks.choose`: the last one the
+    answer names its answer, else the first); else the first fenced block, else the whole
+    answer (an answer may hold a header, a usage example or an alternative in blocks of
+    their own)."""
+    blocks = fenced(answer)
+    defining = [b for b in blocks if name in _definitions(parse(b.text)[0].root_node)]
+    if defining:
+        return defining[choose([b.named for b in defining])].text
+    return blocks[0].text if blocks else answer
 
 
 def splice(source: str, name: str, answer: str) -> Spliced:
