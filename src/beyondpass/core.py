@@ -83,7 +83,7 @@ CORE = Method(
         AnswerFormatSpec(
             "whole-program",
             "beyondpass.extraction.program:extract_program",
-            "a whole program in the task's language (first fenced block, else the answer)",
+            "a whole program in the task's language (its fenced block, else the answer)",
         ),
         AnswerFormatSpec(
             "edited-program",
@@ -105,6 +105,9 @@ CORE = Method(
             ),
             decides_verdict=True,
             runs_code=True,
+            # per answer with several candidate blocks: the other reading's verdict
+            result_fields=("block_choice",),
+            summary="beyondpass.evaluators.functional:block_choice_summary",
             description="runs the task's tests in the sandbox; decides the verdict",
         ),
     ),
@@ -134,6 +137,8 @@ CORE = Method(
     report_sections=(
         "beyondpass.report.profile:ProfileSection",
         "beyondpass.review.section:ReviewReportSection",
+        # answers with several candidate blocks: would the other reading change the verdict
+        "beyondpass.report.block_choice:BlockChoiceSection",
     ),
     commands=(
         "beyondpass.cli.benchmarks:benchmarks",

@@ -5,12 +5,18 @@ from extraction (``no_code`` / ``syntax_error``), so failure analysis can tell "
 wrote instructions" apart from "the code was wrong". The task's tests go to the executor as
 they are, call-style or I/O (stdin/stdout, with their comparison); the executor's own
 compile step may still reject a program (``compile_error``).
+
+An answer with several candidate blocks (docs/extraction.md, "Several candidate blocks")
+carries the program the other reading would take; it runs too, untimed, and the sample's
+details record under ``block_choice`` whether its verdict differs. Single-block answers
+cost nothing more.
 """
 
 from __future__ import annotations
 
 import re
 import statistics
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -29,10 +35,14 @@ from beyondpass.execution.base import (
 from beyondpass.execution.languages import LANGUAGES, compile_step, launcher
 from beyondpass.execution.sandboxed import call_timing
 
+#: where a sample's verdict details record the other reading of a multi-block answer
+BLOCK_CHOICE = "block_choice"
+
 
 class FunctionalEvaluator(Evaluator):
     name = "functional"
     decides_verdict = True
+    version = "2"  # details record the other reading's verdict (``block_choice``)
 
     def __init__(
         self, executor: Executor, limits: ExecutionLimits | None = None, timing_repeats: int = 0
@@ -54,28 +64,45 @@ class FunctionalEvaluator(Evaluator):
         self, candidates: Sequence[Candidate], on_result: OnEvaluation | None = None
     ) -> list[Evaluation]:
         out: list[Evaluation | None] = [None] * len(candidates)
-        runnable: list[int] = []
-        for i, cand in enumerate(candidates):
-            status = cand.extraction.status
-            if status == "ok":
-                runnable.append(i)
-                continue
-            message = cand.extraction.error or "the answer contains no code"
-            out[i] = Evaluation(status=status, passed=False, details={"message": message})
+        # (sample, is the other reading's program, what runs): the alternatives ride along
+        jobs = [(i, False, cand) for i, cand in enumerate(candidates)]
+        jobs += [
+            (i, True, Candidate(c.task, c.extraction.alternative, c.raw, c.condition))
+            for i, c in enumerate(candidates)
+            if c.extraction.alternative is not None
+        ]
+        found: dict[tuple[int, bool], Evaluation] = {}
+        lock = threading.Lock()
+
+        def record(i: int, other: bool, evaluation: Evaluation) -> None:
+            with lock:
+                found[(i, other)] = evaluation
+                alternative = candidates[i].extraction.alternative is not None
+                if (i, False) not in found or (alternative and (i, True) not in found):
+                    return
+                out[i] = found[(i, False)]
+                if alternative:
+                    out[i].details[BLOCK_CHOICE] = block_choice(  # type: ignore[union-attr]
+                        candidates[i], found[(i, False)], found[(i, True)]
+                    )
             if on_result:
                 on_result(i, out[i])  # type: ignore[arg-type]
-        requests = [self._request(candidates[i]) for i in runnable]
+
+        runnable = []
+        for i, other, cand in jobs:
+            if cand.extraction.status == "ok":
+                runnable.append((i, other, cand))
+            else:
+                record(i, other, _not_run(cand))
+        requests = [self._request(cand, timed=not other) for _, other, cand in runnable]
 
         def done(j: int, result: ExecutionResult) -> None:
-            i = runnable[j]
-            out[i] = _evaluation(result, requests[j].tests)
-            if on_result:
-                on_result(i, out[i])  # type: ignore[arg-type]
+            record(runnable[j][0], runnable[j][1], _evaluation(result, requests[j].tests))
 
         self.executor.run_many(requests, on_result=done)
         return out  # type: ignore[return-value]
 
-    def _request(self, cand: Candidate) -> ExecutionRequest:
+    def _request(self, cand: Candidate, timed: bool = True) -> ExecutionRequest:
         limits = self.limits
         task_timeout = float(cand.task.metadata.get("timeout_s", 0))
         if task_timeout > limits.timeout_s:  # documented slow task (benchmarks/task_notes.toml)
@@ -91,7 +118,7 @@ class FunctionalEvaluator(Evaluator):
             language=language,
             test_setup=cand.task.test_setup,
             limits=limits,
-            timing_repeats=self.timing_repeats,
+            timing_repeats=self.timing_repeats if timed else 0,
             # C++ and Java: compiled once in the sandbox, then one process per test
             compile=compile_step(language, program, function) if compiled else None,
             launcher=launcher(language, program, limits, function=function)
@@ -99,6 +126,40 @@ class FunctionalEvaluator(Evaluator):
             else None,
             function=function,
         )
+
+
+def _not_run(cand: Candidate) -> Evaluation:
+    """The verdict of an answer extraction found no runnable program in."""
+    message = cand.extraction.error or "the answer contains no code"
+    return Evaluation(status=cand.extraction.status, passed=False, details={"message": message})
+
+
+def block_choice(cand: Candidate, chosen: Evaluation, other: Evaluation) -> dict[str, Any]:
+    """What the sample's details record when its answer had several candidate blocks."""
+    alternative = cand.extraction.alternative
+    return {
+        "candidates": cand.extraction.candidates,
+        "alternative": alternative.notes[0] if alternative and alternative.notes else "",
+        "alternative_status": other.status,
+        "alternative_passed": bool(other.passed),
+        "changes_verdict": bool(other.passed) != bool(chosen.passed),
+    }
+
+
+def block_choice_summary(
+    values: dict[str, list[dict[str, Any]]], statuses: Counter[str]
+) -> dict[str, Any]:
+    """``evaluate``'s end-of-run count: answers with several candidate blocks, and the share
+    whose verdict the other reading would change (printed as a mean over them)."""
+    records = values.get(BLOCK_CHOICE, [])
+    changed = sum(bool(r.get("changes_verdict")) for r in records)
+    key = "other_block_changes_verdict"
+    return {
+        "means": {key: changed / len(records) if records else None},
+        "n": {key: len(records)},
+        "multi_block": len(records),
+        "changes_verdict": changed,
+    }
 
 
 def _io(tests: Sequence[TestCase]) -> bool:

@@ -11,6 +11,8 @@ an interrupted evaluation resumes, and ``beyondpass report OUT`` works on it lik
 docs/nfr-metrics.md). Each declares the fields it adds to every line (``result_fields``);
 when any does, lines also carry ``code`` (the program the metrics ran on). A metric that is
 undefined for a sample (no code, syntax error, failing sample for the time) is ``null``.
+A verdict evaluator's own per-sample record goes on the lines that have one (``functional``:
+``block_choice``, an answer with several candidate blocks, docs/extraction.md).
 
 The steps, in order: :func:`resolve_lines` (validate the file against the benchmark),
 :func:`open_store` (refuse a directory holding other work), the evaluators (built by
@@ -392,8 +394,18 @@ def result_lines(
         if fields:
             line["code"] = r.sample.program
             line.update({name: r.result.metrics.get(name) for name in fields})
+        for spec in _verdict_records():  # only where recorded (a multi-block answer's)
+            line.update(
+                {f: r.result.details[f] for f in spec.result_fields if f in r.result.details}
+            )
         lines.append(line)
     return lines
+
+
+def _verdict_records() -> list[registry.EvaluatorSpec]:
+    """Verdict evaluators that record per-sample fields in their details (``functional``:
+    ``block_choice``, the other reading of a multi-block answer)."""
+    return [s for s, _ in registry.specs("evaluators") if s.decides_verdict and s.result_fields]
 
 
 def summarize_lines(
@@ -430,5 +442,10 @@ def summarize_lines(
         }
         _, owner = registry.lookup("evaluators", spec.name)
         summary[spec.name] = registry.resolve(spec.summary, owner)(values, statuses)
+    for spec in _verdict_records():
+        values = {f: [line[f] for line in lines if f in line] for f in spec.result_fields}
+        if spec.summary is not None and any(values.values()):
+            _, owner = registry.lookup("evaluators", spec.name)
+            summary[spec.name] = registry.resolve(spec.summary, owner)(values, statuses)
     summary["known_broken_in_samples"] = sorted(set(per_task) & set(bench.known_broken))
     return summary
