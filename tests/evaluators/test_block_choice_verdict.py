@@ -150,3 +150,28 @@ def test_the_report_shows_the_counts(judged, tmp_path: Path) -> None:
     assert "m&lt;1&gt;" in out.html and "m<1>" not in out.html
     single = BlockChoiceSection().build(ReportContext({}, report_rows[3:], 0, tmp_path))  # type: ignore[arg-type]
     assert single is None
+
+
+def test_a_stored_sample_keeps_the_other_reading_for_scoring_and_rescoring(
+    judged, data_dir: Path
+) -> None:
+    """``run`` and ``evaluate`` store each sample once and score what they stored: the other
+    reading survives the round trip through the sample record, the single one stays one."""
+    from beyondpass.study.scoring import extraction_of, make_sample
+
+    rows, _, _ = judged
+    tasks = load_humaneval(data_dir).tasks
+    for row in rows:
+        task = tasks[row["task_id"]]
+        fresh = extract(row["response"], task)
+        sample = make_sample("k", task, "m", "c", 0, row["response"])
+        stored = json.loads(json.dumps(sample.extraction))  # as the store keeps it
+        back = extraction_of(type(sample)(**{**sample.__dict__, "extraction": stored}), task)
+        assert back.candidates == fresh.candidates
+        assert back.program == fresh.program
+        if row["task_id"] in OTHER_PASSES:
+            assert back.alternative is not None and fresh.alternative is not None
+            assert back.alternative.program == fresh.alternative.program
+            assert back.alternative.status == fresh.alternative.status
+        else:
+            assert back.alternative is None

@@ -45,15 +45,51 @@ def make_sample(
         raw=answer,
         code=extraction.code,
         program=extraction.program,
-        extraction={
-            "status": extraction.status,
-            "kind": extraction.kind,
-            "error": extraction.error,
-            "notes": list(extraction.notes),
-            **({"function": extraction.function.as_dict()} if extraction.function else {}),
-        },
+        extraction=_stored_extraction(extraction),
         transcript=transcript or [],
         generation=generation or {},
+    )
+
+
+def _stored_extraction(extraction: Extraction, *, whole: bool = False) -> dict[str, Any]:
+    """How a sample keeps its extraction (code and program are columns of their own); the
+    other reading of a multi-block answer (``alternative``) is kept whole, so its verdict
+    can be compared when the sample is scored or rescored."""
+    out: dict[str, Any] = {
+        "status": extraction.status,
+        "kind": extraction.kind,
+        "error": extraction.error,
+        "notes": list(extraction.notes),
+        **({"function": extraction.function.as_dict()} if extraction.function else {}),
+    }
+    if whole:
+        out.update(code=extraction.code, program=extraction.program)
+    if extraction.candidates > 1:
+        out["candidates"] = extraction.candidates
+    if extraction.alternative is not None:
+        out["alternative"] = _stored_extraction(extraction.alternative, whole=True)
+    return out
+
+
+def _read_extraction(e: dict[str, Any], code: str, program: str, function: Any) -> Extraction:
+    other = e.get("alternative")
+    return Extraction(
+        status=e["status"],
+        code=code,
+        program=program,
+        kind=e.get("kind", "none"),
+        error=e.get("error", ""),
+        notes=tuple(e.get("notes", ())),
+        function=function,
+        candidates=int(e.get("candidates", 1)),
+        alternative=_read_extraction(
+            other,
+            str(other.get("code", "")),
+            str(other.get("program", "")),
+            FunctionCall.from_dict(other.get("function")),
+        )  # fmt: skip
+        if isinstance(other, dict)
+        else None,
     )
 
 
@@ -64,15 +100,7 @@ def extraction_of(sample: SampleRecord, task: Task | None = None) -> Extraction:
     function = FunctionCall.from_dict(e.get("function"))
     if function is None and task is not None and e.get("status") == "ok":
         function = legacy_function_call(sample.program, task)
-    return Extraction(
-        status=e["status"],
-        code=sample.code,
-        program=sample.program,
-        kind=e.get("kind", "none"),
-        error=e.get("error", ""),
-        notes=tuple(e.get("notes", ())),
-        function=function,
-    )
+    return _read_extraction(e, sample.code, sample.program, function)
 
 
 def candidate_of(sample: SampleRecord, task: Task) -> Candidate:
@@ -177,7 +205,8 @@ def evaluation_record(key: str, ev: Evaluator, evaluation: Evaluation) -> Evalua
         metrics=dict(evaluation.metrics),
         details=dict(evaluation.details),
         status=str(evaluation.status) if verdict else None,
-        passed=bool(evaluation.passed) if verdict else None,
+        # None from a verdict evaluator: no test stands behind the verdict (kept as such)
+        passed=None if not verdict or evaluation.passed is None else bool(evaluation.passed),
     )
 
 
