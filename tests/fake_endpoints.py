@@ -91,7 +91,7 @@ class FakeEndpoint:
         *replies: Reply,
         hold_until: int = 0,
         hold_timeout: float = 5.0,
-        responder: Callable[[str], str] | None = None,
+        responder: Callable[[str], str | Reply] | None = None,
         chat_only: bool = False,
         n_choices: str = "all",
     ) -> None:
@@ -120,7 +120,8 @@ class FakeEndpoint:
             if self._script:
                 return self._script.pop(0)
         if self.responder is not None:
-            return Reply(text=self.responder(_prompt_text(body)))
+            answer = self.responder(_prompt_text(body))  # a text, or a whole Reply
+            return answer if isinstance(answer, Reply) else Reply(text=answer)
         return Reply()
 
     @property

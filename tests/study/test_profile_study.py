@@ -241,3 +241,24 @@ def test_rescore_rebuilds_every_arms_verdict_and_keeps_add_ons_in_their_arm(run_
             return {r.sample.key: r.result.status for r in store.rows() if r.result}
 
     assert verdicts(d / "a-rescored") == verdicts(d / "a")
+
+
+def test_no_arm_without_tests_gets_a_pass_verdict_or_a_pass_at_1(runs) -> None:
+    """The echoed answers are nonsense. NoFunEval's latency rows have no tests, so their
+    edits are ``scored``, never ``passed``; core pass@1 is a headline only of the arms
+    whose verdict is a test run (not RobustAPI's misuse check, not a classification)."""
+    from beyondpass.analysis.headline import headline_cells
+    from beyondpass.store.run_store import RunStore
+
+    with RunStore(runs["dir"] / "a", create=False) as store:
+        meta = store.all_meta()
+        rows = list(store.rows())
+    statuses = Counter(r.result.status for r in rows if r.sample.benchmark == "nofuneval-latency")
+    assert statuses and set(statuses) <= {"scored", "no_code"}, statuses
+    assert not any(r.result.passed for r in rows if r.sample.benchmark == "nofuneval-latency")
+    cells = headline_cells(rows, meta)
+    with_pass = {c.benchmark for c in cells if (c.method, c.metric) == ("core", "pass@1")}
+    assert with_pass == {"humaneval", "psb2-edge", "demo"}, with_pass
+    # each method's own headline still stands for the arms without tests
+    own = {(c.method, c.benchmark) for c in cells if c.method != "core"}
+    assert {("nofuneval", "nofuneval-latency"), ("robustapi", "robustapi")} <= own, own

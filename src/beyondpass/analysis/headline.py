@@ -27,6 +27,7 @@ from beyondpass.analysis.cells import CellStats
 from beyondpass.analysis.metrics import UNITS
 from beyondpass.analysis.ordering import natural_key
 from beyondpass.analysis.stats import BOOTSTRAP_RESAMPLES, weighted_bootstrap_ci
+from beyondpass.evaluators.base import counts_for_pass
 from beyondpass.store.run_store import Row
 
 #: the group of a cell that pools every prompt condition
@@ -120,12 +121,15 @@ def cell_of(
 
 def pass_observations(rows: Sequence[Row], meta: Mapping[str, Any]) -> Iterator[Observation]:
     """Pass@1 (core's headline): each task's share of passing samples, every benchmark and
-    prompt condition; the mean over tasks is the pass@1 of the run's results table."""
+    prompt condition; the mean over tasks is the pass@1 of the run's results table. Only
+    where tests ran: a sample whose verdict has no pass/fail (an edit only scored, a misuse
+    check, a classification label) is left out, so no benchmark gets a pass@1 that no test
+    stands behind; those methods' own headline metrics say what their verdicts mean."""
     per_task: dict[tuple[str, str, str, str], list[bool]] = defaultdict(list)
     for row in rows:
-        if row.result is not None:
+        if counts_for_pass(row.result):
             s = row.sample
-            per_task[(s.benchmark, s.model, s.condition, s.task_id)].append(row.result.passed)
+            per_task[(s.benchmark, s.model, s.condition, s.task_id)].append(row.result.passed)  # type: ignore[union-attr]
     for (bench, model, condition, task), passed in per_task.items():
         yield Observation(bench, model, condition, task, sum(passed) / len(passed))
 

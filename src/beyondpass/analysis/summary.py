@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from beyondpass.analysis.passk import mean_pass_at_k
 from beyondpass.analysis.stats import bootstrap_ci
+from beyondpass.evaluators.base import counts_for_pass
+from beyondpass.models.base import cut_off
 from beyondpass.store.run_store import Row
 
 KS = (1, 5, 10, 100)
@@ -30,6 +32,9 @@ class GroupSummary:
     pass1_ci: tuple[float, float]
     status_counts: dict[str, int]
     model_versions: list[str] = field(default_factory=list)
+    #: samples that did not pass and whose answer stopped at the token budget
+    #: (``finish_reason`` ``length``): cut off, not necessarily wrong
+    truncated: int = 0
 
     @property
     def label(self) -> str:
@@ -37,7 +42,9 @@ class GroupSummary:
 
 
 def summarize(rows: Iterable[Row], *, seed: int = 0) -> list[GroupSummary]:
-    """One summary per (benchmark, model, condition), over evaluated samples only."""
+    """One summary per (benchmark, model, condition), over evaluated samples only; pass@k
+    and ``n_evaluated`` count only samples with a pass/fail verdict (a ``scored`` edit or a
+    misuse check is in the status counts, not in pass@k)."""
     groups: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
     for row in rows:
         s = row.sample
@@ -54,12 +61,17 @@ def summarize(rows: Iterable[Row], *, seed: int = 0) -> list[GroupSummary]:
             }
             - {""}
         )
+        tasks: set[str] = set()
+        truncated = 0
         for m in members:
             if m.result is None:
                 statuses["not evaluated"] += 1
                 continue
-            per_task[m.sample.task_id].append(m.result.passed)
+            tasks.add(m.sample.task_id)
             statuses[m.result.status] += 1
+            truncated += not m.result.passed and cut_off(m.sample.generation)
+            if counts_for_pass(m.result):
+                per_task[m.sample.task_id].append(m.result.passed)
         counts = [(len(v), sum(v)) for v in per_task.values()]
         min_n = min((n for n, _ in counts), default=0)
         pass_at = {k: mean_pass_at_k(counts, k) for k in KS if counts and k <= min_n}
@@ -69,13 +81,14 @@ def summarize(rows: Iterable[Row], *, seed: int = 0) -> list[GroupSummary]:
                 benchmark=benchmark,
                 model=model,
                 condition=condition,
-                n_tasks=len(per_task),
+                n_tasks=len(tasks),
                 n_samples=len(members),
                 n_evaluated=sum(len(v) for v in per_task.values()),
                 pass_at=pass_at,
                 pass1_ci=bootstrap_ci(per_task_rate, seed=seed),
                 status_counts=dict(statuses.most_common()),
                 model_versions=versions,
+                truncated=truncated,
             )
         )
     return out

@@ -31,12 +31,25 @@ class Evaluation:
     """What one evaluator concluded about one candidate."""
 
     status: str | None = None  # set only by the verdict-deciding evaluator
+    #: the verdict evaluator's pass/fail; None where no test stands behind its verdict (an
+    #: edit only scored, a static misuse check, a classification label): pass@k is computed
+    #: only over samples with a pass/fail (:func:`counts_for_pass`)
     passed: bool | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
 
 
 OnEvaluation = Callable[[int, Evaluation], None]
+
+#: The status of a sample whose evaluation checked no behaviour (a NoFunEval edit of a row
+#: without tests: only its DiffBLEU was scored); its ``passed`` is None.
+SCORED = "scored"
+
+
+def counts_for_pass(result: Any) -> bool:
+    """Whether a stored result (:class:`beyondpass.store.run_store.ResultRecord`) is one of
+    the trials pass@k counts: its verdict is a pass or a fail of the task's tests."""
+    return result is not None and bool(getattr(result, "checked", True))
 
 
 class Evaluator(ABC):

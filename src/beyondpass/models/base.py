@@ -68,6 +68,18 @@ class Generation:
     sent: dict[str, Any] = field(default_factory=dict)
 
 
+#: finish reasons that mean the answer stopped at the token budget, not where the model
+#: ended it: ``length`` (OpenAI's APIs and the servers that speak them), ``max_tokens``
+#: (Anthropic's Messages API)
+TOKEN_LIMIT_REASONS = frozenset({"length", "max_tokens"})
+
+
+def cut_off(generation: Any) -> bool:
+    """Whether a stored generation record (``finish_reason`` in a dict) was cut at the token
+    budget, so what the model meant to write was never seen."""
+    return isinstance(generation, dict) and generation.get("finish_reason") in TOKEN_LIMIT_REASONS
+
+
 class ModelProvider(ABC):
     """Base class of all providers.
 

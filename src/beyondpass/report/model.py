@@ -99,7 +99,7 @@ class BenchmarkResults:
     anchor: str
     facts: list[tuple[str, str]]
     main: Table
-    failures: Table
+    failures: Table | None  # None: no sample of the benchmark has a pass/fail verdict
     comparison: Table | None
     comparison_note: str
     broken: list[tuple[str, str]]

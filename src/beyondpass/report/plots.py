@@ -34,6 +34,7 @@ STATUS_ORDER: tuple[str, ...] = (
     "memory",
     "output_limit",
     "killed",
+    "scored",
 )
 NOT_EVALUATED = "not evaluated"
 
@@ -48,6 +49,9 @@ STATUS_COLORS: dict[str, str] = {
     "memory": "#1f78b4",
     "output_limit": "#17becf",
     "killed": "#6b3e26",
+    "scored": "#95a5a6",
+    "correct": "#2e9e4f",
+    "wrong": "#d64541",
     "pass": "#2e9e4f",
     "violation": "#d64541",
     "unparsable": "#c9a227",

@@ -10,6 +10,7 @@ from typing import Any
 from beyondpass.analysis.formatting import percent
 from beyondpass.analysis.ordering import natural_key
 from beyondpass.analysis.summary import GroupSummary
+from beyondpass.evaluators.base import SCORED, counts_for_pass
 from beyondpass.report.details import sample_detail
 from beyondpass.report.facts import known_broken
 from beyondpass.report.model import BenchmarkResults, Cell, Mark, MatrixRow
@@ -28,6 +29,9 @@ from beyondpass.store.run_store import Row
 # Always shown in the main table, even at zero, so tables of different runs line up.
 BASE_STATUSES = ("passed", "failed", "error", "timeout", "no_code", "syntax_error")
 BROKEN_MARK = "†"
+#: the failure table's column of answers cut off at the token budget (``finish_reason``
+#: ``length``), which are counted there as well as under their verdict's own column
+TRUNCATED = "truncated (of not passing)"
 MAX_SQUARES = 10  # matrix cells with more samples show "passed/total" instead of one mark each
 # One bar per (model, condition) stops being readable (and costs seconds of SVG layout) beyond
 # this; designs that large (RobuNFR: 81 conditions) get their own aggregated plots instead.
@@ -43,6 +47,7 @@ _LETTERS = {
     "memory": "M",
     "output_limit": "O",
     "killed": "K",
+    SCORED: "~",  # neither passed nor failed: nothing was checked
     NOT_EVALUATED: "·",
 }
 
@@ -69,17 +74,22 @@ def benchmark_results(
         main_rows.append(cells)
     main = Table(header, text_rows(main_rows), ["l", "l"] + ["r"] * (len(header) - 2))
 
-    failing = [s for s in present if s not in ("passed", NOT_EVALUATED)]
+    failing = [s for s in present if s not in ("passed", SCORED, NOT_EVALUATED)]
     fail_rows = []
-    for g in groups:
+    for g in (g for g in groups if g.n_evaluated):  # groups with a pass/fail verdict
         not_passing = g.n_evaluated - g.status_counts.get("passed", 0)
         cells = [g.model, g.condition, str(g.n_evaluated), _count_pct(not_passing, g.n_evaluated)]
+        cells.append(_count_pct(g.truncated, g.n_evaluated))
         cells += [_count_pct(g.status_counts.get(s, 0), g.n_evaluated) for s in failing]
         fail_rows.append(cells)
-    failures = Table(
-        ["Model", "Condition", "Evaluated", "Not passing", *failing],
-        text_rows(fail_rows),
-        ["l", "l"] + ["r"] * (len(failing) + 2),
+    failures = (
+        Table(
+            ["Model", "Condition", "Evaluated", "Not passing", TRUNCATED, *failing],
+            text_rows(fail_rows),
+            ["l", "l"] + ["r"] * (len(failing) + 3),
+        )
+        if fail_rows
+        else None
     )
 
     group_keys = [(g.model, g.condition) for g in groups]
@@ -165,7 +175,7 @@ def _comparison(
 
 
 def _passed_of(rows: list[Row]) -> tuple[int, int]:
-    evaluated = [r for r in rows if r.result is not None]
+    evaluated = [r for r in rows if counts_for_pass(r.result)]
     return sum(bool(r.result and r.result.passed) for r in evaluated), len(evaluated)
 
 

@@ -64,6 +64,9 @@ class ResultRecord:
     passed: bool
     metrics: dict[str, Any] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
+    #: False when no check stands behind the verdict (its evaluator stored ``passed`` as
+    #: None: a scored edit, a misuse check, a label): pass@k is not computed over it
+    checked: bool = True
 
 
 @dataclass
@@ -310,7 +313,13 @@ class RunStore:
             self.register_evaluator(evaluator, version="", decides_verdict=True)
         self.put_evaluation(
             EvaluationRecord(
-                r.key, evaluator, "", dict(r.metrics), dict(r.details), r.status, r.passed
+                r.key,
+                evaluator,
+                "",
+                dict(r.metrics),
+                dict(r.details),
+                r.status,
+                r.passed if r.checked else None,
             )
         )
 
@@ -404,7 +413,9 @@ def merge(key: str, evaluations: Iterable[EvaluationRecord]) -> ResultRecord | N
         metrics.update(e.metrics)
         if e.details:
             details[e.evaluator] = e.details
-    return ResultRecord(key, verdict.status, bool(verdict.passed), metrics, details)
+    return ResultRecord(
+        key, verdict.status, bool(verdict.passed), metrics, details, verdict.passed is not None
+    )
 
 
 _SAMPLE_COLS = (

@@ -40,6 +40,7 @@ from beyondpass.evaluators.select import FUNCTIONAL
 from beyondpass.evaluators.setup import EvaluationSetup, build_evaluators
 from beyondpass.execution import ExecutionLimits, ExecutorChoice
 from beyondpass.execution.sandboxed import call_timing
+from beyondpass.models.base import cut_off
 from beyondpass.models.replay import AnswerRow
 from beyondpass.store.run_store import DB_NAME, Row, RunStore, sample_key
 from beyondpass.study.answer_files import (
@@ -321,7 +322,7 @@ def store_samples(
                     condition,
                     index,
                     row.text,
-                    generation={"model_version": row.model or "", "source_field": row.field},
+                    generation=_generation_of(row),
                     answer_format=answer_format,
                 )
             )
@@ -384,7 +385,9 @@ def result_lines(
             "index": row.line - 1,
             "line": row.line,
             "status": r.result.status,
-            "passed": r.result.passed,
+            # null where no test stands behind the verdict (a scored edit, a misuse check)
+            "passed": r.result.passed if r.result.checked else None,
+            "truncated": cut_off(r.sample.generation),
             "message": r.result.details.get("message", ""),
             "extraction": r.sample.extraction["status"],
             "tests_passed": r.result.metrics.get("tests_passed", 0),
@@ -413,26 +416,32 @@ def summarize_lines(
 ) -> dict[str, Any]:
     """pass@k over tasks, status counts, and each add-on evaluator's own summary."""
     per_task: dict[str, list[bool]] = defaultdict(list)
+    tasks: set[str] = set()
     statuses: Counter[str] = Counter()
+    truncated = 0
     for line in lines:
         if line["status"] == "skipped":
             continue
-        per_task[line["task_id"]].append(line["passed"])
+        tasks.add(line["task_id"])
         statuses[line["status"]] += 1
+        truncated += bool(line.get("truncated")) and not line["passed"]
+        if line["passed"] is not None:  # pass@k only over pass/fail verdicts
+            per_task[line["task_id"]].append(line["passed"])
     counts = [(len(v), sum(v)) for v in per_task.values()]
     summary: dict[str, Any] = {
         "benchmark": bench.name,
         "benchmark_version": bench.version,
         "n_samples": n_scored,
         "n_skipped": n_lines - n_scored,
-        "n_tasks": len(per_task),
+        "n_tasks": len(tasks),
         "n_benchmark_tasks": len(bench.tasks),
     }
-    min_n = min(n for n, _ in counts)
+    min_n = min((n for n, _ in counts), default=0)
     for k in KS:
         if k <= min_n:
             summary[f"pass@{k}"] = mean_pass_at_k(counts, k)
     summary["status_counts"] = dict(statuses.most_common())
+    summary["truncated"] = truncated
     for spec in plan.add_ons:
         if spec.summary is None:
             continue
@@ -449,3 +458,14 @@ def summarize_lines(
             summary[spec.name] = registry.resolve(spec.summary, owner)(values, statuses)
     summary["known_broken_in_samples"] = sorted(set(per_task) & set(bench.known_broken))
     return summary
+
+
+def _generation_of(row: AnswerRow) -> dict[str, Any]:
+    """What an answer file says of how its answer was generated: the model string, the field
+    it was read from, and the finish reason where the file recorded one (``length``: the
+    answer was cut off at the token budget)."""
+    out = {"model_version": row.model or "", "source_field": row.field}
+    finish = row.extra.get("finish_reason") if isinstance(row.extra, dict) else None
+    if isinstance(finish, str):
+        out["finish_reason"] = finish
+    return out

@@ -157,8 +157,8 @@ def test_classify_evaluator_compat_option(data_dir):
     cands = [Candidate(task, none, a, "classification_left") for a in answers]
     robust = ClassifyEvaluator().evaluate(cands)
     compat = ClassifyEvaluator(ClassifyOptions(compat="nofuneval")).evaluate(cands)
-    assert [e.status for e in robust] == ["passed"] * 4
-    assert [e.status for e in compat] == ["no_code", "no_code", "passed", "no_code"]
+    assert [e.status for e in robust] == ["correct"] * 4
+    assert [e.status for e in compat] == ["no_code", "no_code", "correct", "no_code"]
     assert ClassifyEvaluator(ClassifyOptions(compat="nofuneval")).metadata()["reading"] == "compat"
 
 

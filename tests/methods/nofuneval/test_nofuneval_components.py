@@ -189,7 +189,11 @@ def test_edit_evaluator_verdicts_and_diffbleu():
     ]
     cands = [Candidate(task, extract_edit(a, task), a) for a in answers]
     got = DiffBleuEvaluator().evaluate(cands)
-    assert [e.status for e in got] == ["passed", "failed", "no_code"]
+    # a latency row has no tests: nothing about the edit is checked, so no verdict says
+    # passed or failed; whether it edited anything is a metric
+    assert [e.status for e in got] == ["scored", "scored", "no_code"]
+    assert [e.passed for e in got] == [None, None, None]
+    assert [e.metrics["edited"] for e in got] == [1, 0, 0]
     assert got[0].metrics["diffbleu"] == pytest.approx(1.0)
     assert got[1].metrics["diffbleu"] == 0.0 and got[2].metrics["diffbleu"] == 0.0
     assert got[0].metrics["template_followed"] is True

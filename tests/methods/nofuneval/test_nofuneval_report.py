@@ -391,7 +391,8 @@ def test_classify_evaluator_reads_the_ordering_from_the_condition(data_dir):
         Candidate(task, none, left, "base_prompt"),
     ]
     got = ClassifyEvaluator().evaluate(cands)
-    assert [e.status for e in got] == ["passed", "passed", "failed", "no_code", "error"]
+    assert [e.status for e in got] == ["correct", "correct", "wrong", "no_code", "error"]
+    assert {e.passed for e in got} == {None}  # a label is no test run: no pass@1
     assert [e.metrics.get("choice_parsed") for e in got] == [True, True, True, False, None]
     assert "use plan nofuneval-classify" in got[4].details["error"]
 

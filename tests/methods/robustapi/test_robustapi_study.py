@@ -67,8 +67,10 @@ def test_replayed_study_scores_misuse_in_three_settings(tmp_path, data_dir):
     for tid in ids:
         bad = by[(tid, "one-shot-irrelevant")].result
         good = by[(tid, "one-shot-relevant")].result
-        assert (bad.status, bad.passed, bad.metrics["misuse"]) == ("violation", False, True)
-        assert (good.status, good.passed) == ("pass", True)
+        assert (bad.status, bad.metrics["misuse"]) == ("violation", True)
+        assert (good.status, good.metrics["misuse"]) == ("pass", False)
+        # a misuse check is no test run: neither verdict is a pass/fail pass@1 counts
+        assert not bad.checked and not good.checked
         assert good.metrics["verdict_original"] == "violation"  # the published semantics
         assert bad.details["violations"][0]["api"] == "Iterator.next"
         # what was asked: the seed's prompt, with the right demonstration

@@ -127,6 +127,13 @@ METHOD = Method(
                     "rate",
                     "the answer put the program in a fenced block",
                 ),
+                Metric(
+                    "edited",
+                    "answers",
+                    "higher",
+                    "rate",
+                    "a real edit: the program differs from the source",
+                ),
                 Metric("speedup", "x", "higher", "mean", "runtime rows: speed-up over the source"),
                 Metric("runtime_correct", "answers", "higher", "rate", "runtime rows: all cases"),
                 Metric(
@@ -138,6 +145,7 @@ METHOD = Method(
             result_fields=(
                 "diffbleu",
                 "template_followed",
+                "edited",
                 "speedup",
                 "runtime_correct",
                 "runtime_improved",

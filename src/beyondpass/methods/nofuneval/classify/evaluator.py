@@ -3,8 +3,10 @@
 It decides the verdict of classification tasks (``nofuneval-classify`` and
 ``nofuneval-classify-<subset>``), one answer at a time: the condition says which ordering
 was asked (``classification_left`` / ``classification_right``), the task holds that
-ordering's label. ``passed``: the answer names the right program; ``failed``: it names the
-other; ``no_code``: no choice could be read (counted wrong, and against the parse rate);
+ordering's label. ``correct``: the answer names the right program; ``wrong``: it names the
+other; ``no_code``: no choice could be read (counted wrong, and against the parse rate). A
+label is no test run: ``passed`` is None, so no pass@1 is computed (accuracy is this
+method's figure);
 option ``compat = "nofuneval"`` reads answers as NoFunEval's harness does. An
 example is correct only when both orderings are: the Table 2 section pairs the answers
 (:mod:`beyondpass.methods.nofuneval.report`), the evaluator cannot, as it sees one answer.
@@ -70,7 +72,7 @@ class ClassifyEvaluator(Evaluator):
             known = ", ".join(CONDITION_ORDERING)
             return Evaluation(
                 "error",
-                False,
+                None,
                 details={
                     "error": f"condition {cand.condition!r} is no classification ordering "
                     f"(expected {known}: use plan nofuneval-classify)"
@@ -79,10 +81,10 @@ class ClassifyEvaluator(Evaluator):
         expected = str(cand.task.metadata[f"classification_{ordering}_label"]).strip().upper()
         choice = self._read(cand.raw)
         correct = choice == expected
-        status = "no_code" if choice is None else ("passed" if correct else "failed")
+        status = "no_code" if choice is None else ("correct" if correct else "wrong")
         return Evaluation(
             status,
-            correct,
+            None,
             {"choice_correct": correct, "choice_parsed": choice is not None},
             {"ordering": ordering, "choice": choice, "expected": expected},
         )

@@ -2,12 +2,15 @@
 and, on runtime-efficiency rows, correctness and speed-up on the row's CodeNet cases.
 
 It decides the verdict of NoFunEdit tasks: ``no_code`` when no program was read;
-otherwise, on tasks without cases, ``passed`` when the answer is a real edit (non-empty and
-different from the source after comment and blank-line removal) and ``failed`` for a no-op
-edit. Runtime-efficiency tasks (tasks with I/O cases) run the edit and the row's source in
-the executor (``runtime.py``, ``speedup.py``; option ``run = false``: not at all): an edit that
-fails a case gets the executor's status (``failed``, ``error``, ``timeout``, ...), a correct
-one ``passed`` or, for a no-op edit, ``failed``. The executor is the one the command was
+otherwise, on tasks without cases, ``scored``: nothing about the edit's behaviour was
+checked, only its DiffBLEU, so it neither passed nor failed (``passed`` is None, and pass@k
+is not computed over it, nor over a ``no_code`` answer to such a task); metric ``edited``
+is 1 for a real edit (non-empty and different from the source after comment and blank-line
+removal), 0 for a no-op. Runtime-efficiency tasks (tasks with I/O cases) run the edit and
+the row's source in the executor (``runtime.py``, ``speedup.py``; option ``run = false``:
+not at all, and the edit is only scored): an edit that fails a case gets the executor's
+status (``failed``, ``error``, ``timeout``, ...), a correct one ``passed`` or, for a no-op
+edit, ``failed``. The executor is the one the command was
 given (``EvaluatorSpec.runs_code``: ``run``, ``evaluate`` and ``rescore`` build it from
 ``--executor``/``--isolation`` alike) and is recorded with the results (``executor`` in the
 metadata, executor and isolation in each sample's timing record); without one, a runtime
@@ -33,7 +36,13 @@ from typing import Any, Literal
 
 import pydantic
 
-from beyondpass.evaluators.base import Candidate, Evaluation, Evaluator, OnEvaluation
+from beyondpass.evaluators.base import (
+    SCORED,
+    Candidate,
+    Evaluation,
+    Evaluator,
+    OnEvaluation,
+)
 
 
 class EditOptions(pydantic.BaseModel):
@@ -55,8 +64,15 @@ class EditOptions(pydantic.BaseModel):
 class DiffBleuEvaluator(Evaluator):
     name = "nofuneval-edit"
     decides_verdict = True
-    version = "2"
-    metrics = ("diffbleu", "template_followed", "speedup", "runtime_correct", "runtime_improved")
+    version = "3"
+    metrics = (
+        "diffbleu",
+        "template_followed",
+        "edited",
+        "speedup",
+        "runtime_correct",
+        "runtime_improved",
+    )
 
     def __init__(
         self,
@@ -123,11 +139,12 @@ class DiffBleuEvaluator(Evaluator):
                 meta = cand.task.metadata
                 followed = "template followed" in cand.extraction.notes
                 code = cand.extraction.code
+                runs = bool(cand.task.tests) and self.options.run  # runtime efficiency
                 if not cand.extraction.ok:
-                    ev = Evaluation(
-                        "no_code", False, {"diffbleu": 0.0, "template_followed": followed}
-                    )
-                    if cand.task.tests and self.options.run:  # not run; its source is
+                    metrics = {"diffbleu": 0.0, "template_followed": followed, "edited": 0}
+                    # pass/fail only where the row's tests run (not run; its source is)
+                    ev = Evaluation("no_code", False if runs else None, metrics)
+                    if runs:
                         out[i] = ev
                         timed.append(i)
                     else:
@@ -138,16 +155,13 @@ class DiffBleuEvaluator(Evaluator):
                 edited = (
                     normalise(code, lang).split() != normalise(meta["source_code"], lang).split()
                 )
-                ev = Evaluation(
-                    "passed" if edited else "failed",
-                    edited,
-                    {"diffbleu": score, "template_followed": followed},
-                )
-                if cand.task.tests and self.options.run:  # runtime efficiency: run, time
-                    out[i] = ev
+                metrics = {"diffbleu": score, "template_followed": followed,
+                           "edited": int(edited)}  # fmt: skip
+                if runs:  # run on the row's cases, timed
+                    out[i] = Evaluation("passed" if edited else "failed", edited, metrics)
                     timed.append(i)
-                else:
-                    emit(i, ev)
+                else:  # nothing runs: the edit is scored, neither passed nor failed
+                    emit(i, Evaluation(SCORED, None, metrics))
         if timed:
             self._run_and_time([candidates[i] for i in timed], [out[i] for i in timed],
                                lambda j, ev: emit(timed[j], ev))  # fmt: skip

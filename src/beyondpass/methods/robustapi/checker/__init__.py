@@ -85,7 +85,7 @@ class ApiMisuseEvaluator(Evaluator):
         original = self.original.check(answer, api, prompts)
         return Evaluation(
             status=verdict.verdict,
-            passed=verdict.verdict == "pass",
+            passed=None,  # a static check, not a test run: no pass@1 (its own rates)
             metrics={
                 "api": api,
                 "domain": cand.task.metadata.get("domain"),
