@@ -42,6 +42,7 @@ def ordering_of(condition: str) -> str | None:
 class ClassifyEvaluator(Evaluator):
     name = "nofuneval-classify"
     decides_verdict = True
+    version = "2"  # 2: statuses correct/wrong, no pass/fail (a label is no test run)
     metrics = ("choice_correct", "choice_parsed")
 
     def __init__(self, options: ClassifyOptions | None = None) -> None:

@@ -41,6 +41,7 @@ class ApiMisuseEvaluator(Evaluator):
 
     name = "robustapi"
     decides_verdict = True
+    version = "2"  # 2: no pass/fail (a misuse check is no test run)
 
     def __init__(self, correct: ApiMisuseChecker, original: ApiMisuseChecker) -> None:
         self.correct = correct
