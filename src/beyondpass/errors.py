@@ -7,6 +7,11 @@ The CLI prints that line and exits non-zero; anything else is a bug and keeps it
 
 from __future__ import annotations
 
+#: Exit code of a command whose work finished incomplete (what was done is stored).
+EXIT_INCOMPLETE = 1
+#: Exit code of a command a model endpoint failed (what was done is stored).
+EXIT_MODEL_FAILED = 3
+
 
 class BeyondpassError(Exception):
     """An error caused by input or environment, reported to the user as one line."""
@@ -22,7 +27,12 @@ class ConfigError(BeyondpassError):
     """A study file, model spec or option is invalid."""
 
 
+class MissingExtra(ConfigError):
+    """An optional part is used whose dependencies are not installed; the message names the
+    extra that brings them (``pip install 'beyondpass[pandas]'``)."""
+
+
 class ModelError(BeyondpassError):
     """A model endpoint failed after retries (refused, timed out, rejected the request)."""
 
-    exit_code = 3
+    exit_code = EXIT_MODEL_FAILED

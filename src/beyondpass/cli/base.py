@@ -14,9 +14,9 @@ from typing import Any
 import click
 
 from beyondpass import __version__
+from beyondpass.errors import EXIT_INCOMPLETE, EXIT_MODEL_FAILED
 
-EXIT_INCOMPLETE = 1
-EXIT_MODEL_FAILED = 3
+__all__ = ["EXIT_INCOMPLETE", "EXIT_MODEL_FAILED", "cli", "console", "default_out", "emit_json"]
 
 
 def emit_json(payload: Any) -> None:

@@ -32,7 +32,7 @@ import warnings
 from importlib import metadata
 from typing import Any
 
-from beyondpass.errors import ConfigError
+from beyondpass.errors import ConfigError, MissingExtra
 from beyondpass.registry.options import evaluator_options, validate_options
 from beyondpass.registry.specs import (
     AnswerFileSpec,
@@ -75,10 +75,6 @@ NAMED_KINDS: dict[str, tuple[str, str]] = {
     "providers": ("model provider", "known"),
     "executors": ("executor", "available"),
 }
-
-
-class MissingExtra(ConfigError):
-    """A method's optional dependencies are not installed."""
 
 
 # -- discovery --------------------------------------------------------------------------------
