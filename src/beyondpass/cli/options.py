@@ -1,6 +1,7 @@
 """Options several commands share, defined once: the data directory, JSON output, the
 executor choice (``--executor``, ``--isolation``, ``--process-budget``, ``--ray-address``)
-and the flags evaluators declare (``--nfr``)."""
+and the flags evaluators declare (``--nfr``). What the executor options become is
+:func:`beyondpass.api.executors.executor_choice`, the same for the Python API."""
 
 from __future__ import annotations
 
@@ -9,8 +10,20 @@ from typing import Any
 
 import click
 
+from beyondpass.api.executors import executor_choice
 from beyondpass.execution.budget import PROCESS_BUDGETS
 from beyondpass.execution.sandbox import ISOLATION_LEVELS
+
+__all__ = [
+    "data_dir_option",
+    "evaluator_flags",
+    "executor_choice",
+    "executor_options",
+    "flagged_evaluators",
+    "json_option",
+    "process_budget_option",
+    "ray_address_option",
+]
 
 DATA_DIR_HELP = "Benchmark data directory (default: $BEYONDPASS_DATA, then cache, then download)."
 
@@ -56,30 +69,6 @@ def executor_options(fn: Any) -> Any:
         "subprocess (a fresh sandboxed worker per sample), ray (a Ray cluster, each worker "
         "sandboxed). Needs pip install 'beyondpass[ray]' for ray.",
     )(fn)
-
-
-def executor_choice(
-    executor: str | None,
-    isolation: str | None,
-    ray_address: str | None,
-    default: Any = None,
-    process_budget: str | None = None,
-) -> Any:
-    """The CLI's choice over the study's (``default``); ``None`` when nothing was given."""
-    from beyondpass.execution import ExecutorChoice
-
-    if executor is None and isolation is None and ray_address is None and process_budget is None:
-        return default
-    base = default or ExecutorChoice()
-    name = executor or ("ray" if ray_address else base.name)
-    if ray_address is None and name == "ray":
-        ray_address = base.ray_address  # the study's address, unless the CLI names one
-    return ExecutorChoice(
-        name=name,
-        isolation=isolation or base.isolation,
-        ray_address=ray_address,
-        process_budget=process_budget or base.process_budget,
-    )
 
 
 _FLAG = "flag_"
