@@ -1,4 +1,8 @@
-"""``beyondpass run`` and ``beyondpass demo``: run a study (ask, extract, store, score, report)."""
+"""``beyondpass run`` and ``beyondpass demo``: run a study (ask, extract, store, score, report).
+
+The work is :func:`beyondpass.api.studies.run` (and its ``cost`` for ``--dry-run``), the
+function the Python API exposes as ``beyondpass.run``; this module parses options and prints.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,9 @@ from typing import Any
 import click
 
 from beyondpass.analysis.formatting import percent
-from beyondpass.cli.base import EXIT_INCOMPLETE, EXIT_MODEL_FAILED, console, default_out, emit_json
+from beyondpass.cli.base import console, emit_json
 from beyondpass.cli.options import (
     data_dir_option,
-    executor_choice,
     executor_options,
     json_option,
     process_budget_option,
@@ -73,52 +76,51 @@ def run(
     as_json: bool,
 ) -> None:
     """Run a study (benchmarks x models x prompt conditions) into a run directory."""
-    from beyondpass.study.config import load_study, resolve_study_path
+    from beyondpass.api import studies
 
-    path, builtin = resolve_study_path(study)
-    config = load_study(path, list(models) or None)
-    if builtin and not as_json:
-        stderr.print(f"using the built-in study {path} (no {study} here)")
-    run_dir = Path(out) if out else default_out("runs", config.name)
+    resolved = studies.resolve(study, models)
+    config = resolved.config
+    if resolved.builtin and not as_json:
+        stderr.print(f"using the built-in study {config.source} (no {study} here)")
     if dry_run:
-        _dry_run(config, run_dir, data_dir, cache_dir, no_cache, as_json)
+        _dry_run(config, out, data_dir, cache_dir, no_cache, as_json)
         return
     code = _run_study(
         config,
-        run_dir,
+        out,
         data_dir=data_dir,
         cache_dir=cache_dir,
         no_cache=no_cache,
         workers=workers,
         report=report,
         as_json=as_json,
-        executor=executor_choice(executor, isolation, ray_address, config.executor, process_budget),
+        executor=executor,
+        isolation=isolation,
+        process_budget=process_budget,
+        ray_address=ray_address,
     )
     sys.exit(code)
 
 
 def _dry_run(
     config: Any,
-    run_dir: Path,
+    out: str | None,
     data_dir: str | None,
     cache_dir: str | None,
     no_cache: bool,
     as_json: bool,
 ) -> None:
-    """``run --dry-run``: the study's cost, nothing asked or written (study/cost.py)."""
+    """``run --dry-run``: the study's cost, nothing asked or written
+    (:func:`beyondpass.api.studies.cost`)."""
     from rich.table import Table
 
-    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
-    from beyondpass.study.cost import TOKEN_RULE, study_cost
-    from beyondpass.study.runner import StudyRunner
+    from beyondpass.api import studies
+    from beyondpass.study.cost import TOKEN_RULE
 
-    path = Path(cache_dir) / CACHE_FILENAME if cache_dir else default_cache_path()
-    cache = ResponseCache(path) if not no_cache and path.is_file() else None
-    try:
-        cost = study_cost(StudyRunner(config, run_dir, data_dir=data_dir), cache)
-    finally:
-        if cache is not None:
-            cache.close()
+    run_dir = studies.default_run_dir(config, out)
+    cost = studies.cost(
+        config, out=run_dir, data_dir=data_dir, cache_dir=cache_dir, cache=not no_cache
+    )
     if as_json:
         emit_json({"run_dir": str(run_dir), **cost.as_dict()})
         return
@@ -142,7 +144,7 @@ def _dry_run(
 
 def _run_study(
     config: Any,
-    run_dir: Path,
+    out: str | Path | None,
     *,
     data_dir: str | None,
     cache_dir: str | None,
@@ -150,76 +152,47 @@ def _run_study(
     workers: int | None,
     report: bool,
     as_json: bool,
-    executor: Any = None,
+    executor: str | None = None,
+    isolation: str | None = None,
+    process_budget: str | None = None,
+    ray_address: str | None = None,
 ) -> int:
-    from beyondpass.models.cache import CACHE_FILENAME, ResponseCache, default_cache_path
-    from beyondpass.study.runner import StudyRunner
+    """Run through :func:`beyondpass.api.studies.run` and print what it did; the exit code."""
+    from beyondpass.api import studies
 
-    cache = None
-    if not no_cache:
-        cache = ResponseCache(
-            Path(cache_dir) / CACHE_FILENAME if cache_dir else default_cache_path()
+    with RichProgress() as progress:
+        result = studies.run(
+            config,
+            out=out,
+            data_dir=data_dir,
+            cache_dir=cache_dir,
+            cache=not no_cache,
+            workers=workers,
+            report=report,
+            executor=executor,
+            isolation=isolation,
+            process_budget=process_budget,
+            ray_address=ray_address,
+            progress=progress,
         )
-    try:
-        with RichProgress() as progress:
-            outcome = StudyRunner(
-                config,
-                run_dir,
-                data_dir=data_dir,
-                cache=cache,
-                progress=progress,
-                workers=workers,
-                executor=executor,
-            ).run()
-    finally:
-        if cache is not None:
-            cache.close()
-    paths = None
-    if report and outcome.summaries:
-        from beyondpass.report import render_report
-
-        paths = render_report(run_dir, seed=config.seed)
-    payload = {
-        "run_dir": str(run_dir),
-        "complete": outcome.complete,
-        "samples_expected": outcome.expected,
-        "samples_scored": outcome.scored,
-        "failures": outcome.failures,
-        "groups": [
-            {
-                "benchmark": g.benchmark,
-                "model": g.model,
-                "condition": g.condition,
-                "n_tasks": g.n_tasks,
-                "n_samples": g.n_samples,
-                "n_evaluated": g.n_evaluated,
-                **{f"pass@{k}": v for k, v in g.pass_at.items()},
-                "pass@1_ci95": list(g.pass1_ci),
-                "status_counts": g.status_counts,
-            }
-            for g in outcome.summaries
-        ],
-        "report_markdown": str(paths.markdown) if paths else None,
-        "report_html": str(paths.html) if paths else None,
-        "report_latex": str(paths.latex) if paths and paths.latex else None,
-    }
     if as_json:
-        emit_json(payload)
+        emit_json(result.as_dict())
     else:
-        _print_groups(outcome.summaries)
-        click.echo(f"run: {run_dir}  ({outcome.scored}/{outcome.expected} samples scored)")
-        if paths:
-            click.echo(f"report: {paths.html}")
-            click.echo(f"        {paths.markdown}")
-    for failure in outcome.failures:  # one line each, whatever the output format
+        _print_groups(result.groups)
+        click.echo(
+            f"run: {result.run_dir}  ({result.samples_scored}/{result.samples_expected} "
+            "samples scored)"
+        )
+        if result.report:
+            click.echo(f"report: {result.report.html}")
+            click.echo(f"        {result.report.markdown}")
+    for failure in result.failures:  # one line each, whatever the output format
         click.echo(
             f"error: {failure} (the run is incomplete; what was done is stored — fix the cause "
             "and run the same command to resume)",
             err=True,
         )
-    if outcome.failures:
-        return EXIT_MODEL_FAILED
-    return 0 if outcome.complete else EXIT_INCOMPLETE
+    return result.exit_code
 
 
 def _print_groups(summaries: list[Any]) -> None:
@@ -270,6 +243,6 @@ def demo(out: str, as_json: bool, process_budget: str | None) -> None:
         workers=None,
         report=True,
         as_json=as_json,
-        executor=executor_choice(None, None, None, config.executor, process_budget),
+        process_budget=process_budget,
     )
     sys.exit(code)
