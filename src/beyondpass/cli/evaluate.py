@@ -1,17 +1,18 @@
-"""``beyondpass evaluate``: score a file of answers produced elsewhere, into a run store."""
+"""``beyondpass evaluate``: score a file of answers produced elsewhere, into a run store.
+
+The work is :func:`beyondpass.api.evaluations.evaluate` (``beyondpass.evaluate`` in Python);
+this module parses options and prints its summary.
+"""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import click
 
 from beyondpass.analysis.formatting import percent
-from beyondpass.cli.base import default_out, emit_json
+from beyondpass.cli.base import emit_json
 from beyondpass.cli.options import (
     data_dir_option,
     evaluator_flags,
-    executor_choice,
     executor_options,
     flagged_evaluators,
     json_option,
@@ -83,30 +84,26 @@ def evaluate(
 ) -> None:
     """Score a JSONL file of model answers against a benchmark's tests."""
     from beyondpass import registry
-    from beyondpass.execution import ExecutionLimits
-    from beyondpass.study.answer_files import AnswerFile
-    from beyondpass.study.evaluate_samples import evaluate_samples
+    from beyondpass.api.evaluations import evaluate as evaluate_answers
 
-    out_dir = (
-        Path(out) if out else default_out("beyondpass-eval", f"{Path(samples).stem}-{benchmark}")
-    )
     with RichProgress(enabled=True) as progress:
-        outcome = evaluate_samples(
+        result = evaluate_answers(
             benchmark,
             samples,
-            out_dir,
+            out=out,
             data_dir=data_dir,
-            limits=ExecutionLimits(timeout_s=timeout),
+            timeout=timeout,
             workers=workers,
-            executor=executor_choice(
-                executor, isolation, ray_address, process_budget=process_budget
-            ),
             skip_unknown_tasks=skip_unknown_tasks,
-            evaluators=tuple(dict.fromkeys((*flagged_evaluators(flags), *evaluators))),
-            answer_file=AnswerFile({"answer_format": answer_format} if answer_format else None),
+            answer_format=answer_format,
+            evaluators=(*flagged_evaluators(flags), *evaluators),
+            executor=executor,
+            isolation=isolation,
+            process_budget=process_budget,
+            ray_address=ray_address,
             progress=progress,
         )
-    s = outcome.summary
+    s = result.as_dict()
     if as_json:
         emit_json(s)
         return
