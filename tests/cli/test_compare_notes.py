@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from beyondpass.analysis.compare_section import ComparedRun
-from beyondpass.cli.compare import _design_notes
+from beyondpass.api.comparisons import design_notes as _design_notes
 
 
 @pytest.mark.parametrize(
