@@ -11,6 +11,7 @@ with its results in docs/obfuseval.md ("Verification").
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
@@ -31,6 +32,10 @@ from obfuseval_checks import LEVEL_SETS, name_problems, variant_problems  # noqa
 #: tasks per benchmark in the sample (the ``subset`` transform, seed 0): it happens to hold
 #: both tasks the full runs single out, HumanEval/160 and the slow MBPP/123
 SAMPLE = 40
+#: left out of the sample: MBPP/123's tests take 5.5 s of CPU per run (amicable numbers
+#: below 9999), so verifying its variants at every level set cost CI a minute and checked
+#: nothing the other 39 tasks do not (docs/obfuseval.md has its full-run verdicts)
+SLOW = {"MBPP/123"}
 #: the one exclusion documented for the sample (docs/obfuseval.md): at every level set with
 #: the symbol level, HumanEval/160 is refused because ``eval()`` reaches names through strings
 REFUSED = {"HumanEval/160": "not obfuscated: names reached through strings or the namespace"}
@@ -53,7 +58,9 @@ def obfuscated(data_dir: object) -> Callable[[str, tuple[str, ...]], Run]:
     def get(name: str, levels: tuple[str, ...]) -> Run:
         if name not in benches:
             full = load_benchmark(name, data_dir)  # type: ignore[arg-type]
-            benches[name] = subset(full, SubsetOptions(size=SAMPLE), seed=0)
+            sample = subset(full, SubsetOptions(size=SAMPLE), seed=0)
+            kept = {t: task for t, task in sample.tasks.items() if t not in SLOW}
+            benches[name] = dataclasses.replace(sample, tasks=kept)
         if (name, levels) not in runs:
             options = ObfuscateOptions(levels=list(levels))  # type: ignore[arg-type]
             out, report = obfuscate_benchmark(benches[name], options, seed=0, limits=LIMITS)
@@ -71,7 +78,7 @@ def test_no_name_of_the_signature_survives_in_prompt_context_or_tests(
     no identifier of the entry point or its parameters is left; refusals have a reason."""
     for levels in (("symbol",), ("symbol", "structure", "semantic")):
         bench, out, report = obfuscated(name, levels)
-        assert len(bench.tasks) == SAMPLE
+        assert len(bench.tasks) == SAMPLE - (name == "mbpp")  # MBPP/123 left out (SLOW)
         problems = name_problems(bench, out)
         assert not problems, (levels, problems)
         refused = {
