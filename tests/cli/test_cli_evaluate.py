@@ -313,3 +313,22 @@ def test_report_after_evaluate(run_cli, tmp_path: Path) -> None:
     md_text = markdown.read_text(encoding="utf-8")
     assert "demo" in md_text
     assert html.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+
+
+def test_answers_cut_at_the_token_limit_are_counted(run_cli, tmp_path: Path) -> None:
+    """An answer file that records ``finish_reason``: a failing answer cut at the token
+    limit is counted ``truncated`` (summary and its line), a passing one and a failing one
+    that ended by itself are not."""
+    rows = [
+        {"task_id": "demo/add", "response": FENCED_ADD, "finish_reason": "length"},
+        {"task_id": "demo/add", "response": "```python\ndef add(a, b):\n    return (a +",
+         "finish_reason": "length"},
+        {"task_id": "demo/add", "completion": "    return a - b\n", "finish_reason": "stop"},
+    ]  # fmt: skip
+    samples = write_jsonl(tmp_path / "cut.jsonl", rows)
+    summary = evaluate_json(run_cli, tmp_path, "--benchmark", "demo", "--samples", samples,
+                            "--out", "OUT")  # fmt: skip
+    results = results_of(summary, tmp_path)
+    assert [r["passed"] for r in results] == [True, False, False]
+    assert [r["truncated"] for r in results] == [True, True, False]
+    assert summary["truncated"] == 1

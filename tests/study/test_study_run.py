@@ -321,3 +321,54 @@ def test_kill_9_loses_at_most_in_flight_work_and_rerun_resumes(tmp_path):
         assert server.request_count - asked_before <= 8 - stored + 1
         prompts = [r.body["messages"][-1]["content"] for r in server.requests]
         assert len(prompts) - len(set(prompts)) <= 1
+
+
+def test_an_answer_cut_at_the_token_limit_is_counted_as_truncated(tmp_path):
+    """The endpoint stops two answers at the token budget (``finish_reason = length``): the
+    one still complete enough passes and is not counted; the one cut inside its code fails
+    and is counted ``truncated`` in the summary, the CLI's JSON and the failure analysis."""
+    from fake_endpoints import Reply
+
+    def respond(text: str) -> Reply:
+        name = re.search(r"def (\w+)\(", text).group(1)
+        code = REFERENCE[name]
+        if name == "add":  # stopped at the limit after the code: passes
+            return Reply(text=f"```python\n{code}```\nIn short,", finish_reason="length")
+        if name == "fizzbuzz":  # stopped at the limit inside the code: fails
+            return Reply(text=f"```python\n{code[: len(code) // 2]}", finish_reason="length")
+        return Reply(text=f"```python\n{code}```")
+
+    with FakeEndpoint(responder=respond) as server:
+        study = write_study(
+            tmp_path / "study.toml",
+            f"""
+name = "cut"
+[[benchmarks]]
+name = "demo"
+[[models]]
+spec = "openai:pretend-coder@{server.openai_base_url}"
+label = "pretend"
+[[prompts.conditions]]
+id = "plain"
+user = "Complete the following code.\\n{{prompt}}"
+""",
+        )
+        proc = subprocess.run(
+            [sys.executable, "-m", "beyondpass", "run", str(study), "--out",
+             str(tmp_path / "run"), "--no-cache", "--json"],
+            capture_output=True, text=True, cwd=tmp_path, timeout=600,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (group,) = json.loads(proc.stdout)["groups"]
+    assert group["truncated"] == 1
+    assert group["status_counts"]["passed"] == len(DEMO.tasks) - 1
+    with RunStore(tmp_path / "run", create=False) as store:
+        cut = {r.sample.task_id: r.result.passed for r in store.rows()
+               if r.sample.generation["finish_reason"] == "length"}  # fmt: skip
+    assert sorted(cut.values()) == [False, True]
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    failures = report[report.index("### Failure analysis") :]
+    header, _, row = failures.split("\n\n", 3)[2].splitlines()[:3]
+    assert "truncated" in header
+    truncated_col = [c.strip() for c in header.split("|")].index("truncated (of not passing)")
+    assert [c.strip() for c in row.split("|")][truncated_col].startswith("1 ")

@@ -130,6 +130,7 @@ class RunResult:
                     **{f"pass@{k}": v for k, v in g.pass_at.items()},
                     "pass@1_ci95": list(g.pass1_ci),
                     "status_counts": g.status_counts,
+                    "truncated": g.truncated,
                 }
                 for g in self.groups
             ],

@@ -116,6 +116,8 @@ def evaluate(
     for key in [k for k in s if k.startswith("pass@")]:
         click.echo(f"  {key}: " + percent(s[key], missing="-", unit="%"))
     click.echo("  statuses: " + ", ".join(f"{k} {v}" for k, v in s["status_counts"].items()))
+    if s.get("truncated"):
+        click.echo(f"  truncated: {s['truncated']} not passing, cut off at the token limit")
     for name in registry.names("evaluators", former=True):
         extra = s.get(name)
         if not isinstance(extra, dict) or "means" not in extra:

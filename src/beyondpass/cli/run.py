@@ -208,7 +208,8 @@ def _print_groups(summaries: list[Any]) -> None:
             str(g.n_tasks),
             percent(g.pass_at.get(1), missing="-", unit="%"),
             "-".join(percent(v, missing="-", unit="%") for v in (lo, hi)),
-            ", ".join(f"{k} {v}" for k, v in g.status_counts.items()),
+            ", ".join(f"{k} {v}" for k, v in g.status_counts.items())
+            + (f" ({g.truncated} cut off at the token limit)" if g.truncated else ""),
         )
     console().print(table)
 
