@@ -387,13 +387,14 @@ def result_lines(
             "status": r.result.status,
             # null where no test stands behind the verdict (a scored edit, a misuse check)
             "passed": r.result.passed if r.result.checked else None,
-            "truncated": cut_off(r.sample.generation),
             "message": r.result.details.get("message", ""),
             "extraction": r.sample.extraction["status"],
             "tests_passed": r.result.metrics.get("tests_passed", 0),
             "tests_run": r.result.metrics.get("tests_run", 0),
             "known_broken": tid in bench.known_broken,
         }
+        if cut_off(r.sample.generation):  # only where it was (as block_choice)
+            line["truncated"] = True
         if fields:
             line["code"] = r.sample.program
             line.update({name: r.result.metrics.get(name) for name in fields})
