@@ -287,12 +287,7 @@ def _run_row(row: Row, meta: dict[str, Any]) -> RunRow:
     s, r = row.sample, row.result
     broken = as_dict(as_dict(as_dict(meta.get("benchmarks")).get(s.benchmark)).get("known_broken"))
     return RunRow(
-        key=s.key,
-        benchmark=s.benchmark,
-        task_id=s.task_id,
-        model=s.model,
-        condition=s.condition,
-        sample_index=s.sample_index,
+        **_identity(s),
         status=r.status if r else None,
         passed=_passed(r),
         metrics=dict(r.metrics) if r else {},
@@ -307,6 +302,11 @@ def _run_row(row: Row, meta: dict[str, Any]) -> RunRow:
         transcript=list(s.transcript),
         generation=dict(s.generation),
     )
+
+
+def _identity(sample: Any) -> dict[str, Any]:
+    """A stored sample's identity columns (:data:`ID_COLUMNS`), as every row kind has them."""
+    return {name: getattr(sample, name) for name in ID_COLUMNS}
 
 
 def _passed(result: ResultRecord | None) -> bool | None:
@@ -342,12 +342,7 @@ def _evaluation_rows(
         s, r = row.sample, row.result
         out.append(
             EvaluationRow(
-                key=e.key,
-                benchmark=s.benchmark,
-                task_id=s.task_id,
-                model=s.model,
-                condition=s.condition,
-                sample_index=s.sample_index,
+                **_identity(s),
                 evaluator=e.evaluator,
                 version=e.version,
                 decides_verdict=e.evaluator in verdicts,
