@@ -118,6 +118,49 @@ def test_a_generator_the_answer_returns_is_consumed_lazily_even_when_endless(pai
     assert next(squares) == 25
 
 
+def test_a_generators_send_throw_close_and_return_value_cross(pair):
+    """A coroutine-style generator the answer returns: ``send`` reaches it with the value,
+    ``throw`` raises inside it (it may catch and go on), ``close`` ends it there, and its
+    ``return`` value comes back as the ``StopIteration``'s."""
+    log = []
+
+    def averager():
+        total = count = 0
+        while True:
+            try:
+                value = yield (total / count if count else None)
+            except ValueError as exc:
+                log.append(f"caught {exc}")
+                continue
+            except GeneratorExit:
+                log.append("closed")
+                raise
+            if value is None:
+                return total
+            total, count = total + value, count + 1
+
+    p = pair({"averager": averager, "squares": lambda xs: map(lambda x: x * x, xs)})
+    gen = p.call("averager")
+    assert next(gen) is None
+    assert gen.send(10) == 10 and gen.send(20) == 15
+    assert gen.throw(ValueError("bad reading")) == 15  # caught inside, the mean unchanged
+    assert log == ["caught bad reading"]
+    with pytest.raises(StopIteration) as stopped:
+        gen.send(None)
+    assert stopped.value.value == 30
+    again = p.call("averager")
+    next(again)
+    again.close()
+    assert log[-1] == "closed"
+    with pytest.raises(KeyError, match="boom"):  # an exception it does not catch comes back
+        third = p.call("averager")
+        next(third)
+        third.throw(KeyError("boom"))
+    plain = p.call("squares", [1, 2])  # an iterator that is no generator has no send
+    with pytest.raises(AttributeError):
+        plain.send(1)
+
+
 def test_iterators_and_ranges_cross_in_both_directions(pair):
     p = pair({"pairs": lambda it: zip(it, it, strict=False), "total": lambda r: (r, sum(r))})
     assert list(p.call("pairs", iter("abcdef"))) == [("a", "b"), ("c", "d"), ("e", "f")]

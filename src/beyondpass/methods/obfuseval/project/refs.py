@@ -12,7 +12,9 @@ gets a stand-in that knows only the id:
   exception — a callback runs in the process that handed it over, never in the other.
 - ``iter``: an iterator (a generator, ``iter(...)``, ``map``...). ``next`` on the stand-in
   asks the owner for one item, in the order the code asks: a generator is consumed
-  lazily, an endless one works with a ``take``-style test.
+  lazily, an endless one works with a ``take``-style test. A generator's ``send``,
+  ``throw`` and ``close`` are asked of the owner the same way, and a ``return`` value
+  comes back as the ``StopIteration``'s.
 - ``obj`` (test process to worker only): any other object that is not data. The stand-in
   offers nothing but identity; using it in any other way raises
   ``ArgumentsCannotCross``.
@@ -163,8 +165,24 @@ class Iter(Stand):
         return self
 
     def __next__(self) -> object:
+        return self._ask("next", None)
+
+    def send(self, value: object) -> object:
+        """A generator's ``send``, done by the owner on the generator itself."""
+        return self._ask("send", value)
+
+    def throw(self, exc: object, *legacy: object) -> object:
+        """A generator's ``throw`` (an exception instance or class, as Python takes it)."""
+        if isinstance(exc, type) and issubclass(exc, BaseException):
+            exc = exc(*legacy[:1])
+        return self._ask("throw", exc)
+
+    def close(self) -> None:
+        self._ask("close", None)
+
+    def _ask(self, op: str, value: object) -> object:
         owner = object.__getattribute__(self, "_owner")
-        return owner.ask("next", object.__getattribute__(self, "_ref"), None)
+        return owner.ask(op, object.__getattribute__(self, "_ref"), value)
 
 
 class Opaque(Stand):
@@ -337,7 +355,7 @@ class References:
         found = self.exported.get(ref) if type(ref) is int else None
         if found is None:
             raise codec.CannotCross("a request names a reference this side never handed over")
-        if kind_of(found, self.side) != {"call": "call", "next": "iter"}[op]:
+        if kind_of(found, self.side) != ("call" if op == "call" else "iter"):
             raise codec.CannotCross(f"that reference cannot be used by {op!r}")
         return found
 

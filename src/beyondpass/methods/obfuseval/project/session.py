@@ -38,6 +38,25 @@ import _beyondpass_refs as refs
 import _beyondpass_wire as wire
 
 _CALLS = ("target", "call")
+#: what a stand-in of an iterator asks its owner: the next item, and a generator's
+#: ``send``, ``throw`` and ``close`` (the payload: the value sent, the exception thrown)
+_ITERATES = ("next", "send", "throw", "close")
+
+
+def _iterate(iterator: object, op: str, payload: object) -> object:
+    """Do ``op`` on this side's iterator (an iterator that is no generator has no
+    ``send``: the AttributeError crosses back, as it would be raised there)."""
+    if op == "next":
+        return next(iterator)  # type: ignore[call-overload]
+    if op == "throw":
+        if not isinstance(payload, BaseException):
+            raise refs.ArgumentsCannotCross("throw needs an exception")
+        return iterator.throw(payload)  # type: ignore[attr-defined]
+    if op == "close":
+        return iterator.close()  # type: ignore[attr-defined]
+    return iterator.send(payload)  # type: ignore[attr-defined]
+
+
 _PRINTED_LIMIT = 1 << 20  # characters of the answer's output per message
 
 
@@ -105,8 +124,8 @@ class Session:
         except codec.CannotCross as exc:
             raise ResultCannotCross(str(exc)) from None
         if reply.get("ok") is True:
-            if reply.get("stop") is True:
-                raise StopIteration
+            if reply.get("stop") is True:  # a generator's return value comes with it
+                raise StopIteration(found) if found is not None else StopIteration
             return found
         if isinstance(found, BaseException):
             raise found
@@ -147,11 +166,11 @@ class Session:
                     result = self._target(request, "call")(*args, **kwargs)
                 else:
                     raise refs.ArgumentsCannotCross("this side has no target")
-            elif op == "next":
+            elif op in _ITERATES:
                 try:
-                    result = next(self._target(request, "next"))
-                except StopIteration:
-                    result, reply["stop"] = None, True
+                    result = _iterate(self._target(request, "next"), op, payload)
+                except StopIteration as stop:
+                    result, reply["stop"] = stop.value, True
             else:
                 raise refs.ArgumentsCannotCross(f"unknown request {str(op)[:20]!r}")
         except BaseException as exc:  # the answer's (or a callback's) exception crosses
