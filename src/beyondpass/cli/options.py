@@ -49,18 +49,22 @@ process_budget_option = click.option(
 )
 
 
+#: ``--isolation``: the sandbox level generated code runs at
+isolation_option = click.option(
+    "--isolation",
+    type=click.Choice(ISOLATION_LEVELS),
+    default=None,
+    help="Sandbox level for generated code (default: auto, the strongest that works; "
+    "see docs/sandbox.md).",
+)
+
+
 def executor_options(fn: Any) -> Any:
     """``--executor``, ``--isolation``, ``--process-budget`` and ``--ray-address``, shared by
     evaluate, run and rescore."""
     fn = process_budget_option(fn)
     fn = ray_address_option(fn)
-    fn = click.option(
-        "--isolation",
-        type=click.Choice(ISOLATION_LEVELS),
-        default=None,
-        help="Sandbox level for generated code (default: auto, the strongest that works; "
-        "see docs/sandbox.md).",
-    )(fn)
+    fn = isolation_option(fn)
     return click.option(
         "--executor",
         metavar="NAME",

@@ -159,6 +159,12 @@ def test_the_check_and_judge_commands(run_cli, tmp_path):
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert (summary["tests"], summary["compiled"], summary["passed"]) == (6, 7, 7)
+    assert summary["sandbox"]["isolation"] == "bwrap"  # recorded with the verdicts
+    # the sandbox options every command that runs code has: a level that does not confine
+    # the project's files is refused in one line, before anything is built
+    weak = run_cli(["obfuseval", "cproject", "check", project, "--isolation", "process"],
+                   cwd=tmp_path)  # fmt: skip
+    assert weak.returncode == 2 and "bwrap" in weak.stderr and weak.stderr.count("\n") == 1
     wrong = tmp_path / "answer.c"
     wrong.write_text("int clamp(int x, int lo, int hi) { return x; }\n")
     judged = run_cli(

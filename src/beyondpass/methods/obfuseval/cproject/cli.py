@@ -9,20 +9,27 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 
 from beyondpass.cli.base import emit_json
-from beyondpass.cli.options import json_option
+from beyondpass.cli.options import isolation_option, json_option, process_budget_option
 
 
-def _prepare(project_file: str, seed: int, scratch: Path):
+def _prepare(
+    project_file: str, seed: int, scratch: Path, isolation: str | None, budget: str | None
+) -> tuple[Any, dict[str, Any]]:
+    """The project prepared in sandboxes of the level and process budget the user chose
+    (builds and test runs alike; a level or budget that cannot hold is refused here), and
+    those sandboxes' record."""
     from beyondpass.execution import Sandboxes
     from beyondpass.methods.obfuseval.cproject.runner import prepare
     from beyondpass.methods.obfuseval.project.spec import load_project
 
     spec = load_project(project_file)
-    return prepare(spec, scratch, Sandboxes(announce=False), seed)
+    sandboxes = Sandboxes(isolation or "auto", budget or "auto", announce=False)
+    return prepare(spec, scratch, sandboxes, seed), sandboxes.metadata()
 
 
 def _row(result) -> dict:
@@ -41,20 +48,30 @@ def cproject() -> None:
 @cproject.command("check")
 @click.argument("project_file", metavar="PROJECT.toml", type=click.Path(dir_okay=False))
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the choice.")
+@isolation_option
+@process_budget_option
 @json_option()
-def check(project_file: str, seed: int, as_json: bool) -> None:
+def check(
+    project_file: str,
+    seed: int,
+    isolation: str | None,
+    process_budget: str | None,
+    as_json: bool,
+) -> None:
     """Prepare the project and judge each task's own function spliced back (all must
     build and pass); exit 1 when one does not."""
     from beyondpass.methods.obfuseval.cproject.runner import judge
 
     with tempfile.TemporaryDirectory(prefix="beyondpass-cproject-") as scratch:
-        prepared = _prepare(project_file, seed, Path(scratch) / "prepare")
+        prepared, sandbox = _prepare(
+            project_file, seed, Path(scratch) / "prepare", isolation, process_budget
+        )
         results = [
             judge(prepared, task, task.function.text, Path(scratch) / "work")
             for task in prepared.tasks
         ]
     summary = {
-        "project": prepared.spec.name, "compiler": prepared.compiler,
+        "project": prepared.spec.name, "compiler": prepared.compiler, "sandbox": sandbox,
         "tests": len(prepared.tests), "flaky": prepared.flaky, "dropped": prepared.dropped,
         "tasks": [
             dict(_row(r), tests=list(t.tests))
@@ -84,14 +101,26 @@ def check(project_file: str, seed: int, as_json: bool) -> None:
     "--answer", type=click.Path(dir_okay=False, exists=True, path_type=Path), required=True
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the choice.")
+@isolation_option
+@process_budget_option
 @json_option()
-def judge_command(project_file: str, task_id: str, answer: Path, seed: int, as_json: bool) -> None:
+def judge_command(
+    project_file: str,
+    task_id: str,
+    answer: Path,
+    seed: int,
+    isolation: str | None,
+    process_budget: str | None,
+    as_json: bool,
+) -> None:
     """Judge one answer (a file of C code) for one task."""
     from beyondpass.errors import ConfigError
     from beyondpass.methods.obfuseval.cproject.runner import judge
 
     with tempfile.TemporaryDirectory(prefix="beyondpass-cproject-") as scratch:
-        prepared = _prepare(project_file, seed, Path(scratch) / "prepare")
+        prepared, _ = _prepare(
+            project_file, seed, Path(scratch) / "prepare", isolation, process_budget
+        )
         task = next((t for t in prepared.tasks if t.task_id == task_id), None)
         if task is None:
             known = ", ".join(t.task_id for t in prepared.tasks)
