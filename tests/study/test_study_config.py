@@ -87,3 +87,18 @@ def test_a_former_evaluator_name_and_the_current_one_are_one_evaluator() -> None
     }
     study = study_from_dict(raw, Path("/x/study.toml"))
     assert [(e.name, e.options["timeout_s"]) for e in study.evaluators] == [("psb2-smells", 9.0)]
+
+
+def test_a_path_in_an_evaluators_options_is_relative_to_the_study_file() -> None:
+    """RobustAPI's rule file, as every path of a study file (an absolute one stays)."""
+    for rules, expected in (("rules/mine.txt", "/x/rules/mine.txt"), ("/r.txt", "/r.txt")):
+        raw = {
+            "arms": [
+                {"name": "api", "benchmarks": [{"name": "robustapi"}],
+                 "prompts": {"plan": "robustapi"}, "evaluation": {"robustapi": {"rules": rules}}},
+                {"name": "plain", "benchmarks": [{"name": "demo"}]},
+            ],
+            "models": [{"spec": "replay:a.jsonl"}],
+        }  # fmt: skip
+        study = study_from_dict(raw, Path("/x/study.toml"))
+        assert study.verdict_options["robustapi"]["rules"] == expected

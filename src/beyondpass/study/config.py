@@ -257,7 +257,7 @@ def _arms(
     """The study's arms (``[[arms]]``, or the whole file as one arm named ``""``) and the
     options of the one verdict evaluator that scores them all."""
     if not study.arms:
-        evaluation = read_evaluation(study.evaluation, where)
+        evaluation = read_evaluation(study.evaluation, where, base)
         arm = Arm(
             name="",
             benchmarks=_benchmarks(study.benchmarks, study.seed, base, where),
@@ -266,7 +266,7 @@ def _arms(
             n=study.sampling.n,
             evaluators=evaluation["evaluators"],
         )
-        return (arm,), verdict_options([(where, evaluation)])
+        return (arm,), verdict_options([(where, evaluation)], base)
     set_above = [k for k in _ARM_KEYS if k in study.model_fields_set]
     if set_above:
         raise ConfigError(
@@ -277,7 +277,7 @@ def _arms(
     parts: list[tuple[str, dict[str, Any]]] = []
     for i, table in enumerate(study.arms, 1):
         at = f"{where}: arms[{i}] ({table.name})"
-        evaluation = read_evaluation(table.evaluation, at)
+        evaluation = read_evaluation(table.evaluation, at, base)
         parts.append((at, evaluation))
         sampling = {**_set(study.sampling), **_set(table.sampling)}
         arms.append(
@@ -292,7 +292,7 @@ def _arms(
             )
         )
     check_arms(arms, where)
-    return tuple(arms), verdict_options(parts)
+    return tuple(arms), verdict_options(parts, base)
 
 
 def check_arms(arms: list[Arm], where: str) -> None:

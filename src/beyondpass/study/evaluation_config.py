@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from beyondpass import registry
@@ -28,14 +29,15 @@ class EvaluatorChoice:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-def read_evaluation(table: EvaluationTable, where: str) -> dict[str, Any]:
+def read_evaluation(table: EvaluationTable, where: str, base: Path | None = None) -> dict[str, Any]:
     """``[evaluation]``: the evaluators that add metrics, and the verdict evaluators' options
     as written (``explicit``) and as the add-ons ask for them (``implied``).
 
     ``evaluators = ["nfr", ...]`` lists them; ``[evaluation.NAME]`` gives one its options
     (and turns it on); ``NAME = true`` is the short form; ``timing_repeats`` is the older
     spelling of ``[evaluation.functional] timing_repeats``. Options are checked by each
-    evaluator's own schema.
+    evaluator's own schema; a relative path in them is relative to ``base`` (the study
+    file's folder).
     """
     chosen = _chosen_evaluators(table, where)
     add_ons: list[EvaluatorChoice] = []
@@ -50,11 +52,13 @@ def read_evaluation(table: EvaluationTable, where: str) -> dict[str, Any]:
             continue
         for key, default in spec.verdict_options.items():  # e.g. nfr: timed test re-runs
             implied.setdefault(FUNCTIONAL, {}).setdefault(key, default)
-        add_ons.append(EvaluatorChoice(name, _options(name, options, where)))
+        add_ons.append(EvaluatorChoice(name, _options(name, options, where, base)))
     return {"evaluators": tuple(add_ons), "explicit": explicit, "implied": implied}
 
 
-def verdict_options(parts: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+def verdict_options(
+    parts: Sequence[tuple[str, dict[str, Any]]], base: Path | None = None
+) -> dict[str, dict[str, Any]]:
     """The one verdict evaluator's options from every arm's ``[evaluation]`` (``parts``:
     where, :func:`_evaluation`'s result): what an add-on implies (nfr: timed re-runs)
     unless an arm says otherwise; two arms saying different things is an error."""
@@ -75,7 +79,7 @@ def verdict_options(parts: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, di
                     )
                 merged.setdefault(name, {})[key] = value
     where = parts[0][0] if parts else ""
-    return {name: _options(name, options, where) for name, options in merged.items()}
+    return {name: _options(name, options, where, base) for name, options in merged.items()}
 
 
 def _chosen_evaluators(table: EvaluationTable, where: str) -> dict[str, dict[str, Any]]:
@@ -115,5 +119,7 @@ def _current(name: str) -> str:
     return str(registry.lookup("evaluators", name)[0].name)
 
 
-def _options(name: str, options: dict[str, Any], where: str) -> dict[str, Any]:
-    return registry.evaluator_options(name, options, f"{where}: evaluation.{name}")
+def _options(
+    name: str, options: dict[str, Any], where: str, base: Path | None = None
+) -> dict[str, Any]:
+    return registry.evaluator_options(name, options, f"{where}: evaluation.{name}", base)

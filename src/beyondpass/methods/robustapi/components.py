@@ -10,11 +10,20 @@ import pydantic
 
 
 class MisuseOptions(pydantic.BaseModel):
-    """``[evaluation.robustapi]``: the rule file (default: the dataset's pat_list.txt)."""
+    """``[evaluation.robustapi]``: the rule file (default: the dataset's pat_list.txt); in a
+    study file a relative path is relative to the study file."""
 
     model_config = pydantic.ConfigDict(extra="forbid")
 
     rules: str | None = None
+
+    @pydantic.field_validator("rules")
+    @classmethod
+    def _relative_to_study(cls, value: str | None, info: pydantic.ValidationInfo) -> str | None:
+        base = (info.context or {}).get("base")
+        if value is None or base is None or Path(value).is_absolute():
+            return value
+        return str((Path(base) / value).resolve())
 
 
 def misuse_evaluator(options: MisuseOptions | None, ctx: Any) -> Any:
