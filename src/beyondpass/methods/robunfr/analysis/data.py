@@ -261,8 +261,21 @@ class RunData:
         return Matrix(units, tasks, values, verdicts)
 
 
+def own_rows(meta: Mapping[str, Any], rows: Iterable[Row]) -> list[Row]:
+    """The samples of RobuNFR's own conditions when a run holds other methods' too (a
+    study's arms); every sample of a run that has none of them (a run of custom conditions
+    compared by version pairs)."""
+    conditions = as_dict(meta.get("conditions"))
+    ours = {
+        cid
+        for cid, info in conditions.items()
+        if as_dict(as_dict(info).get("metadata")).get("method") == "robunfr"
+    }
+    return [r for r in rows if r.sample.condition in ours] if ours else list(rows)
+
+
 def _ordered(preferred: list[str], rows: list[Row], attr: str) -> list[str]:
     return ordered_names(preferred, {getattr(r.sample, attr) for r in rows})
 
 
-__all__ = ["OVERALL", "Group", "Role", "RunData"]
+__all__ = ["OVERALL", "Group", "Role", "RunData", "own_rows"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from beyondpass.analysis.formatting import bench_label
 from beyondpass.analysis.meta import as_dict
+from beyondpass.methods.robunfr.analysis.data import own_rows
 from beyondpass.methods.robunfr.analysis.metrics import NFR_METRICS, PASS
 from beyondpass.methods.robunfr.analysis.run import Analysis, analyse
 from beyondpass.methods.robunfr.analysis.tables import robunfr_tables
@@ -86,7 +87,7 @@ def build_section(
     """The tables, notes and (with ``plots``) plots; None when the run is no RobuNFR design
     and names no version pairs."""
     pairs = version_pairs(meta)
-    an = analyse(meta, rows, seed=seed)
+    an = analyse(meta, own_rows(meta, rows), seed=seed)
     d = an.data
     if not d.is_robunfr and not pairs:
         return None
