@@ -11,6 +11,7 @@ links to that method's own section of the report.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from beyondpass.analysis.formatting import MISSING, bench_label
 from beyondpass.analysis.headline import HeadlineCell, arm_of, headline_cells
@@ -23,7 +24,7 @@ from beyondpass.report.table import Cell, Table, to_latex
 
 _CORE = "core"
 _HTML = """\
-<p>{{ note }}</p>
+<p>{{ note }} <code>{{ gate }}</code> gates any of them.</p>
 {% if links %}<p>Each method's own section:
 {% for title, key in links %}<a href="#{{ key }}">{{ title }}</a>{{ " · " if not loop.last }}
 {% endfor %}</p>{% endif %}
@@ -32,12 +33,16 @@ _HTML = """\
 <figcaption class="muted">{{ caption }}</figcaption></figure>{% endif %}
 """
 _MARKDOWN = """\
-{{ note }}
+{{ note }} `{{ gate }}` gates any of them.
 
 {{ table|md_table }}
 """
 
 Row = tuple[str, str, str, str]  # method, metric, benchmark, group
+_CAPTION = (
+    "Each row on its own scale (the span of its models' 95% CIs): a dot per model with its "
+    "CI, its value at the right; rules separate the methods."
+)
 
 
 def _value(cell: HeadlineCell | None) -> Cell:
@@ -85,35 +90,62 @@ def profile_table(
 def profile_svg(
     cells: Sequence[HeadlineCell], models: Sequence[str], rows: Sequence[Row], plot_id: str
 ) -> str:
-    """One line per row, each on its own scale: a dot per model with its CI."""
+    """One line per row, each on its own scale (the span of its models' CIs): a dot per
+    model with its CI, its value written at the right; a rule between methods. One axes
+    for every row, so a profile of many rows stays quick to draw."""
     by_key = {(c.method, c.metric, c.benchmark, c.group, c.model): c for c in cells}
-    with new_figure((7.5, 0.6 + 0.45 * len(rows))) as fig:
-        axes = fig.subplots(len(rows), 1, squeeze=False)[:, 0]
-        for ax, (method, metric, bench, group) in zip(axes, rows, strict=True):
-            for i, model in enumerate(models):
-                cell = by_key.get((method, metric, bench, group, model))
-                if cell is None or cell.stats.avg is None:
-                    continue
-                v = cell.stats.avg
-                lo, hi = cell.stats.ci or (v, v)
-                color = MODEL_COLORS[i % len(MODEL_COLORS)]
-                y = -0.25 + 0.5 * i / max(1, len(models) - 1) if len(models) > 1 else 0.0
-                ax.errorbar([v], [y], xerr=[[max(v - lo, 0.0)], [max(hi - v, 0.0)]], fmt="o",
-                            color=color, ms=4, capsize=2, lw=1, label=model)  # fmt: skip
+    n = len(rows)
+    with new_figure((7.5, 0.7 + 0.34 * n)) as fig:
+        ax = fig.add_subplot(1, 1, 1)
+        labels = []
+        for r, (method, metric, bench, group) in enumerate(rows):
+            y = n - 1 - r
+            found = [
+                (i, m, cell)
+                for i, m in enumerate(models)
+                if (cell := by_key.get((method, metric, bench, group, m))) is not None
+                and cell.stats.avg is not None
+            ]
+            _profile_line(ax, y, found, len(models), first=r == 0)
+            if r and method != rows[r - 1][0]:
+                ax.axhline(y + 0.5, color="#aab7b8", lw=0.6)
             label = f"{metric_def(metric).label} · {bench_label(bench)}"
-            label += f" · {group}" if group else ""
-            ax.set_yticks([0], [label[:60]])
-            ax.set_ylim(-0.6, 0.6)
-            ax.spines[["top", "right", "left"]].set_visible(False)
-            ax.tick_params(axis="x", labelsize=7)
-            if not ax.has_data():
-                ax.set_xticks([])
+            labels.append(label + (f" · {group}" if group else ""))
+        ax.set_yticks(range(n), [label[:64] for label in reversed(labels)], fontsize=7)
+        ax.set_xticks([])
+        ax.set_xlim(-0.04, 1.16)
+        ax.set_ylim(-0.7, n - 0.3)
+        ax.spines[["top", "right", "left", "bottom"]].set_visible(False)
+        ax.tick_params(axis="y", length=0)
         if len(models) > 1:
-            handles, labels = axes[0].get_legend_handles_labels()
-            fig.legend(handles, labels, loc="upper center", ncol=min(4, len(models)),
-                       frameon=False, fontsize=8)  # fmt: skip
-        fig.subplots_adjust(hspace=0.9)
+            ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=min(4, len(models)),
+                      frameon=False, fontsize=8)  # fmt: skip
         return figure_svg(fig, plot_id)
+
+
+def _profile_line(
+    ax: Any, y: float, found: list[tuple[int, str, HeadlineCell]], n_models: int, *, first: bool
+) -> None:
+    """One row of the profile figure on its own scale (the span of its models' CIs): each
+    model's dot, CI and value."""
+    spans = [v for _, _, c in found for v in (c.stats.ci or (c.stats.avg, c.stats.avg))]
+    lo, hi = (min(spans), max(spans)) if spans else (0.0, 1.0)
+    width = hi - lo
+
+    def x(v: float) -> float:
+        return 0.5 if width <= 0 else (v - lo) / width
+
+    ax.plot([0, 1], [y, y], color="#e5e8e8", lw=0.8, zorder=0)
+    for i, model, cell in found:
+        v = float(cell.stats.avg)  # type: ignore[arg-type]
+        low, high = cell.stats.ci or (v, v)
+        dy = 0.0 if n_models == 1 else 0.2 - 0.4 * i / (n_models - 1)
+        color = MODEL_COLORS[i % len(MODEL_COLORS)]
+        error = [[x(v) - x(low)], [x(high) - x(v)]]
+        ax.errorbar([x(v)], [y + dy], xerr=error, fmt="o", color=color, ms=3.5, capsize=1.5,
+                    lw=0.9, label=model if first else None)  # fmt: skip
+        text = f"{v:.{metric_def(cell.metric).decimals}f}"
+        ax.text(1.03, y + dy, text, ha="left", va="center", fontsize=6, color=color)
 
 
 def _order(cells: Sequence[HeadlineCell], methods: Sequence[str]) -> list[Row]:
@@ -155,17 +187,17 @@ class ProfileSection:
         shown = {c.method for c in cells}
         note = (
             f"{len(rows)} rows of headline metrics of {len(shown)} method(s) for "
-            f"{len(models)} model(s); `beyondpass compare OLD NEW --fail-on METRIC:LIMIT` "
-            "gates any of them."
+            f"{len(models)} model(s); each model's value with its 95% CI."
         )
+        gate = "beyondpass compare OLD NEW --fail-on METRIC:LIMIT"
         plots = bool(ctx.options.get("plots", True))
         plot = profile_svg(cells, models, rows, "profile-plot") if plots else ""
         return SectionOutput(
             key=self.key,
             title="Profile",
-            markdown=render_markdown(_MARKDOWN, note=note, table=table),
+            markdown=render_markdown(_MARKDOWN, note=note, gate=gate, table=table),
             html=render_html(
-                _HTML, note=note, table=table, links=links, plot=plot, caption=table.caption
+                _HTML, note=note, gate=gate, table=table, links=links, plot=plot, caption=_CAPTION
             ),  # fmt: skip
             artifacts={"profile-table.tex": to_latex(table, environment=None)},
         )
