@@ -57,6 +57,12 @@ METHOD = Method(
             "145 Python edits; not public — supply the file",
         ),
         BenchmarkSpec(
+            "nofuneval-demo",
+            f"{_HERE}.benchmark:load_demo",
+            "4 latency edits of Python programs written for the demo (beyondpass demo)",
+            answer_format=EDIT,
+        ),
+        BenchmarkSpec(
             "nofuneval-published",
             f"{_HERE}.benchmark:load_published",
             "the rows of a published generations file (nofuneval table1), by its path",

@@ -199,14 +199,20 @@ def _classify_task(
 
 
 def load_subset(
-    subset: str, data_dir: str | os.PathLike[str] | None = None, *, classify: bool = False
+    subset: str,
+    data_dir: str | os.PathLike[str] | None = None,
+    *,
+    classify: bool = False,
+    name: str | None = None,
 ) -> Benchmark:
-    """A subset as a benchmark; ``classify``: an edit subset as NoFunClassify pairs."""
+    """A subset as a benchmark; ``classify``: an edit subset as NoFunClassify pairs;
+    ``name``: the benchmark's name (default: the subset's)."""
     path = subset_path(subset, data_dir)
     classify = classify or subset == "humanevalclassify"
-    name = benchmark_name(subset)
-    if classify and subset != "humanevalclassify":
-        name = f"nofuneval-classify-{subset}"
+    if name is None:
+        name = benchmark_name(subset)
+        if classify and subset != "humanevalclassify":
+            name = f"nofuneval-classify-{subset}"
     tasks: dict[str, Task] = {}
     from beyondpass.benchmarks.humaneval import read_jsonl
 
@@ -250,6 +256,21 @@ def load_published(data_dir: str | os.PathLike[str] | None, argument: str) -> Be
         tasks[task.task_id] = task
     description = f"NoFunEval {subset}: the rows of a published generations file"
     return _benchmark(name, path, tasks, description)
+
+
+#: the demo's benchmark: latency edits of Python programs, written for the demo
+DEMO = "nofuneval-demo"
+
+
+def load_demo(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``nofuneval-demo``: four latency edits of small Python programs written for the demo
+    (``nofuneval/latency.jsonl`` of ``beyondpass.demo``'s data folder, in the dataset's
+    format; no tests, so their edits are scored by DiffBLEU), whatever ``data_dir`` says."""
+    from beyondpass.demo import data_dir as demo_data
+
+    bench = load_subset("latency", demo_data(), name=DEMO)
+    bench.description = "NoFunEval-style latency edits written for the demo (Python)"
+    return bench
 
 
 def _loader(subset: str, classify: bool = False) -> Callable[..., Benchmark]:

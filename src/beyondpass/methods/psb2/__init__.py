@@ -44,6 +44,14 @@ METHOD = Method(
             f"{_HERE}.benchmark.loader:load_psb2_java",
             "PSB2 answered in Java (javac; program mode one JVM per case, function mode batched)",
         ),
+        *(
+            BenchmarkSpec(
+                f"psb2-demo-{language}-edge",
+                f"{_HERE}.benchmark.demo:load_demo_{language}",
+                f"2 PSB2 problems in {label} with cases written for the demo (beyondpass demo)",
+            )
+            for language, label in (("python", "Python"), ("cpp", "C++"), ("java", "Java"))
+        ),
     ),
     plans=(
         PlanSpec(

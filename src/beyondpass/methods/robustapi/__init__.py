@@ -33,6 +33,12 @@ METHOD = Method(
             "RobustAPI, 1208 Java API-usage questions (misuse checked)",
             answer_format=BLOCKS,
         ),
+        BenchmarkSpec(
+            "robustapi-demo",
+            f"{_HERE}.benchmark:load_robustapi_demo",
+            "4 RobustAPI-style questions written for the demo (beyondpass demo)",
+            answer_format=BLOCKS,
+        ),
     ),
     plans=(
         PlanSpec(

@@ -67,7 +67,13 @@ def domain_of(api: str) -> str:
     return DOMAINS.get(api, "Other")
 
 
-def load_robustapi(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+def load_robustapi(
+    data_dir: str | os.PathLike[str] | None = None,
+    *,
+    name: str = "robustapi",
+    description: str = "RobustAPI: 1208 Stack Overflow questions on 24 Java APIs (Zhong & Wang)",
+) -> Benchmark:
+    """The questions file of ``data_dir`` (``robustapi/question.jsonl``) as benchmark ``name``."""
     from beyondpass.methods.robustapi.prompts import relevant_shot
 
     path = resolve(QUESTIONS_FILE, data_dir)
@@ -89,7 +95,7 @@ def load_robustapi(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
             "prompt_fields": {"api": api, "relevant_shot": relevant_shot(api)},
         }
         tasks[tid] = Task(
-            benchmark="robustapi",
+            benchmark=name,
             task_id=tid,
             language="java",
             prompt=str(row["question"]),
@@ -100,10 +106,23 @@ def load_robustapi(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
             metadata=metadata,
         )
     return Benchmark(
-        name="robustapi",
+        name=name,
         version=file_digest(path),
         tasks=tasks,
         source=str(path),
-        description="RobustAPI: 1208 Stack Overflow questions on 24 Java APIs (Zhong & Wang)",
+        description=description,
         coverage=f"{len(tasks)} questions, {len({t.metadata['api'] for t in tasks.values()})} APIs",
+    )
+
+
+def load_robustapi_demo(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``robustapi-demo``: four questions written for the demo, in the dataset's format
+    (``beyondpass.demo``'s data folder, whatever ``data_dir`` says); their usage rules are
+    ``robustapi/pat_list.txt`` beside them, which the demo study names."""
+    from beyondpass.demo import data_dir as demo_data
+
+    return load_robustapi(
+        demo_data(),
+        name="robustapi-demo",
+        description="RobustAPI-style questions written for the demo (4 Java APIs)",
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from dataclasses import replace
 
 from beyondpass.benchmarks import summary_only
 from beyondpass.benchmarks.sources import file_digest
@@ -86,31 +87,11 @@ def load(
     tasks: dict[str, Task] = {}
     with_random = bool(n_random) and not summary_only()
     for pname, problem in PROBLEMS.items():
-        compare = comparison(problem)
-        tests = tuple(io_test(problem, c, compare) for c in edges[pname])
+        task = problem_task(problem, descriptions[pname], edges[pname], name, language, n_random)
         if with_random:
-            tests += _random_tests(pname, n_random, seed, str(data_dir or ""), compare)[0]
-        tasks[problem.hyphenated] = Task(
-            benchmark=name,
-            task_id=problem.hyphenated,
-            language=language,
-            prompt=descriptions[pname],
-            entry_point=pname,
-            # ours is Python; C++/Java references come with their runners
-            reference_solution=reference_program(problem) if language == "python" else "",
-            tests=tests,
-            prompt_style="description",
-            metadata={
-                "psb2_problem": pname,
-                "inputs": [[a.name, a.type] for a in problem.inputs],
-                "outputs": [[a.name, a.type] for a in problem.outputs],
-                "n_edge": len(edges[pname]),
-                "n_random": n_random,
-                "compare": compare.as_dict(),
-                "quirks": {f"edge-{i}": why for (p, i), why in QUIRKS.items() if p == pname},
-                "prompt_fields": prompt_fields(problem, language),
-            },
-        )
+            cases = _random_tests(pname, n_random, seed, str(data_dir or ""), comparison(problem))
+            task = replace(task, tests=task.tests + cases[0])
+        tasks[task.task_id] = task
     paths = [p for p in (_data_file(TASKS, data_dir), _data_file(EDGE, data_dir)) if p]
     version = file_digest(*paths) if paths else "original-psb2"
     return Benchmark(
@@ -126,6 +107,42 @@ def load(
             f"25 problems, edge cases + {n_random} random cases each (seed {seed}, "
             f"generator v{GENERATOR_VERSION}); data quirks in task metadata"
         ),
+    )
+
+
+def problem_task(
+    problem: Problem,
+    description: str,
+    edges: list[Case],
+    name: str,
+    language: str,
+    n_random: int = 0,
+    task_id: str | None = None,
+) -> Task:
+    """One problem as a task of benchmark ``name`` in ``language``, its edge cases as I/O
+    tests (``n_random``: how many random cases the caller adds; ``task_id``: the problem's
+    hyphenated name unless given)."""
+    compare = comparison(problem)
+    return Task(
+        benchmark=name,
+        task_id=task_id or problem.hyphenated,
+        language=language,
+        prompt=description,
+        entry_point=problem.name,
+        # ours is Python; C++/Java references come with their runners
+        reference_solution=reference_program(problem) if language == "python" else "",
+        tests=tuple(io_test(problem, c, compare) for c in edges),
+        prompt_style="description",
+        metadata={
+            "psb2_problem": problem.name,
+            "inputs": [[a.name, a.type] for a in problem.inputs],
+            "outputs": [[a.name, a.type] for a in problem.outputs],
+            "n_edge": len(edges),
+            "n_random": n_random,
+            "compare": compare.as_dict(),
+            "quirks": {f"edge-{i}": why for (p, i), why in QUIRKS.items() if p == problem.name},
+            "prompt_fields": prompt_fields(problem, language),
+        },
     )
 
 
