@@ -54,6 +54,11 @@ CORE = Method(
             "beyondpass.demo:load_demo",
             "8 small tasks shipped with beyondpass for the demo (no data needed)",
         ),
+        BenchmarkSpec(
+            "demo-nfr",
+            "beyondpass.demo:load_demo_nfr",
+            "4 small tasks of the demo's RobuNFR arm, where readability and error handling show",
+        ),
     ),
     plans=(
         PlanSpec(
@@ -145,7 +150,7 @@ CORE = Method(
         "beyondpass.cli.evaluate:evaluate",
         "beyondpass.cli.run:run",
         "beyondpass.cli.report:report",
-        "beyondpass.cli.run:demo",
+        "beyondpass.cli.demo:demo",
         "beyondpass.cli.compare:compare",
         "beyondpass.cli.rescore:rescore",
         "beyondpass.cli.studies:studies",

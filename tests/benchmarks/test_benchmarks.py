@@ -15,7 +15,8 @@ from beyondpass.errors import ConfigError, DataError
 from beyondpass.evaluators.functional import FunctionalEvaluator
 from reference_check import reference_evaluator, reference_failures
 
-EXPECTED_SIZES = {"humaneval": 164, "humaneval-et": 164, "mbpp": 427, "mbpp-et": 397, "demo": 8}
+EXPECTED_SIZES = {"humaneval": 164, "humaneval-et": 164, "mbpp": 427, "mbpp-et": 397, "demo": 8,
+                  "demo-nfr": 4}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_SIZES))
@@ -98,7 +99,9 @@ def _checked(bench: Benchmark) -> Benchmark:
     return replace(bench, tasks={tid: t for tid, t in bench.tasks.items() if tid in keep})
 
 
-@pytest.mark.parametrize("name", ["humaneval", "humaneval-et", "mbpp", "mbpp-et", "demo"])
+@pytest.mark.parametrize(
+    "name", ["humaneval", "humaneval-et", "mbpp", "mbpp-et", "demo", "demo-nfr"]
+)
 def test_reference_solutions_pass_except_documented_broken_tasks(name, data_dir, evaluator):
     """Every checked reference passes its own tests; each listed broken task really fails."""
     bench = _checked(load_benchmark(name, data_dir))

@@ -17,12 +17,20 @@ EXPECTED_SIZES = {
     "mbpp": 427,
     "mbpp-et": 397,
     "demo": 8,
+    "demo-nfr": 4,
     "robustapi": 1208,
+    "robustapi-demo": 4,
     "psb2": 25,
     "psb2-edge": 25,
     "psb2-cpp": 25,
     "psb2-java": 25,
+    "psb2-demo-python-edge": 2,
+    "psb2-demo-cpp-edge": 2,
+    "psb2-demo-java-edge": 2,
 }
+#: the demo's benchmarks, shipped with the package: listed with their size without data
+SHIPPED = ("demo", "demo-nfr", "robustapi-demo", "psb2-demo-python-edge", "psb2-demo-cpp-edge",
+           "psb2-demo-java-edge")  # fmt: skip
 
 
 def cli_json(run_cli, cwd: Path, *args: str | Path, **kwargs: Any) -> Any:
@@ -74,7 +82,8 @@ def test_list_without_data_still_lists_everything(run_cli, tmp_path: Path) -> No
     rows = json.loads(proc.stdout)
     by_name = {r["name"]: r for r in rows if not r["name"].startswith("nofuneval-")}
     assert list(by_name) == list(EXPECTED_SIZES)
-    assert by_name["demo"]["n_tasks"] == 8  # shipped with the package
+    for name in SHIPPED:  # shipped with the package
+        assert by_name[name]["n_tasks"] == EXPECTED_SIZES[name], name
     for name in ("humaneval", "humaneval-et", "mbpp", "mbpp-et", "robustapi"):
         assert "n_tasks" not in by_name[name]
         assert "not found (looked in " in by_name[name]["unavailable"]

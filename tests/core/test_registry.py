@@ -281,8 +281,8 @@ def test_every_core_component_resolves() -> None:
     refs += [*core.commands, *core.report_sections]
     # the earlier 28, the answers file kind, the review command and its report section, the
     # pass@1 headline, the profile section, the functional verdict's summary of multi-block
-    # answers and their report section
-    assert len(refs) == 28 + 1 + 1 + 1 + 1 + 1 + 1 + 1  # none skipped
+    # answers and their report section, the demo's RobuNFR tasks
+    assert len(refs) == 28 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1  # none skipped
     for ref in refs:
         assert callable(registry.resolve(ref, core)), ref
 

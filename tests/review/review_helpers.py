@@ -1,5 +1,5 @@
-"""Shared helpers for the review tests: a two-model run made by `beyondpass demo`, a study on
-a copy of it, and form filling."""
+"""Shared helpers for the review tests: a two-model run (two pretend models on the `demo`
+benchmark), a study on a copy of it, and form filling."""
 
 from __future__ import annotations
 
@@ -17,14 +17,19 @@ from beyondpass.review.db import PROPERTIES
 PAIR = ("demo-careful", "demo-sloppy")
 
 
+#: a two-model study on the 8 tasks of the `demo` benchmark (answers written by hand)
+STUDY_DATA = Path(__file__).parents[1] / "data" / "two-models"
+
+
 def demo_run(root: Path) -> Path:
-    """The demo study's run (two pretend models), made by the real `beyondpass demo`."""
+    """A run of two pretend models (``data/study.toml``), made by the real `beyondpass run`."""
     proc = subprocess.run(
-        [sys.executable, "-m", "beyondpass", "demo", "--out", str(root / "demo")],
+        [sys.executable, "-m", "beyondpass", "run", str(STUDY_DATA / "study.toml"), "--out",
+         str(root / "demo" / "run")],
         capture_output=True,
         text=True,
         check=False,
-    )
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return root / "demo" / "run"
 

@@ -18,7 +18,6 @@ import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-import beyondpass as beyondpass_pkg
 from beyondpass.review.cli import review as REVIEW_COMMAND
 from beyondpass.review.results import results
 from beyondpass.review.server import create_app
@@ -30,7 +29,7 @@ from beyondpass.review.study import (
     identity_patterns,
 )
 from beyondpass.store.run_store import RunStore
-from review_helpers import PAIR, beyondpass, demo_run, form, nonce_of, study
+from review_helpers import PAIR, STUDY_DATA, beyondpass, demo_run, form, nonce_of, study
 
 
 @pytest.fixture(scope="module")
@@ -417,9 +416,8 @@ def test_results_aggregate_the_ratings_entered(template, tmp_path):
 def identifying_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The demo study run by `beyondpass run`, one sloppy answer opening with 'As ChatGPT'."""
     root = tmp_path_factory.mktemp("review-identifying")
-    data = Path(beyondpass_pkg.__file__).parent / "demo" / "data"
     for name in ("study.toml", "answers-careful.jsonl", "answers-sloppy.jsonl"):
-        shutil.copy(data / name, root / name)
+        shutil.copy(STUDY_DATA / name, root / name)
     lines = [json.loads(line) for line in (root / "answers-sloppy.jsonl").read_text().splitlines()]
     assert lines[0]["task_id"] == "demo/add" and lines[0]["condition"] == "function-only"
     lines[0]["response"] = lines[0]["response"].replace(

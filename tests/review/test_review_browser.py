@@ -1,5 +1,5 @@
 """A reviewer's whole study in a real browser: Playwright drives Debian's chromium against
-the app served by uvicorn on 127.0.0.1 (the review's own database, a run made by `demo`).
+the app served by uvicorn on 127.0.0.1 (the review's own database, a two-model run).
 Mouse on some items, keyboard shortcuts on others, a reload mid-way, a second reviewer at
 the same time; then the results and the report show the aggregates of what was entered."""
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
-from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from beyondpass.review import db
 from beyondpass.review.cli import review as REVIEW_COMMAND
 from beyondpass.review.results import results
 from beyondpass.review.server import create_app
-from review_helpers import PAIR, beyondpass, demo_run, form, nonce_of
+from review_helpers import PAIR, STUDY_DATA, beyondpass, demo_run, form, nonce_of
 
 THIRD = "demo-careful-again"
 MODELS = (*PAIR, THIRD)
@@ -31,7 +30,7 @@ def three_model_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run by the real `beyondpass run`."""
     root = tmp_path_factory.mktemp("three")
     data = root / "study"
-    shutil.copytree(Path(str(resources.files("beyondpass.demo") / "data")), data)
+    shutil.copytree(STUDY_DATA, data)
     study = (data / "study.toml").read_text()
     study += f'\n[[models]]\nspec = "replay:answers-careful.jsonl"\nlabel = "{THIRD}"\n'
     (data / "study.toml").write_text(study)

@@ -126,13 +126,12 @@ def test_the_built_in_profile_study_has_an_arm_per_method(data_dir) -> None:
 def test_an_arms_evaluators_score_its_samples_only_in_run_and_rescore(tmp_path) -> None:
     """Two arms on the demo tasks, replayed: nfr scores the first arm's samples alone, at the
     run and when rescored; an evaluator no arm names is rescored on every sample."""
-    from importlib import resources
 
     from beyondpass.store.run_store import RunStore
     from beyondpass.study.rescore import rescore
     from beyondpass.study.runner import StudyRunner
 
-    answers = Path(str(resources.files("beyondpass.demo") / "data" / "answers-careful.jsonl"))
+    answers = Path(__file__).parents[1] / "data" / "two-models" / "answers-careful.jsonl"
 
     def arm_of(name: str, condition: str, text: str, **tables: Any) -> dict[str, Any]:
         return {

@@ -19,7 +19,7 @@ import click
 from beyondpass.api.comparisons import EXIT_GATE_FAILED
 from beyondpass.cli.options import json_option
 
-__all__ = ["EXIT_GATE_FAILED", "compare"]
+__all__ = ["EXIT_GATE_FAILED", "compare", "print_comparison"]
 
 
 @click.command()
@@ -100,10 +100,16 @@ def compare(
     if as_json:
         click.echo(result.to_json())
     else:
-        assert result.report is not None
-        _print(result.report, result.as_dict())
+        print_comparison(result)
     if not result.passed:
         sys.exit(EXIT_GATE_FAILED)
+
+
+def print_comparison(result: Any) -> None:
+    """What ``compare`` prints of a :class:`~beyondpass.api.comparisons.ComparisonResult`:
+    the tables, findings, notes and the gate (``beyondpass demo --gate`` prints the same)."""
+    assert result.report is not None
+    _print(result.report, result.as_dict())
 
 
 def _print(report: Any, payload: dict[str, Any]) -> None:

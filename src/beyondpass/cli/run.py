@@ -1,4 +1,4 @@
-"""``beyondpass run`` and ``beyondpass demo``: run a study (ask, extract, store, score, report).
+"""``beyondpass run``: run a study (ask, extract, store, score, report).
 
 The work is :func:`beyondpass.api.studies.run` (and its ``cost`` for ``--dry-run``), the
 function the Python API exposes as ``beyondpass.run``; this module parses options and prints.
@@ -7,7 +7,6 @@ function the Python API exposes as ``beyondpass.run``; this module parses option
 from __future__ import annotations
 
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +14,7 @@ import click
 
 from beyondpass.analysis.formatting import percent
 from beyondpass.cli.base import console, emit_json
-from beyondpass.cli.options import (
-    data_dir_option,
-    executor_options,
-    json_option,
-    process_budget_option,
-)
+from beyondpass.cli.options import data_dir_option, executor_options, json_option
 from beyondpass.cli.progress import RichProgress, stderr
 
 
@@ -212,38 +206,3 @@ def _print_groups(summaries: list[Any]) -> None:
             + (f" ({g.truncated} cut off at the token limit)" if g.truncated else ""),
         )
     console().print(table)
-
-
-@click.command()
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default="beyondpass-demo",
-    show_default=True,
-    help="Directory for the demo run and its report.",
-)
-@json_option("Print one JSON summary on stdout.")
-@process_budget_option
-def demo(out: str, as_json: bool, process_budget: str | None) -> None:
-    """Run the built-in demo study offline (replayed answers; no API key) and report it."""
-    from beyondpass.study.config import load_study
-
-    study_file = Path(str(resources.files("beyondpass.demo") / "data" / "study.toml"))
-    config = load_study(study_file)
-    if not as_json:
-        stderr.print(
-            "beyondpass demo: replaying answers written for the demo (not real model "
-            "output) on 8 built-in tasks"
-        )
-    code = _run_study(
-        config,
-        Path(out) / "run",
-        data_dir=None,
-        cache_dir=None,
-        no_cache=True,
-        workers=None,
-        report=True,
-        as_json=as_json,
-        process_budget=process_budget,
-    )
-    sys.exit(code)
