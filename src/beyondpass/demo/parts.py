@@ -37,9 +37,14 @@ class LeftOut:
     def line(self) -> str:
         """The one line ``beyondpass demo`` prints for it."""
         part = f"the {self.arm} arm" if self.benchmark is None else self.benchmark
+        named = []
+        for kind in ("module", "command"):
+            names = [m.split(" ", 1)[1] for m in self.missing if m.startswith(f"{kind} ")]
+            if names:
+                named.append(f"{kind}{'s' if len(names) > 1 else ''} {', '.join(names)}")
         verb = "is" if len(self.missing) == 1 else "are"
         return (
-            f"demo: left out {part} ({self.what}): {', '.join(self.missing)} {verb} missing — "
+            f"demo: left out {part} ({self.what}): {' and '.join(named)} {verb} missing — "
             f"{self.install}"
         )
 
