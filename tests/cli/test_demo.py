@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from beyondpass.store.run_store import RunStore
+from hidden_modules import hiding
 
 CAREFUL, SLOPPY = "demo-careful", "demo-sloppy"
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
@@ -239,24 +239,7 @@ def test_the_gate_fails_the_sloppy_model_and_names_its_rules(demo, run_cli) -> N
 def test_missing_tools_and_modules_leave_their_parts_out_in_one_line(tmp_path, run_cli) -> None:
     """git off the PATH, radon and libcst hidden from the interpreter: the NoFunEval, PSB2
     and ObfusEval arms are left out, one line each saying what to install; the rest runs."""
-    hide = tmp_path / "hide"
-    hide.mkdir()
-    (hide / "sitecustomize.py").write_text(
-        textwrap.dedent(
-            """
-            import sys
-
-            class Hide:
-                def find_spec(self, name, path=None, target=None):
-                    if name.split(".")[0] in ("radon", "libcst"):
-                        raise ModuleNotFoundError(name)
-                    return None
-
-            sys.meta_path.insert(0, Hide())
-            """
-        ),
-        encoding="utf-8",
-    )
+    hide = hiding(tmp_path / "hide", "radon", "libcst")
     path = _hidden_tools(tmp_path, {"git"})
     proc = run_cli(["demo", "--out", tmp_path / "demo", "--json"], cwd=tmp_path, unset=NO_DATA,
                    env={"PATH": path}, pythonpath_first=[hide])  # fmt: skip

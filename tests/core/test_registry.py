@@ -7,7 +7,6 @@ import json
 import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from beyondpass.store.run_store import RunStore
 from beyondpass.study.builtin import study_files
 from beyondpass.study.config import load_study
 from beyondpass.study.runner import StudyRunner
+from hidden_modules import hiding
 
 BASE = """
 name = "registry"
@@ -122,24 +122,7 @@ def test_missing_extra_is_one_line_naming_it() -> None:
 
 def test_missing_java_extra_stops_a_robustapi_study_with_one_line(run_cli, tmp_path) -> None:
     """tree-sitter hidden from the interpreter (a meta-path finder that refuses it)."""
-    hide = tmp_path / "hide"
-    hide.mkdir()
-    (hide / "sitecustomize.py").write_text(
-        textwrap.dedent(
-            """
-            import sys
-
-            class Hide:
-                def find_spec(self, name, path=None, target=None):
-                    if name.split(".")[0] in ("tree_sitter", "tree_sitter_java"):
-                        raise ModuleNotFoundError(name)
-                    return None
-
-            sys.meta_path.insert(0, Hide())
-            """
-        ),
-        encoding="utf-8",
-    )
+    hide = hiding(tmp_path / "hide", "tree_sitter", "tree_sitter_java")
     (tmp_path / "answers.jsonl").write_text(
         json.dumps({"id": "0", "condition": "zero-shot", "response": "<<<code>>>: x();"}) + "\n",
         encoding="utf-8",
