@@ -152,10 +152,7 @@ def compare(
     from beyondpass.analysis.headline_compare import compare_headlines, reading_conflicts
     from beyondpass.analysis.regression import analyse_regression, check_gates, parse_gate
 
-    if not (isinstance(alpha, float | int) and not isinstance(alpha, bool) and 0 < alpha < 1):
-        raise ConfigError(f"alpha is a significance level between 0 and 1, not {alpha!r}")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ConfigError(f"seed must be a whole number, not {seed!r}")
+    _check_arguments(alpha, seed)
     rules = [fail_on] if isinstance(fail_on, str) else list(fail_on)
     gates = [parse_gate(text) for text in rules]  # bad rules fail before any work
     old_name, new_name = os.fspath(old), os.fspath(new)
@@ -210,6 +207,14 @@ def compare(
     if out is not None:
         result.write(out)
     return result
+
+
+def _check_arguments(alpha: object, seed: object) -> None:
+    """A precise one-line error for a significance level or seed that is none."""
+    if not (isinstance(alpha, float | int) and not isinstance(alpha, bool) and 0 < alpha < 1):
+        raise ConfigError(f"alpha is a significance level between 0 and 1, not {alpha!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ConfigError(f"seed must be a whole number, not {seed!r}")
 
 
 def load_compared(run_dir: str, seed: int | None, alpha: float) -> tuple[ComparedRun, RunHeadlines]:

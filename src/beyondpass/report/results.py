@@ -74,23 +74,7 @@ def benchmark_results(
         main_rows.append(cells)
     main = Table(header, text_rows(main_rows), ["l", "l"] + ["r"] * (len(header) - 2))
 
-    failing = [s for s in present if s not in ("passed", SCORED, NOT_EVALUATED)]
-    fail_rows = []
-    for g in (g for g in groups if g.n_evaluated):  # groups with a pass/fail verdict
-        not_passing = g.n_evaluated - g.status_counts.get("passed", 0)
-        cells = [g.model, g.condition, str(g.n_evaluated), _count_pct(not_passing, g.n_evaluated)]
-        cells.append(_count_pct(g.truncated, g.n_evaluated))
-        cells += [_count_pct(g.status_counts.get(s, 0), g.n_evaluated) for s in failing]
-        fail_rows.append(cells)
-    failures = (
-        Table(
-            ["Model", "Condition", "Evaluated", "Not passing", TRUNCATED, *failing],
-            text_rows(fail_rows),
-            ["l", "l"] + ["r"] * (len(failing) + 3),
-        )
-        if fail_rows
-        else None
-    )
+    failures = _failure_table(groups, present)
 
     group_keys = [(g.model, g.condition) for g in groups]
     per_cell: dict[tuple[str, tuple[str, str]], list[Row]] = defaultdict(list)
@@ -133,6 +117,23 @@ def benchmark_results(
         section.pass1_svg = pass1_svg(groups, plot_id=f"{section.anchor}-p1")
         section.status_svg = status_svg(groups, plot_id=f"{section.anchor}-st")
     return section
+
+
+def _failure_table(groups: list[GroupSummary], present: list[str]) -> Table | None:
+    """Each group's non-passing samples by verdict, and those cut off at the token budget;
+    None when no group has a pass/fail verdict (nothing was checked by tests)."""
+    failing = [s for s in present if s not in ("passed", SCORED, NOT_EVALUATED)]
+    rows = []
+    for g in (g for g in groups if g.n_evaluated):  # groups with a pass/fail verdict
+        not_passing = g.n_evaluated - g.status_counts.get("passed", 0)
+        cells = [g.model, g.condition, str(g.n_evaluated), _count_pct(not_passing, g.n_evaluated)]
+        cells.append(_count_pct(g.truncated, g.n_evaluated))
+        cells += [_count_pct(g.status_counts.get(s, 0), g.n_evaluated) for s in failing]
+        rows.append(cells)
+    if not rows:
+        return None
+    header = ["Model", "Condition", "Evaluated", "Not passing", TRUNCATED, *failing]
+    return Table(header, text_rows(rows), ["l", "l"] + ["r"] * (len(failing) + 3))
 
 
 def _comparison(
