@@ -9,7 +9,7 @@ is an empty line). The prompt's program mode states exactly this format.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from beyondpass.methods.psb2.benchmark.problems import Arg
@@ -17,26 +17,32 @@ from beyondpass.methods.psb2.benchmark.problems import Arg
 
 def render_value(arg: Arg, value: Any) -> str:
     """One value as its line (without the newline)."""
-    t = arg.type
-    if t == "int":
-        return str(int(value))
-    if t == "float":
-        return repr(float(value))
-    if t == "bool":
-        return "true" if value else "false"
-    if t == "str":
-        if "\n" in value or "\r" in value:
-            raise ValueError(f"{arg.name}: a PSB2 string cannot hold a line break")
-        return str(value)
-    elem = Arg(arg.name, "int" if t == "vec_int" else "float")
-    return " ".join(render_value(elem, v) for v in value)
+    return _RENDER[arg.type](arg.name, value)
 
 
 def render_lines(args: Sequence[Arg], values: Sequence[Any]) -> str:
     """The values, one line each, every line ending in a newline."""
     if len(args) != len(values):
         raise ValueError(f"{len(values)} values for {len(args)} arguments")
-    return "".join(render_value(a, v) + "\n" for a, v in zip(args, values, strict=False))
+    return "".join(_RENDER[a.type](a.name, v) + "\n" for a, v in zip(args, values, strict=False))
+
+
+def _string(name: str, value: Any) -> str:
+    if "\n" in value or "\r" in value:
+        raise ValueError(f"{name}: a PSB2 string cannot hold a line break")
+    return str(value)
+
+
+#: a renderer per type, ``(name, value) -> line``: looked up once per value, as loading a
+#: benchmark renders every case (250,000 random ones for ``psb2``)
+_RENDER: dict[str, Callable[[str, Any], str]] = {
+    "int": lambda name, value: str(int(value)),
+    "float": lambda name, value: repr(float(value)),
+    "bool": lambda name, value: "true" if value else "false",
+    "str": _string,
+    "vec_int": lambda name, value: " ".join([str(int(v)) for v in value]),
+    "vec_float": lambda name, value: " ".join([repr(float(v)) for v in value]),
+}
 
 
 def parse_value(arg: Arg, line: str) -> Any:
