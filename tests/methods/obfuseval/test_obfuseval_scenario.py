@@ -113,15 +113,17 @@ def _rest_of_reference(task) -> str:
 def test_every_task_stays_solvable_in_both_scenarios(name, request):
     """The reference, answered in each scenario (HumanEval: the rest of its body after the
     prompt; MBPP: the whole reference after the description), passes the task's tests in
-    the sandbox for every task — the context and the partial implementation break nothing."""
+    the sandbox for every task — the context and the partial implementation break nothing.
+    MBPP/123 is left out: its tests take 5.5 s of CPU per run, and its reference is checked
+    by tests/benchmarks (a scenario adds context around it, which the other tasks check)."""
     bench = request.getfixturevalue(name)
     executor = create_executor("sandbox")
-    limits = ExecutionLimits(timeout_s=60)  # generous: MBPP/123 is slow on a loaded machine
+    limits = ExecutionLimits(timeout_s=60)  # generous: verification is about behaviour
     for scenario in ("generation", "completion"):
         out = apply_scenario(bench, scenario, True, seed=1)
         requests, ids = [], []
         for task in out.tasks.values():
-            if task.task_id in bench.known_broken:
+            if task.task_id in bench.known_broken or task.task_id == "MBPP/123":
                 continue
             if task.prompt_style == "completion" and scenario == "completion":
                 answer = _rest_of_reference(task)
