@@ -23,7 +23,8 @@ from hidden_modules import hiding
 
 CAREFUL, SLOPPY = "demo-careful", "demo-sloppy"
 KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
-#: no data directory: the demo brings its own
+#: no key; the demo brings its own tasks and answers, and reads only RobustAPI's usage rules
+#: from the data directory (the dataset's own file, never shipped)
 NO_DATA = ("BEYONDPASS_DATA", *KEYS)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -75,10 +76,11 @@ def _hidden_tools(tmp: Path, hide: set[str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory, run_cli):
+def demo(tmp_path_factory, run_cli, data_dir):
     """One real ``beyondpass demo --json`` for the whole module: (out, payload)."""
     out = tmp_path_factory.mktemp("demo")
-    proc = run_cli(["demo", "--out", out / "demo", "--json"], cwd=out, unset=NO_DATA)
+    proc = run_cli(["demo", "--out", out / "demo", "--json"], cwd=out, unset=KEYS,
+                   env={"BEYONDPASS_DATA": str(data_dir)})  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     payload = json.loads(proc.stdout)
@@ -211,9 +213,10 @@ def test_the_profile_renders_and_links_to_each_method_in_chromium(demo) -> None:
             browser.close()
 
 
-def test_the_gate_fails_the_sloppy_model_and_names_its_rules(demo, run_cli) -> None:
+def test_the_gate_fails_the_sloppy_model_and_names_its_rules(demo, run_cli, data_dir) -> None:
     run, _ = demo
-    proc = run_cli(["demo", "--out", run.parent, "--gate"], cwd=run.parent, unset=NO_DATA)
+    proc = run_cli(["demo", "--out", run.parent, "--gate"], cwd=run.parent, unset=KEYS,
+                   env={"BEYONDPASS_DATA": str(data_dir)})  # fmt: skip
     assert proc.returncode == 4, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     out = proc.stdout
@@ -237,17 +240,23 @@ def test_the_gate_fails_the_sloppy_model_and_names_its_rules(demo, run_cli) -> N
 
 
 def test_missing_tools_and_modules_leave_their_parts_out_in_one_line(tmp_path, run_cli) -> None:
-    """git off the PATH, radon and libcst hidden from the interpreter: the NoFunEval, PSB2
-    and ObfusEval arms are left out, one line each saying what to install; the rest runs."""
+    """No data directory, git off the PATH, radon and libcst hidden from the interpreter: the
+    RobustAPI (its usage rules are the dataset's), NoFunEval, PSB2 and ObfusEval arms are
+    left out, one line each saying what to install; the rest runs."""
     hide = hiding(tmp_path / "hide", "radon", "libcst")
     path = _hidden_tools(tmp_path, {"git"})
+    (tmp_path / "empty-cache").mkdir()
     proc = run_cli(["demo", "--out", tmp_path / "demo", "--json"], cwd=tmp_path, unset=NO_DATA,
-                   env={"PATH": path}, pythonpath_first=[hide])  # fmt: skip
+                   env={"PATH": path, "BEYONDPASS_CACHE_DIR": str(tmp_path / "empty-cache")},
+                   pythonpath_first=[hide])  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.startswith("demo: left out")]
     every_part = "or pip install 'beyondpass[demo]' for every part"
     assert lines == [
+        "demo: left out the robustapi arm (RobustAPI's usage rules, the dataset's own): data "
+        "file robustapi/pat_list.txt is missing — set BEYONDPASS_DATA to a folder holding it, "
+        "or download it once with beyondpass robustapi check (docs/robustapi.md)",
         "demo: left out the psb2 arm (PSB2's quality metrics and Python smells): module radon "
         f"is missing — pip install 'beyondpass[psb2]', {every_part}",
         "demo: left out the obfuseval arm (method obfuseval): module libcst is missing — "
@@ -256,9 +265,14 @@ def test_missing_tools_and_modules_leave_their_parts_out_in_one_line(tmp_path, r
         "missing — apt-get install git",
     ]
     payload = json.loads(proc.stdout)
-    assert payload["complete"] and payload["samples_scored"] == 2 * (12 + 12)
-    assert {g["benchmark"] for g in payload["groups"]} == {"demo-nfr", "robustapi-demo"}
-    assert [p["arm"] for p in payload["left_out"]] == ["psb2", "obfuseval", "nofuneval"]
+    assert payload["complete"] and payload["samples_scored"] == 2 * 12
+    assert {g["benchmark"] for g in payload["groups"]} == {"demo-nfr"}
+    assert [p["arm"] for p in payload["left_out"]] == [
+        "robustapi",
+        "psb2",
+        "obfuseval",
+        "nofuneval",
+    ]
 
 
 def test_a_missing_compiler_leaves_out_its_language_only(tmp_path, monkeypatch) -> None:

@@ -38,8 +38,8 @@ class LeftOut:
         """The one line ``beyondpass demo`` prints for it."""
         part = f"the {self.arm} arm" if self.benchmark is None else self.benchmark
         named = []
-        for kind in ("module", "command"):
-            names = [m.split(" ", 1)[1] for m in self.missing if m.startswith(f"{kind} ")]
+        for kind in ("module", "command", "data file"):
+            names = [m[len(kind) + 1 :] for m in self.missing if m.startswith(f"{kind} ")]
             if names:
                 named.append(f"{kind}{'s' if len(names) > 1 else ''} {', '.join(names)}")
         verb = "is" if len(self.missing) == 1 else "are"
@@ -133,6 +133,7 @@ def _missing_needs(arm: str, bench: str | None, needs: list[Any]) -> LeftOut | N
             continue
         missing = [f"module {m}" for m in part.get("modules", []) if not _importable(m)]
         missing += [f"command {c}" for c in part.get("commands", []) if shutil.which(c) is None]
+        missing += [f"data file {d}" for d in part.get("data", []) if not _data_here(str(d))]
         if missing:
             what = str(part.get("what") or "")
             return LeftOut(arm, bench, what, tuple(missing), str(part.get("install", "")))
@@ -144,3 +145,12 @@ def _importable(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         return False
+
+
+def _data_here(relpath: str) -> bool:
+    """Whether a data file is in the user's data directory (``BEYONDPASS_DATA``) or the
+    download cache: the demo reads datasets' files from there and never downloads."""
+    from beyondpass.benchmarks.sources import cache_root, explicit_data_dir
+
+    places = (explicit_data_dir(None), cache_root() / "data")
+    return any(place is not None and (place / relpath).is_file() for place in places)
