@@ -92,7 +92,8 @@ def test_three_models_in_three_pairs_are_ranked(three_model_run, tmp_path):
         for model in block["pair"]:
             won = sum(w == model and lo in block["pair"] for w, lo in expected)
             assert block["per_model"][model]["preferred"] == won
-    # the ranking equals an independent fit (choix) of the test's own choices
+    # the ranking equals an independent fit of the test's own choices: choix's Newton
+    # optimiser of the likelihood (with its 1e-6 ridge), where the product iterates ILSR
     import choix
     import numpy as np
 
@@ -103,7 +104,7 @@ def test_three_models_in_three_pairs_are_ranked(three_model_run, tmp_path):
     assert ranking["estimable"] and ranking["comparisons"] == 48
     assert [m["model"] for m in ranking["models"]] == sorted(ORDER, key=ORDER.get)
     for m in ranking["models"]:
-        assert m["strength"] == pytest.approx(want[index[m["model"]]], rel=1e-6)
+        assert m["strength"] == pytest.approx(want[index[m["model"]]], rel=1e-5)
         assert m["wins"] == sum(w == m["model"] for w, _ in expected)
     # the report shows every pair's table and the ranking
     from beyondpass.report.render import render_report

@@ -2,8 +2,12 @@
 
 With more than two models a study reviews several pairs, and per-pair tables no longer say
 which model is best overall. The Bradley-Terry model gives each model a strength ``p`` with
-P(i preferred to j) = p_i / (p_i + p_j), fitted by maximum likelihood with ``choix`` (its
-``opt_pairwise``, with choix's default 1e-6 ridge that only pins the scale). Strengths are
+P(i preferred to j) = p_i / (p_i + p_j), fitted by maximum likelihood with ``choix``'s
+``ilsr_pairwise_dense`` (iterative Luce spectral ranking, Maystre & Grossglauser 2015,
+without regularisation): its fixed point is the maximum-likelihood estimate, and it works
+on the matrix of win counts, so a fit costs the same for 48 choices or 48,000. That matters
+for the bootstrap below, a thousand fits (choix's ``opt_pairwise`` walks every choice in
+Python for every Newton step: 13 s for 48 choices against about 1 s). Strengths are
 reported normalised to a geometric mean of 1, as in the usual worked examples.
 
 The maximum-likelihood estimate exists only when the "beat" graph is strongly connected
@@ -21,6 +25,9 @@ from typing import Any
 
 #: (winner, loser, item id): one reviewer's first choice on one item
 Choice = tuple[str, str, int]
+
+#: ILSR stops when no parameter moves by more than this (choix's default is 1e-8)
+TOLERANCE = 1e-10
 
 
 def _strongly_connected(n: int, data: Sequence[tuple[int, int]]) -> bool:
@@ -45,7 +52,10 @@ def strengths(n: int, data: Sequence[tuple[int, int]]) -> list[float] | None:
 
     if not _strongly_connected(n, data):
         return None
-    params = choix.opt_pairwise(n, list(data))
+    wins = np.zeros((n, n))
+    for winner, loser in data:
+        wins[winner, loser] += 1
+    params = choix.ilsr_pairwise_dense(wins, alpha=0.0, tol=TOLERANCE)
     params = params - params.mean()
     return [float(v) for v in np.exp(params)]
 
