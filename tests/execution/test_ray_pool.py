@@ -51,12 +51,12 @@ def as_plain(evaluations) -> list[tuple[dict, dict]]:
 
 
 def test_nfr_metrics_on_ray_equal_the_local_pool(ray_pool, data_dir: Path) -> None:
-    cands = recorded_answers(data_dir, 24)
+    cands = recorded_answers(data_dir, 11)
     cands.append(candidate("twice", cands[0].extraction.code))  # deduplicated, both get it
     local = NfrEvaluator(workers=2).evaluate(cands)
     seen: list[int] = []
-    # 8 programs per task: several Ray tasks, each with its own supervised pylint worker
-    remote = NfrEvaluator(workers=2, batch_size=8, pool=ray_pool).evaluate(
+    # 4 programs per task: three Ray tasks, each with its own supervised pylint worker
+    remote = NfrEvaluator(workers=2, batch_size=4, pool=ray_pool).evaluate(
         cands, on_result=lambda i, ev: seen.append(i)
     )
     assert as_plain(remote) == as_plain(local)
