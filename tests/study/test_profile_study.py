@@ -4,7 +4,8 @@ Model ``a`` and model ``b`` answer every prompt alike except RobustAPI's questio
 ``b`` answers without code. The profile run of ``a`` is killed with SIGKILL while it scores
 and resumed: the server receives exactly the requests the dry run counted, once each. Then
 ``compare`` gates every method's headline metrics: ``a`` against ``b`` exits 4 and flags
-RobustAPI's executable share alone; ``a`` against a second, equal run of ``a`` exits 0.
+RobustAPI's executable share alone; ``a`` against a copy of ``a`` whose verdicts (every
+arm's) and PSB2 quality ``rescore`` computed again exits 0: every delta is zero.
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ def run(run_cli, tmp_path: Path, url: str, out: str, *extra: str):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, run_cli, data_dir):
-    """Three runs: ``a`` (killed mid-scoring, resumed), ``a2`` and ``b``."""
+    """Two runs, ``a`` (killed mid-scoring, resumed) and ``b``, and ``a-rescored``: a copy of
+    ``a`` whose verdicts and PSB2 quality ``rescore`` computed again."""
     tmp = tmp_path_factory.mktemp("profile")
     out = {}
     with FakeEndpoint(responder=answer(False)) as server:
@@ -138,9 +140,11 @@ def runs(tmp_path_factory, run_cli, data_dir):
         )
         resumed = run(run_cli, tmp, server.openai_base_url, "a")
         out["a"] = (json.loads(planned.stdout), stored, resumed, list(server.requests))
-        out["a2"] = run(run_cli, tmp, server.openai_base_url, "a2")
     with FakeEndpoint(responder=answer(True)) as server:
         out["b"] = run(run_cli, tmp, server.openai_base_url, "b")
+    shutil.copytree(tmp / "a", tmp / "a-rescored")
+    args = ["rescore", tmp / "a-rescored", "--evaluator", "dispatch", "--evaluator"]
+    out["rescored"] = run_cli([*args, "psb2-quality", "--json"], cwd=tmp)
     out["dir"] = tmp
     return out
 
@@ -190,9 +194,9 @@ def test_compare_flags_only_the_method_that_got_worse(run_cli, runs) -> None:
     assert {v["benchmark"] for v in gate["violations"]} == {"robustapi"}
 
 
-def test_compare_of_equal_runs_passes_every_gate(run_cli, runs) -> None:
-    assert runs["a2"].returncode in (0, 1), runs["a2"].stderr
-    proc = compare(run_cli, runs, "a2")
+def test_compare_of_a_run_and_its_rescoring_passes_every_gate(run_cli, runs) -> None:
+    assert runs["rescored"].returncode == 0, runs["rescored"].stderr
+    proc = compare(run_cli, runs, "a-rescored")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
     assert payload["gate"]["passed"]
@@ -226,10 +230,7 @@ def test_rescore_rebuilds_every_arms_verdict_and_keeps_add_ons_in_their_arm(run_
     """The verdict of a run whose arms ask for different evaluators is a dispatch over them,
     and its obfuscated benchmark is transformed again: both are rebuilt as the run built
     them; an arm's add-on rescores that arm's samples only."""
-    d = runs["dir"]
-    shutil.copytree(d / "a", d / "a-rescored")
-    proc = run_cli(["rescore", d / "a-rescored", "--evaluator", "dispatch", "--evaluator",
-                    "psb2-quality", "--json"], cwd=d)  # fmt: skip
+    d, proc = runs["dir"], runs["rescored"]
     assert proc.returncode == 0, proc.stderr
     counts = {r["evaluator"]: r["samples_scored"] for r in json.loads(proc.stdout)["evaluators"]}
     planned = runs["a"][0]["totals"]["samples"]
