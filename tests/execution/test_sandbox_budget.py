@@ -328,9 +328,10 @@ def _ordinary() -> list[ExecutionRequest]:
 
 
 def test_hostile_samples_leave_their_neighbours_verdicts_as_they_are(level, cgroup_layout):
-    """30 ordinary samples alone, then interleaved with fork bombs in three languages, a
-    memory hog and a CPU burner (one in every six samples): the ordinary samples' verdicts are identical, and the
-    machine never gave the run more processes than the budgets allow."""
+    """30 ordinary samples alone, then interleaved (one in every six samples) with fork
+    bombs in three languages, a memory hog and a CPU burner: the ordinary samples' verdicts
+    are identical, and the machine never gave the run more processes than the budgets
+    allow."""
     if shutil.which("g++") is None or shutil.which("javac") is None:
         pytest.fail("the neighbour test needs g++ and a JDK (.ci/run installs them)")
     ordinary = _ordinary()
