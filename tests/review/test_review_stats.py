@@ -16,6 +16,7 @@ from beyondpass.review.results import (
     agreement,
     cohen_kappa,
     paired_tests,
+    pass_rates,
     position_bias,
     table4,
 )
@@ -202,3 +203,26 @@ def test_active_time_caps_breaks_between_actions():
     assert db.active_seconds(times) == 25.0 + cap
     assert db.active_seconds(list(reversed(times))) == 25.0 + cap  # order does not matter
     assert db.active_seconds([5.0]) == 0.0
+
+
+def test_pass_rates_count_only_samples_whose_verdict_is_a_test_run(tmp_path):
+    """Answers scored without tests (``passed`` NULL in the store, as a NoFunEval edit of a
+    row without tests) are neither passes nor fails: a task with only such answers has no
+    pass rate, and beside checked ones they do not lower it."""
+    from beyondpass.store.run_store import ResultRecord, RunStore, SampleRecord, sample_key
+
+    def put(store, task: str, index: int, status: str, passed: bool | None) -> None:
+        key = sample_key("b", task, "m", "c", index)
+        store.put_sample(SampleRecord(key=key, benchmark="b", task_id=task, model="m",
+                                      condition="c", sample_index=index, raw="", code="",
+                                      program="", extraction={}, transcript=[],
+                                      generation={}))  # fmt: skip
+        store.put_result(ResultRecord(key, status, passed))
+
+    with RunStore(tmp_path) as store:
+        put(store, "T/1", 0, "passed", True)
+        put(store, "T/1", 1, "failed", False)
+        put(store, "T/1", 2, "scored", None)
+        put(store, "T/2", 0, "scored", None)
+    rates = pass_rates(tmp_path)
+    assert rates == {("b", "T/1", "c", "m"): 0.5}

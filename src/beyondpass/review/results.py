@@ -70,15 +70,21 @@ def for_pair(data: dict[str, Any], pair: tuple[str, str]) -> dict[str, Any]:
 
 
 def pass_rates(run_dir: str | Path) -> dict[tuple[str, str, str, str], float]:
-    """Share of passed samples per (benchmark, task, condition, model)."""
+    """Share of passed samples per (benchmark, task, condition, model), among the samples
+    whose verdict is a test run (``counts_for_pass``): an answer scored without tests (a
+    NoFunEval edit of a row without tests, a RobustAPI answer) is neither a pass nor a
+    fail, and a task with no such sample has no pass rate (never "0%")."""
+    from beyondpass.evaluators.base import counts_for_pass
+
     counts: dict[tuple[str, str, str, str], list[int]] = defaultdict(lambda: [0, 0])
     with RunStore(run_dir, create=False) as store:
         for row in store.rows():
             s = row.sample
             c = counts[(s.benchmark, s.task_id, s.condition, s.model)]
-            c[0] += bool(row.result and row.result.passed)
-            c[1] += 1
-    return {k: p / n for k, (p, n) in counts.items()}
+            if row.result is None or counts_for_pass(row.result):
+                c[0] += bool(row.result and row.result.passed)
+                c[1] += 1
+    return {k: p / n for k, (p, n) in counts.items() if n}
 
 
 def describe(values: Sequence[float]) -> dict[str, Any]:
