@@ -233,6 +233,14 @@ def test_the_gate_fails_the_sloppy_model_and_names_its_rules(demo, run_cli, data
     ]
     # executable answers fall 25 points (one answer without code): within its 30
     assert "rules that held: executable_rate:-30pp" in out
+    # each method's table holds its own benchmarks, and no row of a group another
+    # benchmark has (the obfuscated condition is the demo benchmark's, not PSB2's)
+    tables = re.split(r"^(\w+) · demo-careful vs demo-sloppy", out, flags=re.M)
+    by_method = dict(zip(tables[1::2], tables[2::2], strict=True))
+    assert "demo-nfr" in by_method["robunfr"] and "psb2" not in by_method["robunfr"]
+    assert "robustapi-demo" not in by_method["robunfr"]
+    assert not re.search(r"psb2-demo-\w+-edge\s+│ obfuscated", by_method["core"])
+    assert "—" not in by_method["core"]
     assert "FAIL misuse_rate:+10pp: demo-careful vs demo-sloppy · robustapi-demo · zero-shot" in out
     assert out.rstrip().endswith(
         "beyondpass compare runs/old runs/new --fail-on 'misuse_rate:+2pp' --fail-on 'diffbleu:-5%'"

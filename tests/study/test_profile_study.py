@@ -203,6 +203,12 @@ def test_compare_of_a_run_and_its_rescoring_passes_every_gate(run_cli, runs) -> 
     compared = {(r["method"], r["metric"]) for r in payload["comparisons"]}
     for metric in ("executable_rate", "diffbleu", "robust_pass@1", "edge_pass_ratio"):
         assert any(m == metric for _, m in compared), metric
+    # RobuNFR's section compares its own arm only: the PSB2 arm's smells (its quality
+    # evaluator's) and the other arms' pass@1 are not RobuNFR's numbers
+    robunfr = {r["benchmark"] for r in payload["comparisons"] if r["method"] == "robunfr"}
+    assert robunfr == {"humaneval"}, robunfr
+    core = {r["benchmark"] for r in payload["comparisons"] if r["metric"] == "pass@1"}
+    assert core == {"humaneval", "psb2-edge", "demo"}, core
     assert all(r["delta"] in (0, None) for r in payload["comparisons"])
 
 

@@ -97,17 +97,17 @@ def compare_headlines(
     new: RunHeadlines,
     pairs: Sequence[VersionPair],
     *,
-    skip: Collection[str] = (),
+    skip: Collection[tuple[str, str]] = (),
 ) -> list[VersionComparison]:
     """One comparison per pair and method of every headline cell both runs have, except the
-    metrics in ``skip`` (those a method's ``compare`` section already compares). Readings
-    are not checked here: call :func:`reading_conflicts` first."""
+    (metric, benchmark) pairs in ``skip`` (those a method's ``compare`` section already
+    compares). Readings are not checked here: call :func:`reading_conflicts` first."""
     out: list[VersionComparison] = []
     families: dict[str, list[Comparison]] = defaultdict(list)
     for pair in pairs:
         by_method: dict[str, VersionComparison] = {}
         for (method, metric, bench, group, model), cell in old.cells.items():
-            if model != pair.old_model or metric in skip:
+            if model != pair.old_model or (metric, bench) in skip:
                 continue
             other = new.cells.get((method, metric, bench, group, pair.new_model))
             if other is None:

@@ -177,7 +177,9 @@ def compare(
         made.append((section, section.compare(old_run, new_run, version_pairs, asked)))
     vcs = [vc for _, own in made for vc in own]
     from_sections = {id(vc) for vc in vcs}
-    compared = {m for vc in vcs for m in vc.metrics}
+    # a section's metric on the benchmarks it compared; the same metric of another arm's
+    # benchmark (smells of PSB2 beside RobuNFR's) is still the headlines' to compare
+    compared = {(m, b) for vc in vcs for b, _, m in vc.comparisons}
     vcs += compare_headlines(old_headlines, new_headlines, version_pairs, skip=compared)
     if not any(vc.benchmarks for vc in vcs):
         raise DataError(f"{old_name} and {new_name} share no benchmark: nothing to compare")

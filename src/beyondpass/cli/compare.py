@@ -129,10 +129,11 @@ def _print(report: Any, payload: dict[str, Any]) -> None:
             table.add_column(f"{metric_def(m).label}\nold → new (Δ%)", justify="right")
         for bench in vc.benchmarks:
             for g in vc.groups:
-                cells = []
-                for m in vc.metrics:
-                    c = vc.comparisons.get((bench, g.key, m))
-                    cells.append(_cell_text(c, metric_def(m).decimals))
+                found = [vc.comparisons.get((bench, g.key, m)) for m in vc.metrics]
+                if all(c is None for c in found):  # a group another benchmark has
+                    continue
+                pairs = zip(found, vc.metrics, strict=True)
+                cells = [_cell_text(c, metric_def(m).decimals) for c, m in pairs]
                 table.add_row(bench_label(bench), g.display_label, *cells)
         console.print(table)
     click.echo(

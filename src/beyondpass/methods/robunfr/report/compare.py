@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from beyondpass.analysis.compare_section import ComparedRun
 from beyondpass.analysis.regression import VersionComparison, VersionPair
-from beyondpass.methods.robunfr.analysis.data import RunData
+from beyondpass.methods.robunfr.analysis.data import RunData, own_rows
 from beyondpass.methods.robunfr.analysis.metrics import NFR_METRICS, PASS
 from beyondpass.methods.robunfr.analysis.run import Analysis
 from beyondpass.methods.robunfr.analysis.versions import compare_versions, table4
@@ -21,8 +21,10 @@ DEFAULT_METRICS: tuple[str, ...] = (PASS, *NFR_METRICS)
 
 
 def _analysis(run: ComparedRun) -> Analysis:
-    return Analysis(RunData(run.meta, list(run.rows), name=run.name), seed=run.seed,
-                    alpha=run.alpha)  # fmt: skip
+    """RobuNFR's analysis of its own samples: a study's other arms (their smells, their
+    pass@1) are their methods' to compare, as in the run's report and the headlines."""
+    rows = own_rows(run.meta, run.rows)
+    return Analysis(RunData(run.meta, rows, name=run.name), seed=run.seed, alpha=run.alpha)
 
 
 class RobunfrVersionComparison:
