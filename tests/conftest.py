@@ -37,6 +37,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     longest_files_first(items, config.rootpath)
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Files to workers as ``--dist loadfile`` hands them out, but the files that share the
+    session's Ray instance as one unit (tests/scheduling.py)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from scheduling import make_scheduler
+
+    return make_scheduler(config, log)
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker more than the cores this process may use. Much of the suite
     waits on processes it starts (sandboxes, compilers, JVMs, model servers); the extra

@@ -1,6 +1,7 @@
 """Scale-out on Ray: the same verdicts as the local executor, on a real local Ray instance.
 
-Ray is started by the tests (2 CPUs, no dashboard) and shut down at the end of the module.
+Ray is the session's instance (conftest's ``ray_pool``: 2 CPUs, no dashboard), started once
+for every test file that uses it (tests/scheduling.py).
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ def requests() -> list[ExecutionRequest]:
 
 
 @pytest.fixture(scope="module")
-def ray_executor():
-    ex = create_executor(
-        "ray", batch_size=4, init_options={"num_cpus": 2, "include_dashboard": False}
-    )
+def ray_executor(ray_pool):
+    """The Ray executor on the session's Ray instance (it joins it, never shuts it down)."""
+    ray_pool.metadata()
+    ex = create_executor("ray", batch_size=4)
     yield ex
     ex.close()
 
