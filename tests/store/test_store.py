@@ -190,13 +190,14 @@ def test_runs_of_the_previous_release_are_migrated_in_place(tmp_path, name):
         after = {r.sample.key: r.result for r in store.rows()}
         assert after == before  # same verdicts, metrics and details
         assert store.get_meta("schema_version") == SCHEMA_VERSION
-        migration, renaming = store.get_meta("migrations")  # 1 -> 2, then 2 -> 3
+        migration, renaming, verdicts = store.get_meta("migrations")  # 1->2, 2->3, 3->4
         evaluators = [e.name for e in store.evaluators()]
         nfr_rows = store.evaluations("nfr")
         verdict_rows = store.evaluations("functional")
     assert (migration["from_schema"], migration["to_schema"]) == (1, 2)
     assert (renaming["from_schema"], renaming["to_schema"]) == (2, 3)
     assert renaming["renamed_evaluators"] == {}  # no evaluator of 0.1.0 was renamed
+    assert verdicts["verdicts_without_pass_fail"] == {}  # 0.1.0 had only test verdicts
     assert migration["backup"] == renaming["backup"] == "run.sqlite3.schema1.bak"
     assert v1_results(run / "run.sqlite3.schema1.bak") == before  # the untouched old run
     assert {e.key for e in verdict_rows} == set(before)
@@ -212,7 +213,7 @@ def test_runs_of_the_previous_release_are_migrated_in_place(tmp_path, name):
     else:
         assert evaluators == ["functional"] and nfr_rows == []
     with RunStore(run, create=False) as store:  # opening again migrates nothing
-        assert len(store.get_meta("migrations")) == 2
+        assert len(store.get_meta("migrations")) == 3
 
 
 def test_a_failed_migration_leaves_the_old_run_as_it_was(tmp_path):
@@ -252,7 +253,7 @@ def test_a_run_migrated_meanwhile_by_another_process_is_left_alone(tmp_path):
     late.close()
     with RunStore(run, create=False) as store:
         assert list(store.rows()) == rows
-        assert len(store.get_meta("migrations")) == 2
+        assert len(store.get_meta("migrations")) == 3
 
 
 # -- schema 2 -> 3: evaluators renamed -------------------------------------------------------
@@ -287,8 +288,8 @@ def test_runs_of_schema_2_get_the_renamed_evaluators_and_nothing_else_changes(tm
     meta_before = v2_meta(run / "run.sqlite3")
     assert {e for _, e in before} == {"functional", "psb2_quality", "psb2_smells"}
     with RunStore(run, create=False) as store:
-        assert store.get_meta("schema_version") == SCHEMA_VERSION == 3
-        (migration,) = store.get_meta("migrations")
+        assert store.get_meta("schema_version") == SCHEMA_VERSION == 4
+        migration, verdicts = store.get_meta("migrations")  # 2 -> 3, then 3 -> 4
         evaluators = store.evaluators()
         after = {(e.key, e.evaluator): e for e in store.evaluations()}
         owners = store.metric_owners()
@@ -338,8 +339,9 @@ def test_runs_of_schema_2_get_the_renamed_evaluators_and_nothing_else_changes(tm
     assert {k: v for k, v in meta.items() if k not in unchanged} == {
         k: v for k, v in meta_before.items() if k not in unchanged
     }
+    assert verdicts["verdicts_without_pass_fail"] == {}  # PSB2's verdicts are test runs
     with RunStore(run, create=False) as store:  # opening again migrates nothing
-        assert len(store.get_meta("migrations")) == 1
+        assert len(store.get_meta("migrations")) == 2
 
 
 def test_a_run_with_an_old_and_a_new_name_of_one_evaluator_is_not_migrated(tmp_path):
@@ -363,3 +365,64 @@ def test_the_renamed_evaluators_are_the_registered_ones_under_their_former_names
     for old, new in migrate.RENAMED_EVALUATORS.items():
         spec, _ = registry.lookup("evaluators", old)
         assert spec.name == new and old in spec.aliases
+
+
+# -- schema 3 -> 4: no pass/fail where no test ran -------------------------------------------
+
+
+def test_verdicts_that_ran_no_test_lose_their_pass_or_fail(tmp_path):
+    """A schema-3 run as the release before docs/verdicts.md wrote it: RobustAPI's check,
+    NoFunClassify's label and NoFunEval's edit of a row without tests stored passed/failed,
+    under their own evaluators or a study's ``dispatch``. Opened now, they are as the current
+    evaluators store them (passed NULL; correct/wrong; scored with ``edited``); an edit that
+    ran on its row's cases, a row already written the new way, a no-code answer whose task
+    is not known and a test verdict keep their pass or fail. (Written with this release's
+    store and set back to the old values by hand: the columns are the same in schema 3.)"""
+    api = {"misuse": 1, "verdict_original": "violation"}
+    old = {  # sample -> (verdict evaluator, status, passed, metrics)
+        "api": ("robustapi", "violation", 0, api),
+        "api-ok": ("robustapi", "pass", 1, {**api, "misuse": 0, "verdict_original": "pass"}),
+        "label": ("dispatch", "passed", 1, {"choice_correct": 1, "choice_parsed": 1}),
+        "label-wrong": ("dispatch", "failed", 0, {"choice_correct": 0, "choice_parsed": 1}),
+        "edit": ("nofuneval-edit", "passed", 1, {"diffbleu": 0.5}),
+        "no-op": ("dispatch", "failed", 0, {"diffbleu": 0.0}),
+        "ran": ("nofuneval-edit", "failed", 0, {"diffbleu": 0.4, "runtime_correct": 0}),
+        "no-code": ("nofuneval-edit", "no_code", 0, {"diffbleu": 0.0}),
+        "new": ("dispatch", "correct", None, {"choice_correct": 1, "choice_parsed": 1}),
+        "tested": ("dispatch", "failed", 0, {"tests_run": 2}),
+    }
+    for evaluator in ("robustapi", "nofuneval-edit", "dispatch"):  # one verdict evaluator a run
+        run = tmp_path / evaluator
+        mine = {k: v[1:] for k, v in old.items() if v[0] == evaluator}
+        with RunStore(run) as store:
+            store.register_evaluator(evaluator, version="1", decides_verdict=True)
+            for key in mine:
+                store.put_sample(sample(key, task=key))
+                store.put_evaluation(EvaluationRecord(key, evaluator, "1", status="x"))
+        with sqlite3.connect(run / "run.sqlite3") as conn:
+            for key, (status, passed, metrics) in mine.items():
+                conn.execute(
+                    "UPDATE evaluations SET status = ?, passed = ?, metrics = ? WHERE key = ?",
+                    (status, passed, json.dumps(metrics), key),
+                )
+            conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    got, rewritten = {}, {}
+    for evaluator in ("robustapi", "nofuneval-edit", "dispatch"):
+        with RunStore(tmp_path / evaluator, create=False) as store:
+            got |= {e.key: (e.status, e.passed, e.metrics) for e in store.evaluations()}
+            (migration,) = store.get_meta("migrations")
+        assert migration["backup"] == "run.sqlite3.schema3.bak"
+        rewritten |= migration["verdicts_without_pass_fail"]
+    assert got == {
+        "api": ("violation", None, api),
+        "api-ok": ("pass", None, {**api, "misuse": 0, "verdict_original": "pass"}),
+        "label": ("correct", None, {"choice_correct": 1, "choice_parsed": 1}),
+        "label-wrong": ("wrong", None, {"choice_correct": 0, "choice_parsed": 1}),
+        "edit": ("scored", None, {"diffbleu": 0.5, "edited": 1}),
+        "no-op": ("scored", None, {"diffbleu": 0.0, "edited": 0}),
+        "ran": ("failed", False, {"diffbleu": 0.4, "runtime_correct": 0}),
+        "no-code": ("no_code", False, {"diffbleu": 0.0}),
+        "new": ("correct", None, {"choice_correct": 1, "choice_parsed": 1}),
+        "tested": ("failed", False, {"tests_run": 2}),
+    }
+    assert rewritten == {"robustapi": 2, "nofuneval-edit": 1, "dispatch": 3}

@@ -18,6 +18,12 @@ scored under) and ``rescore_in_progress``. History (``rescores``, ``migrations``
 file as written) keeps the names it was written with. Rows, metrics and details are untouched,
 so reports and rescoring read the same numbers under the new names.
 
+Schema 4 keeps ``passed`` NULL where a verdict is no test run (docs/verdicts.md): the
+verdict rows of the three checks that used to say passed/failed without running a test
+(RobustAPI's misuse check, NoFunClassify's label, a NoFunEval edit of a row without tests)
+are rewritten as the current evaluators write them, so pass@k, the failure analysis and
+core's Pass@1 headline of an old run leave them out, as for a new one.
+
 The old database is first copied to ``run.sqlite3.schema<N>.bak`` (N: the schema it was
 found at); every step from there to the current schema runs in one transaction, so a kill
 leaves either the old run or the migrated one, never a mix.
@@ -223,8 +229,62 @@ _META_RENAMES = {
     "rescore_in_progress": _renamed_keys,
 }
 
+
+def _unchecked_verdict(status: str, metrics: dict[str, Any]) -> str | None:
+    """The status a schema-4 store gives an old verdict row that ran no test (None: the row
+    is a test run, or cannot be told apart from one). The rows are recognised by their
+    metrics, whichever evaluator stored them: the method's own, or a study's ``dispatch``,
+    whose version never said which method's evaluator it routed to."""
+    if "misuse" in metrics and "verdict_original" in metrics:  # RobustAPI's misuse check
+        return status
+    if "choice_correct" in metrics:  # NoFunClassify's label
+        return {"passed": "correct", "failed": "wrong"}.get(status, status)
+    edit_of_untested_row = (
+        "diffbleu" in metrics
+        and "edited" not in metrics  # version 3 writes it, and NULL where nothing ran
+        and not any(m in metrics for m in _RUNTIME_METRICS)
+        and status in ("passed", "failed")  # a no-code answer's task is not known: kept
+    )
+    return "scored" if edit_of_untested_row else None
+
+
+#: a NoFunEval edit that ran on the row's cases carries these (a pass/fail: left as it is)
+_RUNTIME_METRICS = ("speedup", "runtime_correct", "runtime_improved")
+
+
+def _migrate_3_to_4(db: sqlite3.Connection, schema: str, backup: str) -> None:
+    rewritten: dict[str, int] = {}
+    rows = db.execute(
+        "SELECT key, evaluator, status, metrics FROM evaluations "
+        "WHERE status IS NOT NULL AND passed IS NOT NULL"
+    ).fetchall()
+    for key, evaluator, status, metrics_json in rows:
+        metrics = json.loads(metrics_json)
+        new_status = _unchecked_verdict(status, metrics)
+        if new_status is None:
+            continue
+        if new_status == "scored":
+            metrics["edited"] = int(status == "passed")
+        db.execute(
+            "UPDATE evaluations SET status = ?, passed = NULL, metrics = ? "
+            "WHERE key = ? AND evaluator = ?",
+            (new_status, json.dumps(metrics), key, evaluator),
+        )
+        rewritten[evaluator] = rewritten.get(evaluator, 0) + 1
+    _record(
+        db,
+        {
+            "from_schema": 3,
+            "to_schema": 4,
+            "at": _now(),
+            "backup": backup,
+            "verdicts_without_pass_fail": rewritten,
+        },
+    )
+
+
 #: schema N -> the step that brings a database at N to N + 1 (inside the one transaction)
-_STEPS = {1: _migrate_1_to_2, 2: _migrate_2_to_3}
+_STEPS = {1: _migrate_1_to_2, 2: _migrate_2_to_3, 3: _migrate_3_to_4}
 
 
 Recorded = tuple[str, tuple[str, ...], dict[str, Any]]  # name, declared metrics, metadata

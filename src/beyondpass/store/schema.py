@@ -15,7 +15,7 @@ from pathlib import Path
 from beyondpass.errors import DataError
 from beyondpass.store import migrate
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
