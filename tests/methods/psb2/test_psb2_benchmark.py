@@ -62,6 +62,24 @@ def test_rendering_follows_the_documented_line_format() -> None:
         problem("nope")
 
 
+def test_the_cpp_and_java_edge_benchmarks_are_the_edge_cases_in_their_language(
+    edge_bench, data_dir: Path
+) -> None:
+    """``psb2-cpp-edge`` and ``psb2-java-edge``, found by name as a study names them: the
+    481 edge cases of ``psb2-edge``, the same inputs and outputs, in their language."""
+    from beyondpass.benchmarks import load_benchmark
+
+    for name, language in (("psb2-cpp-edge", "cpp"), ("psb2-java-edge", "java")):
+        bench = load_benchmark(name, data_dir)
+        assert bench.name == name and len(bench) == 25
+        for task_id, task in bench.tasks.items():
+            assert task.language == language
+            python = edge_bench.tasks[task_id].tests
+            assert [(t.stdin, t.expected_stdout) for t in task.tests] == [
+                (t.stdin, t.expected_stdout) for t in python
+            ]
+
+
 def test_loader_reads_all_25_descriptions_and_481_edge_cases(edge_bench) -> None:
     assert len(edge_bench) == 25
     assert sum(len(t.tests) for t in edge_bench.tasks.values()) == 481

@@ -44,6 +44,16 @@ METHOD = Method(
             f"{_HERE}.benchmark.loader:load_psb2_java",
             "PSB2 answered in Java (javac; program mode one JVM per case, function mode batched)",
         ),
+        BenchmarkSpec(
+            "psb2-cpp-edge",
+            f"{_HERE}.benchmark.loader:load_psb2_cpp_edge",
+            "PSB2 answered in C++: the 481 edge cases only",
+        ),
+        BenchmarkSpec(
+            "psb2-java-edge",
+            f"{_HERE}.benchmark.loader:load_psb2_java_edge",
+            "PSB2 answered in Java: the 481 edge cases only",
+        ),
         *(
             BenchmarkSpec(
                 f"psb2-demo-{language}-edge",

@@ -165,3 +165,16 @@ def load_psb2_cpp(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
 def load_psb2_java(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
     """``psb2-java``: as ``psb2``, answered in Java (see ``load_psb2_cpp``)."""
     return load(data_dir, name="psb2-java", language="java")
+
+
+def load_psb2_cpp_edge(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``psb2-cpp-edge``: the edge cases only, answered in C++. A program-mode answer runs
+    one process per case, so the 10,000 random cases of ``psb2-cpp`` take minutes per
+    answer; the 481 edge cases take seconds."""
+    return load(data_dir, n_random=0, name="psb2-cpp-edge", language="cpp")
+
+
+def load_psb2_java_edge(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
+    """``psb2-java-edge``: the edge cases only, answered in Java (one JVM per case in
+    program mode: see ``load_psb2_cpp_edge``)."""
+    return load(data_dir, n_random=0, name="psb2-java-edge", language="java")
