@@ -135,104 +135,120 @@ class _VisitorFailure(Exception):
 
 
 def _resolved_calls(method: Node, fields: dict[str, str]) -> list[tuple[Node, str, str]]:
-    """(node, call name, receiver type) of each call whose receiver type JDT's visitor knew.
+    """(node, call name, receiver type) of each call whose receiver type JDT's visitor knew
+    (:class:`_ApiCallVisitor`)."""
+    visitor = _ApiCallVisitor(fields)
+    visitor.visit(method)
+    return visitor.calls
 
-    Walks the method as ``APICallVisitor`` does: ``if``/``while`` conditions, ``for``
-    conditions and updates and the iterable of an enhanced ``for`` are never visited, so
-    their calls are not seen; the symbol table is one map per method, filled in visiting
-    order (a later declaration of a name replaces an earlier one, whatever its scope).
 
-    One function on purpose, longer than our rule: it follows ``APICallVisitor``'s visit
-    methods one for one, so it can be read side by side with the original source, and each
-    of the original's quirks (what it skips, when it declares a name) stays next to the
-    node type it comes from.
-    """
-    locals_: dict[str, str] = {}
-    out: list[tuple[Node, str, str]] = []
+class _ApiCallVisitor:
+    """Walks a method as ``APICallVisitor`` does, one ``visit_<node type>`` method per visit
+    method of the original, so the two read side by side: ``if``/``while`` conditions,
+    ``for`` conditions and updates and the iterable of an enhanced ``for`` are never
+    visited, so their calls are not seen; the symbol table is one map per method, filled in
+    visiting order (a later declaration of a name replaces an earlier one, whatever its
+    scope). A node type without a method is walked into, child by child."""
 
-    def declare(name: Node | None, tname: str) -> None:
-        if name is not None:
-            locals_[text(name)] = tname
+    def __init__(self, fields: dict[str, str]) -> None:
+        self.fields = fields
+        self.locals: dict[str, str] = {}
+        self.calls: list[tuple[Node, str, str]] = []
 
-    def visit(node: Node) -> None:
-        t = node.type
-        if t in ("local_variable_declaration", "resource"):
-            tname = _type_text(node.child_by_field_name("type"))
-            if t == "resource":
-                declare(node.child_by_field_name("name"), tname)
-            else:
-                for d in node.children_by_field_name("declarator"):
-                    declare(d.child_by_field_name("name"), tname)
-        elif t == "formal_parameter":
-            declare(node.child_by_field_name("name"), _param_type(node))
-        elif t == "spread_parameter":
-            d = next((c for c in node.named_children if c.type == "variable_declarator"), None)
-            declare(d.child_by_field_name("name") if d is not None else None, _param_type(node))
-        elif t == "catch_formal_parameter":
-            ctype = next((c for c in node.named_children if c.type == "catch_type"), None)
-            tname = " | ".join(text(c) for c in ctype.named_children) if ctype else ""
-            declare(node.child_by_field_name("name"), tname)
-        elif t == "if_statement":
-            for field_name in ("consequence", "alternative"):
-                child = node.child_by_field_name(field_name)
-                if child is not None:
-                    visit(child)
+    def visit(self, node: Node | None) -> None:
+        if node is None:
             return
-        elif t == "while_statement":
-            body = node.child_by_field_name("body")
-            if body is not None:
-                visit(body)
-            return
-        elif t == "for_statement":
-            for init in node.children_by_field_name("init"):
-                if init.type != "local_variable_declaration":
-                    # ``for (i = 0; ...)``: the visitor casts every initialiser to a
-                    # declaration, and the ClassCastException makes the snippet PARSEFAIL
-                    raise _VisitorFailure("a for loop initialiser that is not a declaration")
-                visit(init)
-            body = node.child_by_field_name("body")
-            if body is not None:
-                visit(body)
-            return
-        elif t == "enhanced_for_statement":
-            value = node.child_by_field_name("value")
-            if value is not None and "".join(text(value).split()).find("keySet()") == 0:
-                # ``for (k : keySet())``: the visitor takes the text before ``.keySet()``
-                # with substring(0, -1) and throws
-                raise _VisitorFailure("an enhanced for over keySet() without a receiver")
-            declare(node.child_by_field_name("name"), _type_text(node.child_by_field_name("type")))
-            body = node.child_by_field_name("body")
-            if body is not None:
-                visit(body)
-            return
-        elif t == "method_invocation":
-            obj = node.child_by_field_name("object")
-            name = node.child_by_field_name("name")
-            if obj is not None:
-                visit(obj)
-            args = node.child_by_field_name("arguments")
-            if args is not None:
-                visit(args)
-            if obj is not None and obj.type != "super":
-                receiver = "".join(text(obj).split())
-                tname = locals_.get(receiver, fields.get(receiver))
-                if tname is not None:
-                    out.append((node, text(name) if name is not None else "", tname))
-            return
-        elif t == "object_creation_expression":
-            # an anonymous class body is not visited: only the arguments are
-            args = node.child_by_field_name("arguments")
-            if args is not None:
-                visit(args)
-            tnode = node.child_by_field_name("type")
-            tname = "".join(text(tnode).split()) if tnode is not None else ""
-            out.append((node, f"new {tname}", tname))
+        own = getattr(self, f"visit_{node.type}", None)
+        if own is not None:
+            own(node)
             return
         for child in node.children:
-            visit(child)
+            self.visit(child)
 
-    visit(method)
-    return out
+    def declare(self, name: Node | None, tname: str) -> None:
+        if name is not None:
+            self.locals[text(name)] = tname
+
+    # -- declarations: they fill the symbol table, then their children are walked ----------
+
+    def visit_local_variable_declaration(self, node: Node) -> None:
+        tname = _type_text(node.child_by_field_name("type"))
+        for d in node.children_by_field_name("declarator"):
+            self.declare(d.child_by_field_name("name"), tname)
+        self._walk(node)
+
+    def visit_resource(self, node: Node) -> None:
+        tname = _type_text(node.child_by_field_name("type"))
+        self.declare(node.child_by_field_name("name"), tname)
+        self._walk(node)
+
+    def visit_formal_parameter(self, node: Node) -> None:
+        self.declare(node.child_by_field_name("name"), _param_type(node))
+        self._walk(node)
+
+    def visit_spread_parameter(self, node: Node) -> None:
+        d = next((c for c in node.named_children if c.type == "variable_declarator"), None)
+        name = d.child_by_field_name("name") if d is not None else None
+        self.declare(name, _param_type(node))
+        self._walk(node)
+
+    def visit_catch_formal_parameter(self, node: Node) -> None:
+        ctype = next((c for c in node.named_children if c.type == "catch_type"), None)
+        tname = " | ".join(text(c) for c in ctype.named_children) if ctype else ""
+        self.declare(node.child_by_field_name("name"), tname)
+        self._walk(node)
+
+    # -- statements: only their bodies are visited ------------------------------------------
+
+    def visit_if_statement(self, node: Node) -> None:
+        self.visit(node.child_by_field_name("consequence"))
+        self.visit(node.child_by_field_name("alternative"))
+
+    def visit_while_statement(self, node: Node) -> None:
+        self.visit(node.child_by_field_name("body"))
+
+    def visit_for_statement(self, node: Node) -> None:
+        for init in node.children_by_field_name("init"):
+            if init.type != "local_variable_declaration":
+                # ``for (i = 0; ...)``: the visitor casts every initialiser to a
+                # declaration, and the ClassCastException makes the snippet PARSEFAIL
+                raise _VisitorFailure("a for loop initialiser that is not a declaration")
+            self.visit(init)
+        self.visit(node.child_by_field_name("body"))
+
+    def visit_enhanced_for_statement(self, node: Node) -> None:
+        value = node.child_by_field_name("value")
+        if value is not None and "".join(text(value).split()).find("keySet()") == 0:
+            # ``for (k : keySet())``: the visitor takes the text before ``.keySet()`` with
+            # substring(0, -1) and throws
+            raise _VisitorFailure("an enhanced for over keySet() without a receiver")
+        tname = _type_text(node.child_by_field_name("type"))
+        self.declare(node.child_by_field_name("name"), tname)
+        self.visit(node.child_by_field_name("body"))
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def visit_method_invocation(self, node: Node) -> None:
+        obj = node.child_by_field_name("object")
+        name = node.child_by_field_name("name")
+        self.visit(obj)
+        self.visit(node.child_by_field_name("arguments"))
+        if obj is not None and obj.type != "super":
+            receiver = "".join(text(obj).split())
+            tname = self.locals.get(receiver, self.fields.get(receiver))
+            if tname is not None:
+                self.calls.append((node, text(name) if name is not None else "", tname))
+
+    def visit_object_creation_expression(self, node: Node) -> None:
+        # an anonymous class body is not visited: only the arguments are
+        self.visit(node.child_by_field_name("arguments"))
+        tnode = node.child_by_field_name("type")
+        tname = "".join(text(tnode).split()) if tnode is not None else ""
+        self.calls.append((node, f"new {tname}", tname))
+
+    def _walk(self, node: Node) -> None:
+        for child in node.children:
+            self.visit(child)
 
 
 def _param_type(node: Node) -> str:
