@@ -9,7 +9,6 @@ from ``project/cli.py``)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.obfuseval.cproject.cli import cproject
 from beyondpass.methods.obfuseval.project.cli import project
 from beyondpass.methods.obfuseval.published.cli import published
+from beyondpass.study.answer_files import write_json_atomic, write_jsonl_atomic
 
 
 def parse_levels(raw: str) -> list[str]:
@@ -131,12 +131,11 @@ def obfuscate(
             runner.close()
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [json.dumps(task_row(t), ensure_ascii=False) for t in result.tasks.values()]
-    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    write_jsonl_atomic(path, [task_row(t) for t in result.tasks.values()])
     payload = report.as_dict()
     payload["input"] = bench.provenance()
     report_path = path.with_name(path.name + ".report.json")
-    report_path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    write_json_atomic(report_path, payload)
     summary = {
         k: payload[k]
         for k in (

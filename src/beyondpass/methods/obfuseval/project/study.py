@@ -14,7 +14,6 @@ and every verdict is stored as it completes, and the same command resumes a kill
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from beyondpass.methods.obfuseval.project.runner import TaskResult, prepare, sum
 from beyondpass.methods.obfuseval.project.spec import ProjectSpec
 from beyondpass.models.cache import ResponseCache
 from beyondpass.store.run_store import RunStore
+from beyondpass.study.answer_files import write_json_atomic, write_jsonl_atomic
 from beyondpass.study.config import study_from_dict
 from beyondpass.study.progress import Progress
 from beyondpass.study.runner import RunOutcome, StudyRunner
@@ -102,7 +102,7 @@ def write_reference(out: Path, record: dict[str, Any], variants: Sequence[str]) 
     """``--reference``: the project's own functions as a replay file; its model spec."""
     path = (out / REFERENCE_FILE).resolve()
     rows = reference_rows(record, variants)
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    write_jsonl_atomic(path, rows)
     return f"replay:{path}"
 
 
@@ -160,8 +160,8 @@ def export(out: Path, record: dict[str, Any], model: str) -> dict[str, Any]:
     for row in sorted(rows, key=lambda r: (order.index(r.sample.condition), r.sample.task_id)):
         result = _result(row)
         by_condition[row.sample.condition].append(result)
-        lines.append(json.dumps({"condition": row.sample.condition, **vars(result)}) + "\n")
-    (out / "results.jsonl").write_text("".join(lines), encoding="utf-8")
+        lines.append({"condition": row.sample.condition, **vars(result)})
+    write_jsonl_atomic(out / "results.jsonl", lines)
     conditions = {c: _summary(results) for c, results in by_condition.items()}
     summary = {
         "project": record["project"],
@@ -179,7 +179,7 @@ def export(out: Path, record: dict[str, Any], model: str) -> dict[str, Any]:
         **conditions[order[0]],
         "conditions": conditions,
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    write_json_atomic(out / "summary.json", summary)
     return summary
 
 
