@@ -24,6 +24,8 @@ EXPECTED_SIZES = {
     "psb2-edge": 25,
     "psb2-cpp": 25,
     "psb2-java": 25,
+    "psb2-cpp-edge": 25,
+    "psb2-java-edge": 25,
     "psb2-demo-python-edge": 2,
     "psb2-demo-cpp-edge": 2,
     "psb2-demo-java-edge": 2,

@@ -26,7 +26,6 @@ from beyondpass.errors import ConfigError, DataError
 from beyondpass.methods.obfuseval.cproject.cli import cproject
 from beyondpass.methods.obfuseval.project.cli import project
 from beyondpass.methods.obfuseval.published.cli import published
-from beyondpass.study.answer_files import write_json_atomic, write_jsonl_atomic
 
 
 def parse_levels(raw: str) -> list[str]:
@@ -131,6 +130,8 @@ def obfuscate(
             runner.close()
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
+    from beyondpass.study.answer_files import write_json_atomic, write_jsonl_atomic
+
     write_jsonl_atomic(path, [task_row(t) for t in result.tasks.values()])
     payload = report.as_dict()
     payload["input"] = bench.provenance()
