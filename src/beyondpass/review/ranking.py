@@ -55,7 +55,10 @@ def strengths(n: int, data: Sequence[tuple[int, int]]) -> list[float] | None:
     wins = np.zeros((n, n))
     for winner, loser in data:
         wins[winner, loser] += 1
-    params = choix.ilsr_pairwise_dense(wins, alpha=0.0, tol=TOLERANCE)
+    try:
+        params = choix.ilsr_pairwise_dense(wins, alpha=0.0, tol=TOLERANCE)
+    except RuntimeError:  # no convergence in choix's 100 iterations (none seen on chains of
+        params = choix.opt_pairwise(n, list(data))  # 100 models): its Newton optimiser
     params = params - params.mean()
     return [float(v) for v in np.exp(params)]
 
