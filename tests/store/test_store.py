@@ -411,6 +411,9 @@ def test_verdicts_that_ran_no_test_lose_their_pass_or_fail(tmp_path):
         with RunStore(tmp_path / evaluator, create=False) as store:
             got |= {e.key: (e.status, e.passed, e.metrics) for e in store.evaluations()}
             (migration,) = store.get_meta("migrations")
+            owners = store.metric_owners()
+        if evaluator != "robustapi":  # the metric the rewrite added has its owner
+            assert owners.get("edited") == evaluator
         assert migration["backup"] == "run.sqlite3.schema3.bak"
         rewritten |= migration["verdicts_without_pass_fail"]
     assert got == {

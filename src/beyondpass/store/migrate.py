@@ -265,6 +265,7 @@ def _migrate_3_to_4(db: sqlite3.Connection, schema: str, backup: str) -> None:
             continue
         if new_status == "scored":
             metrics["edited"] = int(status == "passed")
+            db.execute("INSERT OR IGNORE INTO metric_owners VALUES ('edited', ?)", (evaluator,))
         db.execute(
             "UPDATE evaluations SET status = ?, passed = NULL, metrics = ? "
             "WHERE key = ? AND evaluator = ?",
