@@ -14,6 +14,7 @@ templates use (``{api}``, ``{relevant_shot}``).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from beyondpass.benchmarks.sources import DataFile, file_digest, resolve
@@ -72,11 +73,13 @@ def load_robustapi(
     *,
     name: str = "robustapi",
     description: str = "RobustAPI: 1208 Stack Overflow questions on 24 Java APIs (Zhong & Wang)",
+    questions_file: Path | None = None,
 ) -> Benchmark:
-    """The questions file of ``data_dir`` (``robustapi/question.jsonl``) as benchmark ``name``."""
+    """The questions file of ``data_dir`` (``robustapi/question.jsonl``), or
+    ``questions_file`` in the same format, as benchmark ``name``."""
     from beyondpass.methods.robustapi.prompts import relevant_shot
 
-    path = resolve(QUESTIONS_FILE, data_dir)
+    path = questions_file if questions_file is not None else resolve(QUESTIONS_FILE, data_dir)
     tasks: dict[str, Task] = {}
     questions = read_objects(path, '{"id": ..., "api": ..., "question": ...}', "the questions file")
     for n, (_, row) in enumerate(questions, 1):
@@ -117,12 +120,12 @@ def load_robustapi(
 
 def load_robustapi_demo(data_dir: str | os.PathLike[str] | None = None) -> Benchmark:
     """``robustapi-demo``: four questions written for the demo, in the dataset's format
-    (``beyondpass.demo``'s data folder, whatever ``data_dir`` says); their usage rules are
-    ``robustapi/pat_list.txt`` beside them, which the demo study names."""
+    (``robustapi/demo-questions.jsonl`` of ``beyondpass.demo``'s data folder, whatever
+    ``data_dir`` says); their usage rules are the dataset's own ``pat_list.txt``."""
     from beyondpass.demo import data_dir as demo_data
 
     return load_robustapi(
-        demo_data(),
         name="robustapi-demo",
         description="RobustAPI-style questions written for the demo (4 Java APIs)",
+        questions_file=demo_data() / "robustapi" / "demo-questions.jsonl",
     )
