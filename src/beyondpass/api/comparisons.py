@@ -148,7 +148,6 @@ def compare(
     ``across_readings`` compares runs a method read differently (else refused). ``seed``:
     the bootstrap seed (default: ``old``'s study seed). ``out``: also write the files.
     """
-    from beyondpass import registry
     from beyondpass.analysis.headline_compare import compare_headlines, reading_conflicts
     from beyondpass.analysis.regression import analyse_regression, check_gates, parse_gate
 
@@ -171,10 +170,7 @@ def compare(
     version_pairs = pair_models(old_run, new_run, given)
     headline_metrics = {key[1] for key in old_headlines.cells}
     asked = [g.metric for g in gates if g.metric not in headline_metrics]
-    made: Made = []  # each installed section with the comparisons it made
-    for ref, method in registry.specs("compare_sections"):
-        section = registry.resolve(ref, method, needs_extra=False)()
-        made.append((section, section.compare(old_run, new_run, version_pairs, asked)))
+    made = _section_comparisons(old_run, new_run, version_pairs, asked)
     vcs = [vc for _, own in made for vc in own]
     from_sections = {id(vc) for vc in vcs}
     # a section's metric on the benchmarks it compared; the same metric of another arm's
@@ -209,6 +205,19 @@ def compare(
     if out is not None:
         result.write(out)
     return result
+
+
+def _section_comparisons(
+    old_run: Any, new_run: Any, version_pairs: Sequence[Any], asked: Sequence[str]
+) -> Made:
+    """Each installed method's ``compare`` section with the comparisons it made."""
+    from beyondpass import registry
+
+    made: Made = []
+    for ref, method in registry.specs("compare_sections"):
+        section = registry.resolve(ref, method, needs_extra=False)()
+        made.append((section, section.compare(old_run, new_run, version_pairs, asked)))
+    return made
 
 
 def _check_arguments(alpha: object, seed: object) -> None:
