@@ -7,7 +7,8 @@ P(i preferred to j) = p_i / (p_i + p_j), fitted by maximum likelihood with ``cho
 without regularisation): its fixed point is the maximum-likelihood estimate, and it works
 on the matrix of win counts, so a fit costs the same for 48 choices or 48,000. That matters
 for the bootstrap below, a thousand fits (choix's ``opt_pairwise`` walks every choice in
-Python for every Newton step: 13 s for 48 choices against about 1 s). Strengths are
+Python for every Newton step: about three times as long for 48 choices, and growing with
+them; ``benchmarks/bench_review_ranking.py``, docs/performance.md). Strengths are
 reported normalised to a geometric mean of 1, as in the usual worked examples.
 
 The maximum-likelihood estimate exists only when the "beat" graph is strongly connected
